@@ -1,0 +1,47 @@
+/**
+ * The generator's public contract: inputs in, files and diagnostics out. The pipeline is pure
+ * (source texts in, file texts out); only `src/cli` and `src/io` touch the file system.
+ */
+import type { Diagnostic } from './diagnostics.js';
+
+/** One input file's text, read by the CLI. */
+export interface SourceText {
+  /** The path as the user should see it in diagnostics. */
+  file: string;
+  text: string;
+}
+
+export interface GenerateOptions {
+  /** Handler ids per kind from configuration or the CLI: keys are `Kind` or `plural.group`. */
+  handlers?: Record<string, string[]>;
+  /** Where handler stubs go, relative to the output's root; `false` skips stubs. */
+  stubs?: { dir: string } | false;
+  /** Path of the generated directory as seen from the stubs directory, for stub imports. */
+  generatedImportBase?: string;
+}
+
+export interface GeneratedFile {
+  /** Relative to the output directory (generated) or to the stubs directory (stubs); `/`-separated. */
+  path: string;
+  content: string;
+  /** `generated` files are owned by kopfgen and replaced; `stub` files are the user's and only merged into. */
+  role: 'generated' | 'stub';
+  /** For stubs: the stub functions by name, so an existing user file gains exactly the missing ones. */
+  stubs?: StubEntry[];
+}
+
+export interface StubEntry {
+  /** The exported function name in the stubs file. */
+  name: string;
+  /** Handler id and cause, for messages (`added stub myappOnCreate for myapp (create)`). */
+  handlerId: string;
+  cause: string;
+  /** The full text of the stub (declaration and registration), inserted verbatim when missing. */
+  text: string;
+}
+
+export interface GenerateResult {
+  files: GeneratedFile[];
+  diagnostics: Diagnostic[];
+  stats: { crds: number; versions: number; handlers: number; bytesIn: number; bytesOut: number };
+}

@@ -1,0 +1,91 @@
+/**
+ * The typed registration surface that generated modules call: `defineResource` describes a
+ * custom resource (what to watch), `defineHandler` binds a handler id and its status type to it.
+ * Registrations go to a `Registry` (the default one unless an option names another), which the
+ * operator (`kopfgen run`, or `Operator` directly) executes.
+ */
+import type { HandlerContext } from './context.js';
+import { Registry, defaultRegistry, type Cause, type HandlerOptions } from './registry.js';
+
+export interface PrinterColumnDescriptor {
+  name: string;
+  type: string;
+  jsonPath: string;
+}
+
+/** What the runtime needs to watch and patch one version of a custom resource. */
+export interface ResourceDescriptor<R = unknown> {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  scope: 'Namespaced' | 'Cluster';
+  /** Whether status goes through the `/status` subresource. */
+  statusSubresource: boolean;
+  printerColumns: readonly PrinterColumnDescriptor[];
+  /** Phantom: carries the resource's TypeScript type; never set at run time. */
+  readonly __resource?: R;
+}
+
+export function defineResource<R>(descriptor: Omit<ResourceDescriptor<R>, '__resource'>): ResourceDescriptor<R> {
+  return Object.freeze({ ...descriptor, printerColumns: Object.freeze([...descriptor.printerColumns]) });
+}
+
+type Promisable<T> = T | Promise<T>;
+
+/**
+ * `R` exactly against `S`, deeply: every key of `R` that `S` lacks becomes `never`. Inferred
+ * return types (async callbacks above all) skip TypeScript's excess-property check; requiring
+ * `R & Exact<R, S>` restores it, and the error points at the offending field.
+ */
+export type Exact<R, S> = R extends readonly (infer E)[]
+  ? S extends readonly (infer F)[]
+    ? readonly Exact<E, F>[]
+    : R
+  : R extends object
+    ? S extends object
+      ? string extends keyof S
+        ? R // an open status (index signature) accepts any further key by design
+        : { [K in keyof R]: K extends keyof S ? Exact<R[K], NonNullable<S[K]>> : never }
+      : R
+    : R;
+
+/** A handler callback: returns the handler's status (merged into `status.<id>`) or nothing. */
+export type HandlerFn<Res, S, Ret extends S | void> = (context: HandlerContext<Res>) => Promisable<Ret & Exact<Ret, S>>;
+
+export interface HandlerDefinition<Res, S> {
+  readonly id: string;
+  readonly resource: ResourceDescriptor<Res>;
+  onCreate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
+  onUpdate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
+  onDelete<Ret extends S | void>(fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
+  onResume<Ret extends S | void>(fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
+  /** Runs on create/update when the value at `field` (a dotted path, e.g. `spec.replicas`) changed. */
+  onField<Ret extends S | void>(field: string, fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
+}
+
+export function defineHandler<Res, S>(resource: ResourceDescriptor<Res>, id: string): HandlerDefinition<Res, S> {
+  const register =
+    (cause: Cause) =>
+    (fn: (context: HandlerContext<Res>) => unknown, options: HandlerOptions = {}, field?: string): void => {
+      const registry: Registry = options.registry ?? defaultRegistry;
+      registry.register({ resource, id, cause, fn: fn as never, options, field });
+    };
+  const definition: HandlerDefinition<Res, S> = {
+    id,
+    resource,
+    onCreate: (fn, options) => register('create')(fn, options),
+    onUpdate: (fn, options) => register('update')(fn, options),
+    onDelete: (fn, options) => register('delete')(fn, options),
+    onResume: (fn, options) => register('resume')(fn, options),
+    onField: (field, fn, options) => register('field')(fn, options, field),
+  };
+  return Object.freeze(definition);
+}
+
+/**
+ * Brands a handler's status type with its owner (`readonly [handlerStatus]?: "<group>/<Kind>/<id>"`),
+ * so a status typed for one handler is not accepted by another handler's error class even
+ * where the two are structurally alike. Never present at run time.
+ */
+export const handlerStatus: unique symbol = Symbol('kopfgen.handlerStatus');

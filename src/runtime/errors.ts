@@ -1,0 +1,40 @@
+/**
+ * Handler errors that carry a status payload. Thrown anywhere below a handler (also from a
+ * helper shared by several handlers), their `status` is merged into `status.<id>` of the
+ * handler that is running when they surface: the runtime knows the id, the thrower need not.
+ */
+
+/** What an error may carry, typed by the handler's status type in generated subclasses. */
+export interface HandlerErrorOptions<S> {
+  /** Merged into `status.<handler id>` exactly like a handler's return value. */
+  status?: S;
+  /** The underlying error, kept for logs (standard `Error.cause`). */
+  cause?: unknown;
+}
+
+export interface TemporaryErrorOptions<S> extends HandlerErrorOptions<S> {
+  /** Seconds until the retry; the handler's backoff applies when omitted. */
+  delay?: number;
+}
+
+/** Base of the handler errors, so the runtime can recognise either with one `instanceof`. */
+export abstract class HandlerError<S = unknown> extends Error {
+  readonly status: S | undefined;
+  constructor(message: string, options: HandlerErrorOptions<S> = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = options.status;
+  }
+}
+
+/** The handler failed for now; it is retried after `delay` seconds (or its backoff). */
+export class TemporaryError<S = Record<string, unknown>> extends HandlerError<S> {
+  readonly delay: number | undefined;
+  constructor(message: string, options: TemporaryErrorOptions<S> = {}) {
+    super(message, options);
+    this.delay = options.delay;
+  }
+}
+
+/** The handler failed for good: not retried for this cause; its status is still written. */
+export class PermanentError<S = Record<string, unknown>> extends HandlerError<S> {}
