@@ -12,6 +12,8 @@ export interface HandlerSectionInput {
   /** Name of the resource interface and of the descriptor constant in this module. */
   resourceType: string;
   descriptor: string;
+  /** Claims a module-unique exported name: returns `base`, or `base` with a numeric suffix if taken. */
+  uniqueName(base: string): string;
 }
 
 export interface HandlerSection {
