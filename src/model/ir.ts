@@ -88,6 +88,8 @@ export interface PrinterColumn extends Located {
   description?: string;
   format?: string;
   priority?: number;
+  /** Position of the `jsonPath` value itself (handler diagnostics point there); falls back to `pos`. */
+  jsonPathPos?: SourcePos;
 }
 
 export interface ScaleSubresource {
@@ -151,5 +153,7 @@ export interface CrdModel extends Located {
   scope: 'Namespaced' | 'Cluster';
   /** `metadata.annotations` of the CRD object (e.g. `kopfgen.dev/handlers`). */
   annotations: Record<string, string>;
+  /** Position of each annotation's value (e.g. `kopfgen.dev/handlers`), for diagnostics; falls back to `pos`. */
+  annotationPos?: Record<string, SourcePos>;
   versions: VersionModel[];
 }
