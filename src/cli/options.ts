@@ -1,0 +1,113 @@
+/**
+ * Turns command-line flags plus the configuration file into one resolved run. Precedence:
+ * flags, then the configuration, then defaults. Handler ids override per kind.
+ */
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { GenerateOptions } from '../api.js';
+import type { LoadedConfig } from '../config/load.js';
+import { splitIds } from '../config/schema.js';
+
+export type OutputFormat = 'text' | 'json';
+
+/** The `generate` command's flags as commander parses them. */
+export interface GenerateFlags {
+  out?: string;
+  /** A directory, `false` from `--no-stubs`, or undefined when neither was given. */
+  stubs?: string | false;
+  handlers?: string[];
+  config?: string;
+  check?: boolean;
+  watch?: boolean;
+  format?: string;
+  quiet?: boolean;
+  /** `false` from `--no-cache`. */
+  cache?: boolean;
+}
+
+export interface ResolvedRun {
+  cwd: string;
+  /** Inputs as paths relative to `cwd` (or absolute), files, directories or globs. */
+  inputs: string[];
+  outDir: string;
+  stubsDir?: string;
+  options: GenerateOptions;
+  /** The configuration file, watched by `--watch`. */
+  configPath?: string;
+  check: boolean;
+  watch: boolean;
+  format: OutputFormat;
+  quiet: boolean;
+  cache: boolean;
+}
+
+export const DEFAULT_OUT = 'generated';
+export const DEFAULT_STUBS = 'handlers';
+
+/** A problem with how kopfgen was invoked (exit 2). */
+export class UsageError extends Error {}
+
+export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, loaded: LoadedConfig): ResolvedRun {
+  const config = loaded.config;
+  const fromConfig = (p: string): string => inputRelativeTo(cwd, loaded.dir, p);
+  const inputs = args.length > 0 ? args : (config.inputs ?? []).map(fromConfig);
+  if (inputs.length === 0) {
+    throw new UsageError('no inputs: pass CRD files, directories or globs (e.g. `kopfgen generate crds/`), or set "inputs" in kopfgen.config.json');
+  }
+  const outDir = flags.out !== undefined ? resolve(cwd, flags.out) : resolve(loaded.dir, config.out ?? DEFAULT_OUT);
+  const stubsDir = resolveStubs(cwd, flags.stubs, loaded);
+  if (stubsDir !== undefined && (stubsDir === outDir || stubsDir.startsWith(outDir + sep))) {
+    throw new UsageError(`the stubs directory must not be inside the output directory (${relative(cwd, outDir) || '.'}): generated files there are replaced, stubs are yours`);
+  }
+  const format = flags.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got "${format}"`);
+  const handlers = { ...(config.handlers ?? {}), ...parseHandlerFlags(flags.handlers ?? []) };
+  const options: GenerateOptions = {
+    handlers,
+    stubs: stubsDir === undefined ? false : { dir: relative(outDir, stubsDir).split(sep).join('/') },
+    generatedImportBase: stubsDir === undefined ? undefined : importPath(stubsDir, outDir),
+  };
+  return {
+    cwd, inputs, outDir, stubsDir, options,
+    configPath: loaded.path,
+    check: flags.check ?? false,
+    watch: flags.watch ?? false,
+    format,
+    quiet: flags.quiet ?? false,
+    cache: flags.cache ?? true,
+  };
+}
+
+/** `--stubs <dir>` (relative to cwd) over `stubs` in the config (relative to it) over the default; false is off. */
+function resolveStubs(cwd: string, flag: string | false | undefined, loaded: LoadedConfig): string | undefined {
+  if (flag === false) return undefined;
+  if (flag !== undefined) return resolve(cwd, flag);
+  const setting = loaded.config.stubs;
+  return setting === false ? undefined : resolve(loaded.dir, setting ?? DEFAULT_STUBS);
+}
+
+/** `--handlers MyResource=myapp,cleanup` (repeatable); a kind given twice gets the union. */
+export function parseHandlerFlags(values: string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const value of values) {
+    const eq = value.indexOf('=');
+    const kind = eq < 0 ? '' : value.slice(0, eq).trim();
+    const ids = eq < 0 ? [] : splitIds(value.slice(eq + 1));
+    if (kind === '' || ids.length === 0) {
+      throw new UsageError(`--handlers expects Kind=id1,id2 (e.g. --handlers MyResource=myapp), got "${value}"`);
+    }
+    out[kind] = [...new Set([...(out[kind] ?? []), ...ids])];
+  }
+  return out;
+}
+
+/** A config-relative input, re-expressed relative to the working directory (globs included). */
+function inputRelativeTo(cwd: string, configDir: string, input: string): string {
+  if (isAbsolute(input) || configDir === cwd) return input;
+  return join(relative(cwd, configDir), input);
+}
+
+/** The module specifier from stub files to the generated directory, e.g. `../generated`. */
+function importPath(from: string, to: string): string {
+  const rel = relative(from, to).split(sep).join('/');
+  return rel.startsWith('.') ? rel : `./${rel}`;
+}

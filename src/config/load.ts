@@ -1,0 +1,112 @@
+/**
+ * Finding and parsing the configuration: `kopfgen.config.json`, `kopfgen.config.yaml`/`.yml`,
+ * or a `"kopfgen"` key in package.json, in the working directory (or the file given with
+ * `--config`). Parsed with the `yaml` package (a superset of JSON) so every node has a position.
+ */
+import { promises as fs } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { isMap, isScalar, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
+import type { Diagnostic } from '../diagnostics.js';
+import { displayPath, readIfExists } from '../io/write.js';
+import { validateConfig, type KopfgenConfig, type Locate } from './schema.js';
+
+export const CONFIG_FILES = ['kopfgen.config.json', 'kopfgen.config.yaml', 'kopfgen.config.yml'];
+
+export interface LoadedConfig {
+  /** Absolute path of the file the configuration came from; undefined when there is none. */
+  path?: string;
+  /** Relative paths in the configuration resolve against this directory. */
+  dir: string;
+  config: KopfgenConfig;
+  diagnostics: Diagnostic[];
+}
+
+function error(file: string, code: string, message: string, line = 1, col = 1, pointer = ''): Diagnostic {
+  return { severity: 'error', code, message, file, line, col, pointer };
+}
+
+/** Loads the configuration for a run in `cwd`; `explicit` is the `--config` argument. */
+export async function loadConfig(cwd: string, explicit?: string): Promise<LoadedConfig> {
+  if (explicit !== undefined) {
+    const path = resolve(cwd, explicit);
+    const text = await readIfExists(path);
+    if (text === undefined) {
+      return { dir: cwd, config: {}, diagnostics: [error(explicit, 'KG304', `configuration file ${explicit} does not exist`)] };
+    }
+    const inPackage = basename(path) === 'package.json';
+    return parseConfig(path, displayPath(cwd, path), text, inPackage);
+  }
+  const found: { path: string; text: string; inPackage: boolean }[] = [];
+  for (const name of CONFIG_FILES) {
+    const path = resolve(cwd, name);
+    const text = await readIfExists(path);
+    if (text !== undefined) found.push({ path, text, inPackage: false });
+  }
+  const pkgPath = resolve(cwd, 'package.json');
+  const pkgText = await readIfExists(pkgPath);
+  if (pkgText !== undefined && hasKopfgenKey(pkgText)) found.push({ path: pkgPath, text: pkgText, inPackage: true });
+  if (found.length === 0) return { dir: cwd, config: {}, diagnostics: [] };
+  if (found.length > 1) {
+    const names = found.map((f) => (f.inPackage ? 'package.json ("kopfgen" key)' : basename(f.path)));
+    const shown = displayPath(cwd, found[1].path);
+    return { dir: cwd, config: {}, diagnostics: [error(shown, 'KG303', `more than one configuration found: ${names.join(', ')}; keep one, or pick one with --config`)] };
+  }
+  return parseConfig(found[0].path, displayPath(cwd, found[0].path), found[0].text, found[0].inPackage);
+}
+
+function hasKopfgenKey(packageJson: string): boolean {
+  try {
+    const pkg = JSON.parse(packageJson) as unknown;
+    return typeof pkg === 'object' && pkg !== null && 'kopfgen' in pkg;
+  } catch {
+    return false;
+  }
+}
+
+/** Parses and validates one configuration file; `inPackage` reads the `kopfgen` key of a package.json. */
+export function parseConfig(path: string, shown: string, text: string, inPackage: boolean): LoadedConfig {
+  const dir = dirname(path);
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const locate: Locate = (node) => {
+    const offset = node?.range?.[0] ?? 0;
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, col };
+  };
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const { line, col } = lineCounter.linePos(syntax.pos[0]);
+    return { path, dir, config: {}, diagnostics: [error(shown, 'KG300', `cannot parse configuration: ${firstLine(syntax.message)}`, line, col)] };
+  }
+  if (path.endsWith('.json')) {
+    const strict = strictJsonError(text, lineCounter);
+    if (strict) return { path, dir, config: {}, diagnostics: [error(shown, 'KG300', `cannot parse configuration: ${strict.message}`, strict.line, strict.col)] };
+  }
+  let root = doc.contents as Node | null;
+  let base = '';
+  if (inPackage) {
+    const pair = isMap(root) ? (root.items as Pair<Node, Node>[]).find((p) => isScalar(p.key) && p.key.value === 'kopfgen') : undefined;
+    if (!pair) return { path, dir, config: {}, diagnostics: [error(shown, 'KG304', 'package.json has no "kopfgen" key')] };
+    root = pair.value;
+    base = '/kopfgen';
+  }
+  const { config, diagnostics } = validateConfig(root, shown, base, locate);
+  return { path, dir, config, diagnostics };
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0];
+}
+
+/** JSON files must be JSON (YAML would accept comments and bare words): report JSON.parse's verdict with a position. */
+function strictJsonError(text: string, lines: LineCounter): { message: string; line: number; col: number } | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (e) {
+    const message = (e as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const { line, col } = lines.linePos(at ? Number(at[1]) : 0);
+    return { message: message.replace(/ in JSON at position \d+.*$/, ''), line, col };
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The configuration file's keys and their validation. Every problem names the key and points
+ * at its line and column, because a config file is edited by hand.
+ */
+import { isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';
+import type { Diagnostic } from '../diagnostics.js';
+import { pointerJoin } from '../diagnostics.js';
+
+/** The configuration as written (paths still relative to the config file's directory). */
+export interface KopfgenConfig {
+  inputs?: string[];
+  out?: string;
+  stubs?: string | false;
+  handlers?: Record<string, string[]>;
+}
+
+/** Every key the file may have, with a one-line description used in "unknown key" messages. */
+export const CONFIG_KEYS: Record<string, string> = {
+  $schema: 'a JSON schema reference for editors (ignored)',
+  inputs: 'CRD files, directories or globs (string or list of strings)',
+  out: 'directory of generated files',
+  stubs: 'directory of handler stubs, or false to skip them',
+  handlers: 'handler ids per kind: { Kind: [id, ...] } or { Kind: "id1, id2" }',
+};
+
+/** Maps a node to `file:line:col` (supplied by the loader, which owns the LineCounter). */
+export type Locate = (node: Node | null | undefined) => { line: number; col: number };
+
+interface Ctx {
+  file: string;
+  base: string;
+  locate: Locate;
+  diagnostics: Diagnostic[];
+}
+
+function report(ctx: Ctx, node: Node | null | undefined, code: string, pointer: string, message: string): void {
+  const { line, col } = ctx.locate(node);
+  ctx.diagnostics.push({ severity: 'error', code, message, file: ctx.file, line, col, pointer });
+}
+
+/** Validates the config mapping `root` (the document, or package.json's `kopfgen` value). */
+export function validateConfig(root: Node | null, file: string, base: string, locate: Locate): { config: KopfgenConfig; diagnostics: Diagnostic[] } {
+  const ctx: Ctx = { file, base, locate, diagnostics: [] };
+  const config: KopfgenConfig = {};
+  if (!isMap(root)) {
+    report(ctx, root, 'KG302', base || '/', 'the configuration must be an object with keys ' + Object.keys(CONFIG_KEYS).filter((k) => k !== '$schema').join(', '));
+    return { config, diagnostics: ctx.diagnostics };
+  }
+  for (const pair of root.items as Pair<Node, Node>[]) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    const pointer = pointerJoin(base, key);
+    if (!(key in CONFIG_KEYS)) {
+      const hint = closest(key, Object.keys(CONFIG_KEYS));
+      report(ctx, pair.key, 'KG301', pointer, `unknown configuration key "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}; known keys: ${Object.keys(CONFIG_KEYS).join(', ')}`);
+      continue;
+    }
+    readKey(ctx, key, pair.value, pointer, config);
+  }
+  return { config, diagnostics: ctx.diagnostics };
+}
+
+function readKey(ctx: Ctx, key: string, value: Node | null, pointer: string, config: KopfgenConfig): void {
+  const wrong = (expected: string): void =>
+    report(ctx, value, 'KG302', pointer, `configuration key "${key}" must be ${expected}, got ${describe(value)}`);
+  switch (key) {
+    case '$schema':
+      if (!isString(value)) wrong('a string');
+      return;
+    case 'inputs': {
+      const list = stringList(value);
+      if (list === undefined || list.length === 0) return wrong('a non-empty string or a non-empty list of non-empty strings');
+      config.inputs = list;
+      return;
+    }
+    case 'out':
+      if (!isString(value) || value.value === '') return wrong('a non-empty string (a directory)');
+      config.out = value.value;
+      return;
+    case 'stubs':
+      if (isScalar(value) && value.value === false) config.stubs = false;
+      else if (isString(value) && value.value !== '') config.stubs = value.value;
+      else wrong('a directory (string) or false');
+      return;
+    case 'handlers':
+      config.handlers = readHandlers(ctx, value, pointer);
+      return;
+  }
+}
+
+function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<string, string[]> | undefined {
+  if (!isMap(value)) {
+    report(ctx, value, 'KG302', pointer, `configuration key "handlers" must be an object mapping a kind to handler ids, got ${describe(value)}`);
+    return undefined;
+  }
+  const out: Record<string, string[]> = {};
+  for (const pair of value.items as Pair<Node, Node>[]) {
+    const kind = isScalar(pair.key) ? String(pair.key.value) : '';
+    const at = pointerJoin(pointer, kind);
+    const ids = isString(pair.value) ? splitIds(pair.value.value) : stringList(pair.value);
+    if (kind === '' || ids === undefined || ids.length === 0) {
+      report(ctx, pair.value ?? pair.key, 'KG302', at, `configuration key "handlers.${kind}" must be a list of handler ids or a comma-separated string, got ${describe(pair.value)}`);
+      continue;
+    }
+    out[kind] = ids;
+  }
+  return out;
+}
+
+export function splitIds(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function isString(node: Node | null): node is Node & { value: string } {
+  return isScalar(node) && typeof node.value === 'string';
+}
+
+function stringList(node: Node | null): string[] | undefined {
+  if (isString(node)) return node.value === '' ? undefined : [node.value];
+  if (!isSeq(node)) return undefined;
+  const items = node.items as (Node | null)[];
+  const out: string[] = [];
+  for (const item of items) {
+    if (!isString(item) || item.value === '') return undefined;
+    out.push(item.value);
+  }
+  return out;
+}
+
+function describe(node: Node | null | undefined): string {
+  if (node === null || node === undefined) return 'nothing';
+  if (isMap(node)) return 'an object';
+  if (isSeq(node)) return 'a list';
+  if (isScalar(node)) return node.value === null ? 'null' : `${typeof node.value} ${JSON.stringify(node.value)}`;
+  return 'an unsupported value';
+}
+
+/** The known key within edit distance 2 of `key`, for "did you mean". */
+function closest(key: string, known: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const k of known) {
+    const d = distance(key.toLowerCase(), k.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [k, d];
+  }
+  return best;
+}
+
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}
