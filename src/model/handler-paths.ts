@@ -1,0 +1,82 @@
+/**
+ * Printer-column paths as the handler pass needs them: kubectl's JSONPath split into plain
+ * field steps and the steps the generator cannot follow statically (indices, wildcards,
+ * filters, slices, recursive descent). Never throws: unparseable text becomes one opaque step.
+ */
+
+export type PathStep = { kind: 'field'; name: string } | { kind: 'opaque'; text: string };
+
+/** `.status.myapp.phase` → field steps; `['a.b']` is a field too; `[0]`, `[*]`, `[?(...)]`, `..` are opaque. */
+export function parseColumnPath(jsonPath: string): PathStep[] {
+  let text = jsonPath.trim();
+  // kubectl also accepts the template form `{.status.x}`.
+  if (text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1).trim();
+  const steps: PathStep[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text.startsWith('..', i)) {
+      steps.push({ kind: 'opaque', text: text.slice(i) });
+      return steps;
+    }
+    if (text[i] === '.') {
+      const end = nextDelimiter(text, i + 1);
+      const name = text.slice(i + 1, end);
+      steps.push(name === '' || name === '*' ? { kind: 'opaque', text: text.slice(i, end) || '.' } : { kind: 'field', name });
+      i = end;
+    } else if (text[i] === '[') {
+      const end = closingBracket(text, i);
+      if (end < 0) {
+        steps.push({ kind: 'opaque', text: text.slice(i) });
+        return steps;
+      }
+      const inner = text.slice(i + 1, end).trim();
+      const quoted = /^(['"])(.*)\1$/.exec(inner);
+      steps.push(quoted ? { kind: 'field', name: quoted[2] } : { kind: 'opaque', text: text.slice(i, end + 1) });
+      i = end + 1;
+    } else if (i === 0) {
+      // A path without the leading dot (`status.x`) is read the way kubectl reads it.
+      const end = nextDelimiter(text, 0);
+      steps.push({ kind: 'field', name: text.slice(0, end) });
+      i = end;
+    } else {
+      steps.push({ kind: 'opaque', text: text.slice(i) });
+      return steps;
+    }
+  }
+  return steps;
+}
+
+function nextDelimiter(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && text[i] !== '.' && text[i] !== '[') i++;
+  return i;
+}
+
+/** Index of the `]` closing the `[` at `open`, skipping quoted strings and nested brackets. */
+function closingBracket(text: string, open: number): number {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '[') depth++;
+    else if (c === ']' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** The steps written back as a dotted path (`status.myapp.phase`), opaque steps verbatim. */
+export function formatSteps(steps: readonly PathStep[]): string {
+  return steps.map((s, i) => (s.kind === 'field' ? (i === 0 ? s.name : `.${s.name}`) : s.text)).join('');
+}
+
+/**
+ * Handler ids become `status.<id>` keys and, in kopf's progress storage, annotation-key name
+ * segments (`kopf.zalando.org/<id>`): at most 63 characters, alphanumeric at both ends,
+ * `-`, `_` and `.` inside.
+ */
+export function isValidHandlerId(id: string): boolean {
+  return id.length <= 63 && /^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(id);
+}
