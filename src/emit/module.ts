@@ -1,0 +1,121 @@
+/**
+ * One served version of one CRD → one module: the resource interface (literal apiVersion and
+ * kind, metadata, spec, status), its `defineResource` descriptor, every named nested type, and
+ * the handler section. Strings are pushed to one array and joined once.
+ */
+import type { GeneratedFile } from '../api.js';
+import { emitHandlerSection, type HandlerSection } from './handlers.js';
+import type { CrdModel, ObjectNode, VersionModel } from '../model/ir.js';
+import type { NameScope } from '../model/reserved.js';
+import { headerLine } from './header.js';
+import { stringLiteral } from './ident.js';
+import { pushJsDoc } from './jsdoc.js';
+import { pushMembers, pushNestedInterfaces, type TypeUsage } from './types.js';
+
+export interface ModuleExport {
+  name: string;
+  typeOnly: boolean;
+}
+
+export interface EmittedModule {
+  file: GeneratedFile;
+  /** Names for `index.ts`: the resource, its descriptor, spec/status types and the handler exports. */
+  exports: ModuleExport[];
+}
+
+const ROOT_IMPLIED = new Set(['apiVersion', 'kind', 'metadata']);
+
+export function emitModule(crd: CrdModel, version: VersionModel, scope: NameScope): EmittedModule {
+  const names = version.names!;
+  const usage: TypeUsage = { kubernetesObject: false, objectMeta: true };
+  const body: string[] = [];
+  pushResource(body, crd, version);
+  pushDescriptor(body, crd, version);
+  if (version.schema) pushNestedInterfaces(body, version.schema, usage, ROOT_IMPLIED);
+  const handlers = emitHandlerSection({
+    crd,
+    version,
+    prefix: names.prefix,
+    resourceType: names.resource,
+    descriptor: names.descriptor,
+    uniqueName: (base) => scope.claim(base),
+  });
+  if (handlers.text) body.push('\n', handlers.text.endsWith('\n') ? handlers.text : handlers.text + '\n');
+  const content = headerLine(crd.file) + imports(usage, handlers) + body.join('');
+  return {
+    file: { path: names.module + '.ts', content, role: 'generated' },
+    exports: [
+      { name: names.resource, typeOnly: true },
+      { name: names.descriptor, typeOnly: false },
+      ...topLevelTypes(version.schema),
+      ...handlers.exports,
+    ],
+  };
+}
+
+function imports(usage: TypeUsage, handlers: HandlerSection): string {
+  const values = new Set(['defineResource', ...handlers.runtimeImports]);
+  const types = new Set(handlers.runtimeTypeImports);
+  if (usage.objectMeta) types.add('ObjectMeta');
+  if (usage.kubernetesObject) types.add('KubernetesObject');
+  for (const v of values) types.delete(v);
+  let out = `import { ${[...values].sort().join(', ')} } from "kopfgen/runtime";\n`;
+  if (types.size > 0) out += `import type { ${[...types].sort().join(', ')} } from "kopfgen/runtime";\n`;
+  return out;
+}
+
+function pushResource(out: string[], crd: CrdModel, version: VersionModel): void {
+  const names = version.names!;
+  const apiVersion = `${crd.group}/${version.name}`;
+  const deprecated = version.deprecated ? [`@deprecated ${version.deprecationWarning ?? `${apiVersion} ${crd.kind} is deprecated`}`] : [];
+  out.push('\n');
+  pushJsDoc(out, '', version.schema?.description ?? `${crd.kind} (${apiVersion}), from the CRD ${crd.name}.`, undefined, deprecated);
+  out.push(`export interface ${names.resource} {\n`);
+  out.push(`  apiVersion: ${stringLiteral(apiVersion)};\n`);
+  out.push(`  kind: ${stringLiteral(crd.kind)};\n`);
+  out.push('  metadata?: ObjectMeta;\n');
+  const schema = version.schema;
+  if (schema) pushMembers(out, withOptionalStatus(schema), ROOT_IMPLIED);
+  else out.push('  [key: string]: unknown;\n');
+  out.push('}\n');
+}
+
+/** Status is written by controllers, never by whoever creates the object: always optional. */
+function withOptionalStatus(schema: ObjectNode): ObjectNode {
+  if (!schema.properties.some((p) => p.name === 'status' && p.required)) return schema;
+  return { ...schema, properties: schema.properties.map((p) => (p.name === 'status' ? { ...p, required: false } : p)) };
+}
+
+function pushDescriptor(out: string[], crd: CrdModel, version: VersionModel): void {
+  const names = version.names!;
+  out.push('\n');
+  const deprecated = version.deprecated ? [`@deprecated ${version.deprecationWarning ?? 'this version is deprecated'}`] : [];
+  pushJsDoc(out, '', `What the runtime watches for ${crd.kind} ${crd.group}/${version.name}.`, undefined, deprecated);
+  out.push(`export const ${names.descriptor} = defineResource<${names.resource}>({\n`);
+  out.push(`  group: ${stringLiteral(crd.group)},\n`);
+  out.push(`  version: ${stringLiteral(version.name)},\n`);
+  out.push(`  plural: ${stringLiteral(crd.plural)},\n`);
+  out.push(`  kind: ${stringLiteral(crd.kind)},\n`);
+  out.push(`  scope: ${stringLiteral(crd.scope)},\n`);
+  out.push(`  statusSubresource: ${version.subresources.status},\n`);
+  if (version.printerColumns.length === 0) out.push('  printerColumns: [],\n');
+  else {
+    out.push('  printerColumns: [\n');
+    for (const c of version.printerColumns) {
+      out.push(`    { name: ${stringLiteral(c.name)}, type: ${stringLiteral(c.type)}, jsonPath: ${stringLiteral(c.jsonPath)} },\n`);
+    }
+    out.push('  ],\n');
+  }
+  out.push('});\n');
+}
+
+/** The named types directly under the root (spec, status, …): what users import most. */
+function topLevelTypes(schema: ObjectNode | undefined): ModuleExport[] {
+  if (!schema) return [];
+  const out: ModuleExport[] = [];
+  for (const p of schema.properties) {
+    if (ROOT_IMPLIED.has(p.name)) continue;
+    if (p.schema.type === 'object' && p.schema.typeName) out.push({ name: p.schema.typeName, typeOnly: true });
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+/**
+ * The naming pass. Every resource gets a run-wide unique prefix (its kind when unique,
+ * group-qualified otherwise; non-storage versions add their version), and every object
+ * node of a version's schema a module-unique interface name: prefix + PascalCase of each
+ * property on its path (kopium style), array items named after their array, map values `…Value`.
+ */
+import type { CrdModel, ObjectNode, SchemaNode, VersionModel } from './ir.js';
+import { NameScope, RESERVED_NAMES, pascal } from './reserved.js';
+
+/** Scopes per version module, so later emitters (handlers) claim names that cannot clash. */
+export type ModuleScopes = Map<VersionModel, NameScope>;
+
+export function nameModels(crds: CrdModel[]): ModuleScopes {
+  const prefixes = kindPrefixes(crds);
+  const scopes: ModuleScopes = new Map();
+  for (const crd of crds) {
+    const prefix = prefixes.get(crd)!;
+    for (const version of crd.versions) {
+      if (!version.served) continue;
+      const versionPrefix = version.storage ? prefix : prefix + pascal(version.name);
+      const scope = new NameScope();
+      const resource = scope.claim(versionPrefix);
+      const descriptor = scope.claim(versionPrefix + 'Descriptor');
+      version.names = { module: `${crd.group}/${version.name}/${crd.plural}`, prefix: versionPrefix, resource, descriptor };
+      if (version.schema) {
+        version.schema.typeName = resource;
+        nameChildren(version.schema, resource, scope, ROOT_IMPLIED);
+      }
+      scopes.set(version, scope);
+    }
+  }
+  return scopes;
+}
+
+/** Only these object nodes render as an inline `{ [key: string]: T }` and so get no interface name. */
+export function isPureMap(node: ObjectNode): boolean {
+  return node.properties.length === 0 && node.additionalProperties !== undefined && !node.embeddedResource && !node.preserveUnknownFields;
+}
+
+/** Root properties the resource interface types itself (literal apiVersion/kind, ObjectMeta). */
+const ROOT_IMPLIED: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata']);
+
+function nameChildren(node: ObjectNode, name: string, scope: NameScope, skip?: ReadonlySet<string>): void {
+  for (const prop of node.properties) if (!skip?.has(prop.name)) nameNode(prop.schema, name + pascal(prop.name), scope);
+  if (node.additionalProperties && node.additionalProperties !== 'any') nameNode(node.additionalProperties, name + 'Value', scope);
+}
+
+function nameNode(node: SchemaNode, base: string, scope: NameScope): void {
+  if (node.type === 'array') {
+    if (node.items) nameNode(node.items, node.items.type === 'array' ? base + 'Item' : base, scope);
+    return;
+  }
+  if (node.type !== 'object') return;
+  if (isPureMap(node)) {
+    // The map itself is inline; its values are named after it.
+    if (node.additionalProperties && node.additionalProperties !== 'any') nameNode(node.additionalProperties, base + 'Value', scope);
+    return;
+  }
+  const name = scope.claim(base);
+  node.typeName = name;
+  nameChildren(node, name, scope, node.embeddedResource ? ROOT_IMPLIED : undefined);
+}
+
+/**
+ * Kind alone when it is unique in the run and not reserved; else qualified by the group's first
+ * label (`cert-manager.io` → `CertManager`), then by the whole group, then numbered.
+ */
+function kindPrefixes(crds: CrdModel[]): Map<CrdModel, string> {
+  const byKind = new Map<string, CrdModel[]>();
+  for (const crd of crds) {
+    const k = pascal(crd.kind);
+    byKind.set(k, [...(byKind.get(k) ?? []), crd]);
+  }
+  const out = new Map<CrdModel, string>();
+  const taken = new NameScope();
+  const sorted = [...crds].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const crd of sorted) {
+    const kind = pascal(crd.kind);
+    const unique = byKind.get(kind)!.length === 1 && !RESERVED_NAMES.has(kind);
+    const candidates = unique ? [kind] : [pascal(crd.group.split('.')[0]) + kind, pascal(crd.group) + kind];
+    const free = candidates.find((c) => !taken.has(c) && !RESERVED_NAMES.has(c) && !(c !== kind && byKind.has(c)));
+    out.set(crd, taken.claim(free ?? candidates[candidates.length - 1]));
+  }
+  return out;
+}
