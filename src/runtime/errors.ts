@@ -17,9 +17,16 @@ export interface TemporaryErrorOptions<S> extends HandlerErrorOptions<S> {
   delay?: number;
 }
 
+/**
+ * Brand recognised across copies of this module (a `.ts` operator loaded through tsx next to the
+ * compiled runtime may bring a second copy, where `instanceof` would fail).
+ */
+export const handlerErrorKind: unique symbol = Symbol.for('kopfgen.handlerErrorKind') as never;
+
 /** Base of the handler errors, so the runtime can recognise either with one `instanceof`. */
 export abstract class HandlerError<S = unknown> extends Error {
   readonly status: S | undefined;
+  abstract readonly [handlerErrorKind]: 'temporary' | 'permanent';
   constructor(message: string, options: HandlerErrorOptions<S> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
@@ -27,9 +34,17 @@ export abstract class HandlerError<S = unknown> extends Error {
   }
 }
 
+/** `temporary` / `permanent` for a TemporaryError / PermanentError (of any copy of this module), else undefined. */
+export function isHandlerError(error: unknown): 'temporary' | 'permanent' | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const value = (error as Record<PropertyKey, unknown>)[Symbol.for('kopfgen.handlerErrorKind')];
+  return value === 'temporary' || value === 'permanent' ? value : undefined;
+}
+
 /** The handler failed for now; it is retried after `delay` seconds (or its backoff). */
 export class TemporaryError<S = Record<string, unknown>> extends HandlerError<S> {
   readonly delay: number | undefined;
+  readonly [handlerErrorKind] = 'temporary' as const;
   constructor(message: string, options: TemporaryErrorOptions<S> = {}) {
     super(message, options);
     this.delay = options.delay;
@@ -37,4 +52,6 @@ export class TemporaryError<S = Record<string, unknown>> extends HandlerError<S>
 }
 
 /** The handler failed for good: not retried for this cause; its status is still written. */
-export class PermanentError<S = Record<string, unknown>> extends HandlerError<S> {}
+export class PermanentError<S = Record<string, unknown>> extends HandlerError<S> {
+  readonly [handlerErrorKind] = 'permanent' as const;
+}

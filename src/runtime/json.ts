@@ -1,0 +1,87 @@
+/** Small JSON helpers: plain-object checks, deep equality, RFC 7386 merge patches, field paths. */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function clone<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Applies an RFC 7386 merge patch to `target` and returns the result (inputs are not modified). */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return clone(patch);
+  const result: Record<string, unknown> = isPlainObject(target) ? clone(target) : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null) delete result[key];
+    else result[key] = applyMergePatch(result[key], value);
+  }
+  return result;
+}
+
+/** Merges merge patch `b` into merge patch `a` so that applying the result equals applying a then b. */
+export function combineMergePatches(a: unknown, b: unknown): unknown {
+  if (!isPlainObject(a) || !isPlainObject(b)) return clone(b);
+  const result: Record<string, unknown> = clone(a);
+  for (const [key, value] of Object.entries(b)) {
+    if (value === undefined) continue;
+    result[key] = key in result && isPlainObject(value) && isPlainObject(result[key]) ? combineMergePatches(result[key], value) : clone(value);
+  }
+  return result;
+}
+
+export function getPath(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const segment of path) {
+    if (!isPlainObject(current)) return undefined;
+    current = current[segment];
+  }
+  return current;
+}
+
+/** Removes empty objects left behind, so essences compare equal regardless of empty stanzas. */
+export function pruneEmpty(value: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, child] of Object.entries(value)) {
+    if (isPlainObject(child)) {
+      pruneEmpty(child);
+      if (Object.keys(child).length === 0) delete value[key];
+    }
+  }
+  return value;
+}
+
+/**
+ * The leaves a merge patch sets (not deletions), as paths. Used to spot what the API server
+ * dropped from a write: a leaf that was sent but is absent from the answer was pruned.
+ */
+export function writtenLeaves(patch: unknown, prefix: readonly string[] = []): { path: string[]; value: unknown }[] {
+  if (!isPlainObject(patch)) return [{ path: [...prefix], value: patch }];
+  const leaves: { path: string[]; value: unknown }[] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null || value === undefined) continue;
+    if (isPlainObject(value) && Object.keys(value).length > 0) leaves.push(...writtenLeaves(value, [...prefix, key]));
+    else leaves.push({ path: [...prefix, key], value });
+  }
+  return leaves;
+}
+
+/** Paths (dotted) of leaves in `written` that the server's `answer` does not hold. */
+export function prunedFields(written: unknown, answer: unknown, prefix: readonly string[] = []): string[] {
+  return writtenLeaves(written, prefix)
+    .filter((leaf) => getPath(answer, leaf.path) === undefined)
+    .map((leaf) => leaf.path.join('.'));
+}

@@ -1,0 +1,146 @@
+/**
+ * The operator's decision for one object state, pure (kopf's causation.py + processing.py):
+ * which cause applies, whether the finalizer must be added or removed, which handler runs
+ * next, or which patch completes the cause. The engine calls `decide` again on the state its
+ * patch produced, until nothing is left to do or every pending handler waits for a retry.
+ */
+import type { DiffItem } from './context.js';
+import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, lastHandledEssence, parseField, reduceDiff } from './essence.js';
+import { getPath } from './json.js';
+import { currentProgress, handlerKey, isFinished, purgeProgress, readProgress, type ProgressRecord } from './progress.js';
+import type { Cause, RegisteredHandler } from './registry.js';
+
+/** A merge patch of the object, split so status can go through the `/status` subresource. */
+export interface ObjectPatch {
+  metadata?: { annotations?: Record<string, string | null>; labels?: Record<string, string | null>; finalizers?: string[] | null; resourceVersion?: string };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+export interface RunStep {
+  kind: 'run';
+  handler: RegisteredHandler;
+  key: string;
+  cause: Cause;
+  record: ProgressRecord | undefined;
+  diff: DiffItem[];
+  old: unknown;
+  new: unknown;
+}
+
+export type Step =
+  | { kind: 'none' }
+  | { kind: 'patch'; patch: ObjectPatch; reason: string; completes?: Cause }
+  | { kind: 'fail'; handler: RegisteredHandler; key: string; cause: Cause; record: ProgressRecord; message: string }
+  | RunStep
+  | { kind: 'sleep'; until: Date };
+
+export interface DecideInput {
+  body: Record<string, unknown>;
+  handlers: readonly RegisteredHandler[];
+  now: Date;
+  /** The object is seen for the first time by this operator process (kopf's `initial`): resume handlers are due. */
+  initial: boolean;
+  /** Decides whether an attempt may still be made (limits); returns a failure message otherwise. */
+  exhausted?: (handler: RegisteredHandler, record: ProgressRecord, now: Date) => string | undefined;
+}
+
+export function finalizersOf(body: Record<string, unknown>): string[] {
+  const list = getPath(body, ['metadata', 'finalizers']);
+  return Array.isArray(list) ? (list as string[]) : [];
+}
+
+function resourceVersion(body: Record<string, unknown>): string | undefined {
+  const rv = getPath(body, ['metadata', 'resourceVersion']);
+  return typeof rv === 'string' ? rv : undefined;
+}
+
+/** Finalizer list changes carry the resourceVersion: a concurrent change makes them fail (409) instead of being lost. */
+function finalizerPatch(body: Record<string, unknown>, finalizers: string[]): ObjectPatch {
+  return { metadata: { finalizers, resourceVersion: resourceVersion(body) } };
+}
+
+interface Candidate {
+  handler: RegisteredHandler;
+  key: string;
+  diff: DiffItem[];
+  old: unknown;
+  new: unknown;
+}
+
+/** The cause for a live (not deleting) object and the handlers it selects. */
+function changingCause(input: DecideInput): { cause: Cause; candidates: Candidate[]; essence: Record<string, unknown> } | undefined {
+  const { body, handlers, initial } = input;
+  const essence = buildEssence(body);
+  const old = lastHandledEssence(body);
+  const changes = diff(old, essence);
+  const cause: Cause | undefined = old === undefined ? 'create' : changes.length > 0 ? 'update' : initial ? 'resume' : undefined;
+  if (!cause) return undefined;
+  const whole = (handler: RegisteredHandler): Candidate => ({ handler, key: handlerKey(handler), diff: changes, old, new: essence });
+  const candidates: Candidate[] = [];
+  for (const handler of handlers) {
+    if (handler.cause === cause) candidates.push(whole(handler));
+    // Resume handlers mix into an update seen on the first sight ("cuckoo-style" in kopf), never into a creation.
+    else if (handler.cause === 'resume' && initial && cause === 'update') candidates.push(whole(handler));
+    else if (handler.cause === 'field' && cause !== 'resume' && handler.field) {
+      const path = parseField(handler.field);
+      const fieldDiff = reduceDiff(changes, path);
+      if (fieldDiff.length > 0) candidates.push({ handler, key: handlerKey(handler), diff: fieldDiff, old: getPath(old, path), new: getPath(essence, path) });
+    }
+  }
+  return { cause, candidates, essence };
+}
+
+/** Picks the next handler among the unfinished ones: awake first, fewest attempts first (kopf's `asap`). */
+function next(input: DecideInput, cause: Cause, candidates: Candidate[]): Step | undefined {
+  let earliest: Date | undefined;
+  let best: { candidate: Candidate; record: ProgressRecord | undefined } | undefined;
+  for (const candidate of candidates) {
+    const record = currentProgress(readProgress(input.body, candidate.key), cause);
+    if (isFinished(record)) continue;
+    const reason = record && input.exhausted?.(candidate.handler, record, input.now);
+    if (record && reason) return { kind: 'fail', handler: candidate.handler, key: candidate.key, cause, record, message: reason };
+    const delayed = record?.delayed ? new Date(record.delayed) : undefined;
+    if (delayed && delayed > input.now) {
+      if (!earliest || delayed < earliest) earliest = delayed;
+      continue;
+    }
+    if (!best || (record?.retries ?? 0) < (best.record?.retries ?? 0)) best = { candidate, record };
+  }
+  if (best) return { kind: 'run', cause, record: best.record, ...best.candidate };
+  if (earliest) return { kind: 'sleep', until: earliest };
+  return undefined;
+}
+
+function deleting(input: DecideInput, deleteHandlers: Candidate[]): Step {
+  const finalizers = finalizersOf(input.body);
+  if (!finalizers.includes(FINALIZER)) return { kind: 'none' }; // not ours to hold back
+  const step = next(input, 'delete', deleteHandlers);
+  if (step) return step;
+  const patch = finalizerPatch(input.body, finalizers.filter((f) => f !== FINALIZER));
+  return { kind: 'patch', patch, reason: 'delete handlers done: removing the finalizer', completes: 'delete' };
+}
+
+export function decide(input: DecideInput): Step {
+  const { body, handlers } = input;
+  const deleteHandlers = handlers.filter((h) => h.cause === 'delete').map((handler) => ({ handler, key: handlerKey(handler), diff: [], old: undefined, new: undefined }));
+  if (getPath(body, ['metadata', 'deletionTimestamp'])) return deleting(input, deleteHandlers);
+  const finalizers = finalizersOf(body);
+  const hasFinalizer = finalizers.includes(FINALIZER);
+  if (deleteHandlers.length > 0 && !hasFinalizer) {
+    return { kind: 'patch', patch: finalizerPatch(body, [...finalizers, FINALIZER]), reason: 'adding the finalizer for delete handlers' };
+  }
+  if (deleteHandlers.length === 0 && hasFinalizer) {
+    return { kind: 'patch', patch: finalizerPatch(body, finalizers.filter((f) => f !== FINALIZER)), reason: 'no delete handlers: removing the finalizer' };
+  }
+  const changing = changingCause(input);
+  if (!changing) return { kind: 'none' };
+  const step = next(input, changing.cause, changing.candidates);
+  if (step) return step;
+  // Every handler of the cause finished: remember the essence and purge the progress, as kopf does.
+  const annotations: Record<string, string | null> = { ...purgeProgress(body), [LAST_HANDLED_ANNOTATION]: encodeEssence(changing.essence) };
+  const current = getPath(body, ['metadata', 'annotations']) as Record<string, string> | undefined;
+  const changes = Object.entries(annotations).some(([key, value]) => (current?.[key] ?? null) !== value);
+  if (!changes) return { kind: 'none' }; // e.g. a resume without resume handlers: nothing to write
+  return { kind: 'patch', patch: { metadata: { annotations } }, reason: `${changing.cause} handled`, completes: changing.cause };
+}

@@ -1,0 +1,111 @@
+/**
+ * Per-handler progress records, stored as JSON in annotations `kopfgen.dev/<key>` as kopf's
+ * AnnotationsProgressStorage does (field names as in kopf's progress records). They let a
+ * restarted operator continue where the last one stopped: a finished handler is not run
+ * again, a delayed one waits for its time. Keys keep the name part within Kubernetes' 63
+ * characters: longer or unsafe handler keys are cut and suffixed with a hash (kopf-style).
+ */
+import { createHash } from 'node:crypto';
+import { ANNOTATION_PREFIX } from './essence.js';
+import { getPath, isPlainObject } from './json.js';
+import type { Cause } from './registry.js';
+
+export interface ProgressRecord {
+  /** ISO time of the first attempt for this cause. */
+  started: string;
+  /** ISO time the handler finished (success or failure). */
+  stopped?: string;
+  /** ISO time before which the handler is not retried. */
+  delayed?: string;
+  /** The cause the record belongs to. */
+  purpose: Cause;
+  /** Attempts made so far. */
+  retries: number;
+  success?: boolean;
+  failure?: boolean;
+  /** The last error's message (kept after a permanent failure, unlike kopf). */
+  message?: string;
+  /**
+   * Set when the cause completed: a failure record is kept for people to read, but it belongs to
+   * a finished cause and does not stop the handler from running for the next one.
+   */
+  done?: boolean;
+}
+
+const NAME_LIMIT = 63;
+const SAFE_NAME = /^[A-Za-z0-9]([-._A-Za-z0-9]*[A-Za-z0-9])?$/;
+
+/** `kopfgen.dev/<name>` for a handler key, the name within 63 characters and Kubernetes' charset. */
+export function progressAnnotation(handlerKey: string): string {
+  if (handlerKey.length <= NAME_LIMIT && SAFE_NAME.test(handlerKey) && handlerKey !== 'last-handled-configuration' && handlerKey !== 'finalizer') {
+    return `${ANNOTATION_PREFIX}/${handlerKey}`;
+  }
+  const digest = createHash('sha256').update(handlerKey).digest('hex').slice(0, 10);
+  const readable = handlerKey.replace(/[^-._A-Za-z0-9]/g, '.').slice(0, NAME_LIMIT - digest.length - 1);
+  const head = readable.replace(/^[^A-Za-z0-9]+/, '');
+  return `${ANNOTATION_PREFIX}/${head}${head ? '-' : ''}${digest}`;
+}
+
+/** The identity of a registered handler within its resource: id, plus the cause/field where ids may repeat. */
+export function handlerKey(handler: { id: string; cause: Cause; field?: string }): string {
+  if (handler.cause === 'field') return `${handler.id}.field.${handler.field ?? ''}`;
+  if (handler.cause === 'resume') return `${handler.id}.resume`;
+  return handler.id; // create, update and delete never share a cause, so they share the plain id
+}
+
+export function readProgress(body: Record<string, unknown>, key: string): ProgressRecord | undefined {
+  const annotations = getPath(body, ['metadata', 'annotations']);
+  const raw = isPlainObject(annotations) ? annotations[progressAnnotation(key)] : undefined;
+  if (typeof raw !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (!isPlainObject(parsed) || typeof parsed.started !== 'string' || typeof parsed.retries !== 'number') return undefined;
+    return parsed as unknown as ProgressRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export function encodeProgress(record: ProgressRecord): string {
+  return JSON.stringify(record);
+}
+
+/** The record if it belongs to the running cause; records of a finished or other cause count as absent. */
+export function currentProgress(record: ProgressRecord | undefined, cause: Cause): ProgressRecord | undefined {
+  if (!record || record.done) return undefined;
+  const sameBucket = record.purpose === cause || (record.purpose !== 'delete' && cause !== 'delete');
+  return sameBucket ? record : undefined;
+}
+
+export function isFinished(record: ProgressRecord | undefined): boolean {
+  return !!record && (record.success === true || record.failure === true);
+}
+
+/** All progress annotations on the object (ours, except the last-handled configuration). */
+export function progressAnnotations(body: Record<string, unknown>): string[] {
+  const annotations = getPath(body, ['metadata', 'annotations']);
+  if (!isPlainObject(annotations)) return [];
+  return Object.keys(annotations).filter(
+    (key) => key.startsWith(`${ANNOTATION_PREFIX}/`) && key !== `${ANNOTATION_PREFIX}/last-handled-configuration`,
+  );
+}
+
+/**
+ * Annotation changes when a cause completes: records are purged as in kopf, except failures,
+ * which stay (marked done) so the reason remains visible on the object.
+ */
+export function purgeProgress(body: Record<string, unknown>): Record<string, string | null> {
+  const annotations = getPath(body, ['metadata', 'annotations']) as Record<string, string>;
+  const changes: Record<string, string | null> = {};
+  for (const key of progressAnnotations(body)) {
+    let record: ProgressRecord | undefined;
+    try {
+      record = JSON.parse(annotations[key]) as ProgressRecord;
+    } catch {
+      record = undefined;
+    }
+    if (record && record.failure && !record.done) changes[key] = encodeProgress({ ...record, done: true });
+    else if (!record || !record.failure) changes[key] = null;
+  }
+  return changes;
+}

@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defineHandler, defineResource, Registry } from '../src/runtime/index.js';
+import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, encodeEssence } from '../src/runtime/essence.js';
+import { applyMergePatch } from '../src/runtime/json.js';
+import { decide, type Step } from '../src/runtime/plan.js';
+import { encodeProgress, progressAnnotation, type ProgressRecord } from '../src/runtime/progress.js';
+
+const resource = defineResource<{ spec: { image: string; replicas?: number } }>({
+  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [],
+});
+const now = new Date('2026-01-01T00:00:00Z');
+
+function registry(setup: (r: Registry) => void): Registry {
+  const r = new Registry();
+  setup(r);
+  return r;
+}
+const noop = () => undefined;
+
+function object(extra: { annotations?: Record<string, string>; finalizers?: string[]; deleting?: boolean; spec?: Record<string, unknown> } = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'example.com/v1', kind: 'MyResource',
+    metadata: {
+      name: 'a', namespace: 'default', uid: 'u1', resourceVersion: '7', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z',
+      annotations: extra.annotations ?? {}, finalizers: extra.finalizers ?? [],
+      ...(extra.deleting ? { deletionTimestamp: '2026-01-01T00:00:01Z' } : {}),
+    },
+    spec: extra.spec ?? { image: 'nginx' },
+    status: { myapp: { phase: 'Running' } },
+  };
+}
+
+/** The same object after its cause was handled: the essence stored as kopf stores it. */
+function handled(body: Record<string, unknown>): Record<string, unknown> {
+  return applyMergePatch(body, { metadata: { annotations: { [LAST_HANDLED_ANNOTATION]: encodeEssence(buildEssence(body)) } } }) as Record<string, unknown>;
+}
+
+function run(step: Step): string {
+  return step.kind === 'run' ? `${step.cause}:${step.key}` : step.kind;
+}
+
+describe('essence', () => {
+  it('keeps spec, labels and foreign annotations; drops status, runtime metadata and our annotations', () => {
+    const body = object({ annotations: { team: 'x', [progressAnnotation('myapp')]: '{}', 'kubectl.kubernetes.io/last-applied-configuration': '{}' } });
+    (body.metadata as Record<string, unknown>).labels = { app: 'a' };
+    (body.metadata as Record<string, unknown>).ownerReferences = [{ uid: 'o' }];
+    assert.deepEqual(buildEssence(body), { spec: { image: 'nginx' }, metadata: { labels: { app: 'a' }, annotations: { team: 'x' } } });
+  });
+});
+
+describe('causes', () => {
+  const handlers = registry((r) => {
+    const h = defineHandler(resource, 'myapp');
+    h.onCreate(noop, { registry: r });
+    h.onUpdate(noop, { registry: r });
+    h.onResume(noop, { registry: r });
+    defineHandler(resource, 'scale').onField('spec.replicas', noop, { registry: r });
+  }).handlers;
+
+  it('create: never handled before', () => {
+    assert.equal(run(decide({ body: object(), handlers, now, initial: true })), 'create:myapp');
+  });
+  it('create runs field handlers whose field is set, not resume handlers', () => {
+    const body = object({ spec: { image: 'nginx', replicas: 2 } });
+    const first = decide({ body, handlers, now, initial: true });
+    const done = { started: now.toISOString(), purpose: 'create', retries: 1, success: true } as ProgressRecord;
+    const after = applyMergePatch(body, { metadata: { annotations: { [progressAnnotation('myapp')]: encodeProgress(done) } } }) as Record<string, unknown>;
+    assert.equal(run(first), 'create:myapp');
+    const second = decide({ body: after, handlers, now, initial: true });
+    assert.equal(run(second), 'create:scale.field.spec.replicas');
+    assert.deepEqual(second.kind === 'run' && second.diff, [['add', [], undefined, 2]]);
+  });
+  it('update: the essence changed; the field handler only when its field changed', () => {
+    const body = handled(object());
+    const changed = applyMergePatch(body, { spec: { image: 'httpd' } }) as Record<string, unknown>;
+    const step = decide({ body: changed, handlers, now, initial: false });
+    assert.equal(run(step), 'update:myapp');
+    assert.deepEqual(step.kind === 'run' && step.diff, [['change', ['spec', 'image'], 'nginx', 'httpd']]);
+    const scaled = applyMergePatch(body, { spec: { replicas: 3 } }) as Record<string, unknown>;
+    const done = { started: now.toISOString(), purpose: 'update', retries: 1, success: true } as ProgressRecord;
+    const afterMyapp = applyMergePatch(scaled, { metadata: { annotations: { [progressAnnotation('myapp')]: encodeProgress(done) } } }) as Record<string, unknown>;
+    assert.equal(run(decide({ body: afterMyapp, handlers, now, initial: false })), 'update:scale.field.spec.replicas');
+  });
+  it('resume: first sight of an unchanged object; nothing on later sights', () => {
+    const body = handled(object());
+    assert.equal(run(decide({ body, handlers, now, initial: true })), 'resume:myapp.resume');
+    assert.equal(decide({ body, handlers, now, initial: false }).kind, 'none');
+  });
+  it("the operator's own writes (status, progress, finalizer, resourceVersion) are no change", () => {
+    const body = handled(object());
+    const own = applyMergePatch(body, {
+      status: { myapp: { phase: 'Other' } },
+      metadata: { resourceVersion: '99', generation: 5, annotations: { [progressAnnotation('x')]: '{}' } },
+    }) as Record<string, unknown>;
+    assert.equal(decide({ body: own, handlers: handlers.filter((h) => h.cause !== 'delete'), now, initial: false }).kind, 'none');
+  });
+  it('completing a cause stores the essence and purges progress', () => {
+    const done = { started: now.toISOString(), purpose: 'create', retries: 1, success: true } as ProgressRecord;
+    const body = object({ annotations: { [progressAnnotation('myapp')]: encodeProgress(done) } });
+    const step = decide({ body, handlers: handlers.filter((h) => h.cause === 'create'), now, initial: false });
+    assert.equal(step.kind, 'patch');
+    const annotations = step.kind === 'patch' ? step.patch.metadata?.annotations : undefined;
+    assert.equal(annotations?.[progressAnnotation('myapp')], null);
+    assert.deepEqual(JSON.parse(annotations?.[LAST_HANDLED_ANNOTATION] ?? ''), buildEssence(body));
+    assert.equal(step.kind === 'patch' && step.completes, 'create');
+  });
+});
+
+describe('finalizer', () => {
+  const withDelete = registry((r) => {
+    defineHandler(resource, 'myapp').onCreate(noop, { registry: r });
+    defineHandler(resource, 'cleanup').onDelete(noop, { registry: r });
+  }).handlers;
+  const withoutDelete = withDelete.filter((h) => h.cause !== 'delete');
+
+  it('is added first, with the resourceVersion, while delete handlers exist', () => {
+    const step = decide({ body: object({ finalizers: ['other'] }), handlers: withDelete, now, initial: true });
+    assert.deepEqual(step.kind === 'patch' && step.patch.metadata, { finalizers: ['other', FINALIZER], resourceVersion: '7' });
+  });
+  it('is removed when no delete handler exists', () => {
+    const step = decide({ body: object({ finalizers: [FINALIZER, 'other'] }), handlers: withoutDelete, now, initial: true });
+    assert.deepEqual(step.kind === 'patch' && step.patch.metadata?.finalizers, ['other']);
+  });
+  it('delete: delete handlers run while the finalizer holds the object, then it is removed', () => {
+    const body = object({ finalizers: [FINALIZER], deleting: true });
+    assert.equal(run(decide({ body, handlers: withDelete, now, initial: false })), 'delete:cleanup');
+    const done = { started: now.toISOString(), purpose: 'delete', retries: 1, success: true } as ProgressRecord;
+    const after = applyMergePatch(body, { metadata: { annotations: { [progressAnnotation('cleanup')]: encodeProgress(done) } } }) as Record<string, unknown>;
+    const step = decide({ body: after, handlers: withDelete, now, initial: false });
+    assert.deepEqual(step.kind === 'patch' && step.patch.metadata?.finalizers, []);
+    assert.equal(step.kind === 'patch' && step.completes, 'delete');
+  });
+  it('a permanently failed delete handler also releases the object', () => {
+    const failed = { started: now.toISOString(), purpose: 'delete', retries: 1, failure: true, message: 'no' } as ProgressRecord;
+    const body = object({ finalizers: [FINALIZER], deleting: true, annotations: { [progressAnnotation('cleanup')]: encodeProgress(failed) } });
+    const step = decide({ body, handlers: withDelete, now, initial: false });
+    assert.deepEqual(step.kind === 'patch' && step.patch.metadata?.finalizers, []);
+  });
+  it('deleting without our finalizer: nothing to do', () => {
+    assert.equal(decide({ body: object({ deleting: true }), handlers: withDelete, now, initial: false }).kind, 'none');
+  });
+});
+
+describe('progress across restarts', () => {
+  const handlers = registry((r) => {
+    defineHandler(resource, 'myapp').onCreate(noop, { registry: r });
+    defineHandler(resource, 'other').onCreate(noop, { registry: r });
+  }).handlers;
+  const rec = (extra: Partial<ProgressRecord>): string => encodeProgress({ started: now.toISOString(), purpose: 'create', retries: 1, ...extra });
+
+  it('a finished handler is not run again; a delayed one waits for its time', () => {
+    const body = object({ annotations: { [progressAnnotation('myapp')]: rec({ success: true }), [progressAnnotation('other')]: rec({ delayed: '2026-01-01T00:00:30Z' }) } });
+    const step = decide({ body, handlers, now, initial: true });
+    assert.deepEqual(step, { kind: 'sleep', until: new Date('2026-01-01T00:00:30Z') });
+    assert.equal(run(decide({ body, handlers, now: new Date('2026-01-01T00:00:31Z'), initial: true })), 'create:other');
+  });
+  it('awake handlers with fewer attempts go first', () => {
+    const body = object({ annotations: { [progressAnnotation('myapp')]: rec({ retries: 2, delayed: '2025-12-31T00:00:00Z' }) } });
+    assert.equal(run(decide({ body, handlers, now, initial: false })), 'create:other');
+  });
+  it('exhausted limits fail the handler without running it', () => {
+    const body = object({ annotations: { [progressAnnotation('myapp')]: rec({ retries: 3, delayed: '2025-12-31T00:00:00Z' }) } });
+    const step = decide({ body, handlers, now, initial: false, exhausted: (_h, r) => (r.retries >= 3 ? 'gave up' : undefined) });
+    assert.equal(step.kind === 'fail' && step.key, 'myapp');
+  });
+  it('a failure record of a finished cause stays visible but does not block the next cause', () => {
+    const failed = rec({ failure: true, message: 'boom', done: true });
+    const upd = registry((r) => defineHandler(resource, 'myapp').onUpdate(noop, { registry: r })).handlers;
+    const body = applyMergePatch(handled(object()), { spec: { image: 'x' }, metadata: { annotations: { [progressAnnotation('myapp')]: failed } } }) as Record<string, unknown>;
+    assert.equal(run(decide({ body, handlers: upd, now, initial: false })), 'update:myapp');
+  });
+});
