@@ -1,8 +1,16 @@
 /**
- * The handler section of a resource module (owned by the handlers work): per handler, its
- * branded status type, its TemporaryError/PermanentError subclasses and its `defineHandler`.
+ * The handler section of a resource module: per handler, its branded status type, its
+ * TemporaryError/PermanentError subclasses and its `defineHandler` constant.
+ *
+ * The brand (`readonly [handlerStatus]?: "<group>/<Kind>/<id>"`) is optional and never present
+ * at run time; it only makes one handler's status type unassignable to another's, so passing
+ * `cleanup`'s status to `myapp`'s error class is a compile error even when the shapes agree.
  */
-import type { CrdModel, VersionModel } from '../model/ir.js';
+import type { CrdModel, HandlerModel, ObjectNode, SchemaNode, VersionModel } from '../model/ir.js';
+import { pascal } from '../model/reserved.js';
+import { stringLiteral } from './ident.js';
+import { pushJsDoc } from './jsdoc.js';
+import { pushMembers, pushNestedInterfaces, typeExpr, type TypeUsage } from './types.js';
 
 export interface HandlerSectionInput {
   crd: CrdModel;
@@ -27,6 +35,102 @@ export interface HandlerSection {
 }
 
 export function emitHandlerSection(input: HandlerSectionInput): HandlerSection {
-  void input;
-  return { runtimeImports: [], runtimeTypeImports: [], text: '', exports: [] };
+  const handlers = input.version.handlers;
+  if (handlers.length === 0) return { runtimeImports: [], runtimeTypeImports: [], text: '', exports: [] };
+  const out: string[] = [];
+  const usage: TypeUsage = { kubernetesObject: false, objectMeta: false };
+  const exports: HandlerSection['exports'] = [];
+  for (const handler of handlers) {
+    const names = claimNames(input, handler);
+    handler.names = names;
+    if (out.length > 0) out.push('\n');
+    pushStatus(out, input, handler, usage);
+    pushErrors(out, handler);
+    pushDefinition(out, input, handler);
+    exports.push(
+      { name: names.status, typeOnly: true },
+      { name: names.temporaryError, typeOnly: false },
+      { name: names.permanentError, typeOnly: false },
+      { name: names.definition, typeOnly: false },
+    );
+  }
+  const runtimeTypeImports = [...(usage.kubernetesObject ? ['KubernetesObject'] : []), ...(usage.objectMeta ? ['ObjectMeta'] : [])];
+  return { runtimeImports: ['PermanentError', 'TemporaryError', 'defineHandler', 'handlerStatus'], runtimeTypeImports, text: out.join(''), exports };
+}
+
+/** `create_fn` → `CreateFn`, `my-app` → `MyApp`, `a.b` → `AB`; collisions get a numeric suffix. */
+function claimNames(input: HandlerSectionInput, handler: HandlerModel): NonNullable<HandlerModel['names']> {
+  const base = input.uniqueName(input.prefix + pascal(handler.id));
+  return {
+    definition: base,
+    status: input.uniqueName(base + 'Status'),
+    temporaryError: input.uniqueName(base + 'TemporaryError'),
+    permanentError: input.uniqueName(base + 'PermanentError'),
+  };
+}
+
+export function brandOf(crd: CrdModel, handler: HandlerModel): string {
+  return `${crd.group}/${crd.kind}/${handler.id}`;
+}
+
+function columnsLine(handler: HandlerModel): string {
+  if (handler.columns.length === 0) return 'No printer column shows it.';
+  const list = handler.columns.map((c) => `\`${c.name}\` (\`${c.jsonPath}\`)`).join(', ');
+  return `Printer column${handler.columns.length > 1 ? 's' : ''} fed: ${list}.`;
+}
+
+function pushStatus(out: string[], input: HandlerSectionInput, handler: HandlerModel, usage: TypeUsage): void {
+  const names = handler.names!;
+  const origin = handler.synthesized ? 'Synthesised from the printer columns (the CRD keeps status open); other keys are allowed.' : `Typed by the CRD schema at \`status.${handler.id}\`.`;
+  pushJsDoc(out, '', `Status of handler \`${handler.id}\` of ${input.crd.kind}: what its callbacks return and what its errors carry, merged into \`status.${handler.id}\`.\n${columnsLine(handler)}\n${origin}`, undefined);
+  const brand = `  readonly [handlerStatus]?: ${stringLiteral(brandOf(input.crd, handler))};\n`;
+  const status = handler.status;
+  if (status.type !== 'object') {
+    // A scalar or list cannot carry a brand: the alias is exact but not handler-specific.
+    out.push(`export type ${names.status} = ${typeExpr(status)};\n`);
+    return;
+  }
+  if (status.typeName) {
+    out.push(`export interface ${names.status} extends ${status.typeName} {\n${brand}}\n`);
+    return;
+  }
+  // Not reachable from the schema (no status object to insert into): this section names and emits it.
+  out.push(`export interface ${names.status} {\n`);
+  pushMembers(out, status);
+  out.push(brand, '}\n');
+  nameBelow(status, names.status, input.uniqueName);
+  pushNestedInterfaces(out, status, usage);
+}
+
+/** Names the unnamed object nodes below a synthesised status, as the naming pass does for schema nodes. */
+function nameBelow(node: ObjectNode, name: string, uniqueName: (base: string) => string): void {
+  for (const prop of node.properties) {
+    let child: SchemaNode | undefined = prop.schema;
+    while (child?.type === 'array') child = child.items;
+    if (child?.type === 'object' && !child.typeName) {
+      child.typeName = uniqueName(name + pascal(prop.name));
+      nameBelow(child, child.typeName, uniqueName);
+    }
+  }
+}
+
+function pushErrors(out: string[], handler: HandlerModel): void {
+  const names = handler.names!;
+  out.push('\n');
+  pushJsDoc(out, '', `Handler \`${handler.id}\` failed for now and is retried (after \`delay\` seconds, or its backoff); \`status\` is merged into \`status.${handler.id}\` like a return value.\n@example throw new ${names.temporaryError}("waiting for the database", { delay: 30, status: { ... } });`, undefined);
+  out.push(`export class ${names.temporaryError} extends TemporaryError<${names.status}> {}\n\n`);
+  pushJsDoc(out, '', `Handler \`${handler.id}\` failed for good: not retried for this cause; \`status\` is still merged into \`status.${handler.id}\`.`, undefined);
+  out.push(`export class ${names.permanentError} extends PermanentError<${names.status}> {}\n`);
+}
+
+function pushDefinition(out: string[], input: HandlerSectionInput, handler: HandlerModel): void {
+  const names = handler.names!;
+  out.push('\n');
+  pushJsDoc(
+    out,
+    '',
+    `Handler \`${handler.id}\` of ${input.crd.kind}: register callbacks with \`.onCreate(fn)\`, \`.onUpdate(fn)\`, \`.onResume(fn)\`, \`.onDelete(fn)\` or \`.onField("spec.x", fn)\`. Each returns ${names.status} (merged into \`status.${handler.id}\`) or nothing.\n${columnsLine(handler)}`,
+    undefined,
+  );
+  out.push(`export const ${names.definition} = defineHandler<${input.resourceType}, ${names.status}>(${input.descriptor}, ${stringLiteral(handler.id)});\n`);
 }
