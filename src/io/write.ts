@@ -184,22 +184,27 @@ async function startsWithHeader(path: string): Promise<boolean> {
  */
 export async function applyPlan(plan: WritePlan): Promise<void> {
   const writes = plan.files.filter((f) => f.change === 'create' || f.change === 'update');
+  await writeFilesAtomic(writes.map((f) => ({ path: f.absPath, content: f.after ?? '' })));
+  const removed = plan.files.filter((f) => f.change === 'remove');
+  for (const f of removed) await fs.rm(f.absPath, { force: true });
+  await pruneEmptyDirs(removed.map((f) => dirname(f.absPath)), plan.outDir);
+}
+
+/** Writes every file to a temporary beside it, then renames all into place; on failure nothing changed. */
+export async function writeFilesAtomic(files: { path: string; content: string }[]): Promise<void> {
   const temps: { temp: string; target: string }[] = [];
   try {
-    for (const f of writes) {
-      await fs.mkdir(dirname(f.absPath), { recursive: true });
-      const temp = join(dirname(f.absPath), `.${Math.random().toString(36).slice(2)}.kopfgen.tmp`);
-      temps.push({ temp, target: f.absPath });
-      await fs.writeFile(temp, f.after ?? '', { flag: 'wx' });
+    for (const f of files) {
+      await fs.mkdir(dirname(f.path), { recursive: true });
+      const temp = join(dirname(f.path), `.${Math.random().toString(36).slice(2)}.kopfgen.tmp`);
+      temps.push({ temp, target: f.path });
+      await fs.writeFile(temp, f.content, { flag: 'wx' });
     }
   } catch (e) {
     await Promise.all(temps.map((t) => fs.rm(t.temp, { force: true })));
     throw e;
   }
   for (const t of temps) await fs.rename(t.temp, t.target);
-  const removed = plan.files.filter((f) => f.change === 'remove');
-  for (const f of removed) await fs.rm(f.absPath, { force: true });
-  await pruneEmptyDirs(removed.map((f) => dirname(f.absPath)), plan.outDir);
 }
 
 /** Removes directories below `root` left empty by stale-file removal (and emptied parents); never others. */

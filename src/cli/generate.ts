@@ -1,0 +1,117 @@
+/**
+ * One run of `kopfgen generate` (or `--check`): read → (cache or generate) → plan → apply or
+ * compare. Any error diagnostic, from reading, generating or planning, means nothing is written.
+ */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import type { GeneratedFile, GenerateOptions, GenerateResult, SourceText } from '../api.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { hasErrors } from '../diagnostics.js';
+import { applyPlan, outOfDate, planDiff, planWrite, summarize, type WritePlan, type WriteTargets } from '../io/write.js';
+import { Cache, cacheKey, stampGenerated, stubMemo, stubRecord, verifyGenerated, type CacheEntry } from './cache.js';
+import type { ResolvedRun } from './options.js';
+import type { Reporter, RunReport } from './report.js';
+
+/** The generator as the CLI sees it; bound to the real reader and pipeline in `pipeline.ts`. */
+export interface Pipeline {
+  read(inputs: string[], cwd: string): Promise<{ sources: SourceText[]; diagnostics: Diagnostic[] }>;
+  generate(sources: SourceText[], options: GenerateOptions): GenerateResult;
+}
+
+interface Produced {
+  diagnostics: Diagnostic[];
+  /** Undefined when the run had errors. */
+  plan?: WritePlan;
+  files: GeneratedFile[];
+  stats?: RunReport['stats'];
+  entry?: CacheEntry;
+  key?: string;
+  hit: boolean;
+}
+
+export async function runGenerate(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter, fixCommand: string): Promise<RunReport> {
+  const started = performance.now();
+  const produced = await produce(run, pipeline, reporter);
+  const base = {
+    command: run.check ? ('check' as const) : ('generate' as const),
+    diagnostics: produced.diagnostics,
+    stats: produced.stats,
+    cache: !run.cache ? ('off' as const) : produced.hit ? ('hit' as const) : ('miss' as const),
+  };
+  const elapsed = (): number => Math.round(performance.now() - started);
+  if (!produced.plan) return { ...base, exitCode: 1, timeMs: elapsed() };
+  const plan = produced.plan;
+  if (run.check) {
+    const stale = outOfDate(plan).map((f) => ({ path: f.displayPath, role: f.role, change: f.change, diff: planDiff(f) }));
+    return { ...base, exitCode: stale.length > 0 ? 1 : 0, outOfDate: stale, fixCommand, summary: summarize(plan), timeMs: elapsed() };
+  }
+  reporter.progress(`writing ${outOfDate(plan).length} files…`);
+  await applyPlan(plan);
+  if (run.cache && produced.key) await saveCache(run, produced, plan);
+  return { ...base, exitCode: 0, summary: summarize(plan), timeMs: elapsed() };
+}
+
+function targetsOf(run: ResolvedRun): WriteTargets {
+  return { outDir: run.outDir, stubsDir: run.stubsDir, cwd: run.cwd };
+}
+
+async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter): Promise<Produced> {
+  reporter.progress('reading inputs…');
+  const read = await pipeline.read(run.inputs, run.cwd);
+  if (hasErrors(read.diagnostics)) return { diagnostics: read.diagnostics, files: [], hit: false };
+  const cache = run.cache ? new Cache(run.cwd, run.outDir) : undefined;
+  const entry = await cache?.load();
+  const key = cache ? await cacheKey(read.sources, run.options, run.outDir, run.stubsDir) : undefined;
+  const memo = stubMemo(entry, run.stubsDir);
+  if (entry && entry.key === key && (await verifyGenerated(entry, run.outDir))) {
+    // Hit: the inputs, options and kopfgen are what produced the files on disk; skip parse and emit.
+    const stubs = run.stubsDir ? entry.stubFiles : [];
+    const plan = await planWrite(stubs, targetsOf(run), { stubMemo: memo, verified: entry.generated.map((g) => g.path) });
+    return finishPlan({ diagnostics: [...read.diagnostics, ...entry.diagnostics], files: stubs, stats: entry.stats, entry, key, hit: true }, plan);
+  }
+  reporter.progress(`generating from ${read.sources.length} files…`);
+  const result = pipeline.generate(read.sources, run.options);
+  const diagnostics = [...read.diagnostics, ...result.diagnostics];
+  const stats = { crds: result.stats.crds, versions: result.stats.versions, handlers: result.stats.handlers };
+  if (hasErrors(diagnostics)) return { diagnostics, files: result.files, stats, hit: false };
+  reporter.progress(`comparing ${result.files.length} files…`);
+  const plan = await planWrite(result.files, targetsOf(run), { stubMemo: memo });
+  return finishPlan({ diagnostics, files: result.files, stats, entry, key, hit: false }, plan);
+}
+
+function finishPlan(produced: Produced, plan: WritePlan): Produced {
+  const diagnostics = [...produced.diagnostics, ...plan.diagnostics];
+  return { ...produced, diagnostics, plan: hasErrors(plan.diagnostics) ? undefined : plan };
+}
+
+async function saveCache(run: ResolvedRun, produced: Produced, plan: WritePlan): Promise<void> {
+  const generated =
+    produced.hit && produced.entry ? await restamp(produced.entry, run.outDir) : await stampGenerated(produced.files, run.outDir);
+  const stubFiles = produced.files.filter((f) => f.role === 'stub');
+  const byPath = new Map(plan.files.map((f) => [f.absPath, f]));
+  const stubs: CacheEntry['stubs'] = {};
+  for (const file of stubFiles) {
+    const abs = run.stubsDir ? join(run.stubsDir, file.path) : undefined;
+    const planned = abs ? byPath.get(abs) : undefined;
+    if (abs && planned?.after !== undefined) stubs[abs] = stubRecord(file, planned.after, planned.orphanedStubs);
+  }
+  const nonErrors = produced.diagnostics.filter((d) => d.severity !== 'error');
+  await new Cache(run.cwd, run.outDir).save({
+    key: produced.key ?? '',
+    generated,
+    stubFiles,
+    stubs,
+    diagnostics: nonErrors,
+    stats: produced.stats ?? { crds: 0, versions: 0, handlers: 0 },
+  });
+}
+
+/** On a hit the files are unchanged, but a stamp may be stale (e.g. touched): refresh size/mtime. */
+async function restamp(entry: CacheEntry, outDir: string): Promise<CacheEntry['generated']> {
+  return Promise.all(
+    entry.generated.map(async (g) => {
+      const st = await fs.stat(join(outDir, g.path));
+      return { ...g, size: st.size, mtimeMs: st.mtimeMs };
+    }),
+  );
+}

@@ -1,0 +1,122 @@
+/**
+ * `kopfgen init [dir]`: a new operator project from `templates/init/`, the example CRD copied
+ * from kopfgen's own `crds/`, and the generator run in-process so the project starts with its
+ * generated code and handler stubs. Everything is planned first; if any file already exists,
+ * nothing is created.
+ */
+import { promises as fs } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Diagnostic } from '../diagnostics.js';
+import { hasErrors } from '../diagnostics.js';
+import { parseConfig } from '../config/load.js';
+import { displayPath, listFiles, readIfExists, writeFilesAtomic } from '../io/write.js';
+import type { Pipeline } from './generate.js';
+import { resolveRun } from './options.js';
+import { Reporter, type Streams } from './report.js';
+
+/** The package root (holding package.json, templates/ and crds/), from dist/src/cli/ or src/cli/. */
+export function packageRoot(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return here.includes(`${sep}dist${sep}`) ? resolve(here, '../../..') : resolve(here, '../..');
+}
+
+const EXAMPLE_CRD = 'crds/myresource.yaml';
+
+/** Template names that npm would drop or that would be live config in kopfgen's own repo. */
+const RENAMES: Record<string, string> = { gitignore: '.gitignore', _github: '.github' };
+
+interface NewFile {
+  path: string;
+  content: string;
+}
+
+export async function runInit(dir: string, streams: Streams, quiet: boolean, pipeline: Pipeline): Promise<number> {
+  const started = performance.now();
+  const cwd = process.cwd();
+  const target = resolve(cwd, dir);
+  const reporter = new Reporter(streams, 'text', quiet);
+  const fail = (diagnostics: Diagnostic[]): number => {
+    reporter.finish({ command: 'init', exitCode: 1, diagnostics, cache: 'off', timeMs: 0 });
+    return 1;
+  };
+  const root = packageRoot();
+  const files = await templateFiles(root, target);
+  const crd = await fs.readFile(join(root, EXAMPLE_CRD), 'utf8');
+  files.push({ path: EXAMPLE_CRD, content: crd });
+
+  const generated = await generateInto(target, files, crd, pipeline);
+  if (hasErrors(generated.diagnostics)) return fail(generated.diagnostics);
+  files.push(...generated.files);
+
+  const existing: Diagnostic[] = [];
+  for (const f of files) {
+    const abs = join(target, f.path);
+    if ((await readIfExists(abs)) !== undefined) {
+      const shown = displayPath(cwd, abs);
+      existing.push({ severity: 'error', code: 'KG330', message: `${shown} already exists; kopfgen init never overwrites files`, file: shown, line: 1, col: 1, pointer: '' });
+    }
+  }
+  if (existing.length > 0) return fail(existing);
+  await writeFilesAtomic(files.map((f) => ({ path: join(target, f.path), content: f.content })));
+  if (!quiet) {
+    const where = displayPath(cwd, target);
+    streams.stdout.write(`kopfgen: created ${files.length} files in ${where} (${Math.round(performance.now() - started)} ms)\n`);
+    streams.stdout.write(`next:\n${where === '.' ? '' : `  cd ${where}\n`}  npm install\n  npm run typecheck\n  edit src/handlers/, then npm run build && npm start\n`);
+  }
+  return 0;
+}
+
+/** Every file under templates/init, with `{{name}}`-style placeholders filled in. */
+async function templateFiles(root: string, target: string): Promise<NewFile[]> {
+  const templates = join(root, 'templates', 'init');
+  const ours = JSON.parse(await fs.readFile(join(root, 'package.json'), 'utf8')) as {
+    version: string;
+    devDependencies?: Record<string, string>;
+  };
+  const values: Record<string, string> = {
+    name: packageName(basename(target)),
+    kopfgenVersion: ours.version,
+    typescriptVersion: ours.devDependencies?.typescript ?? '5.9.3',
+    nodeTypesVersion: ours.devDependencies?.['@types/node'] ?? '20',
+  };
+  const out: NewFile[] = [];
+  for (const abs of (await listFiles(templates)).sort()) {
+    const path = relative(templates, abs).split(sep).map((seg) => RENAMES[seg] ?? seg).join('/');
+    const text = await fs.readFile(abs, 'utf8');
+    out.push({ path, content: text.replace(/\{\{(\w+)\}\}/g, (m, key: string) => values[key] ?? m) });
+  }
+  return out;
+}
+
+/** A valid npm package name from a directory name. */
+function packageName(dirName: string): string {
+  const name = dirName.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '');
+  return name === '' ? 'my-operator' : name;
+}
+
+/**
+ * Runs the generator on the example CRD with the template's own configuration, so the new
+ * project's generated code and stubs are exactly what `npm run generate` would produce there.
+ */
+async function generateInto(target: string, files: NewFile[], crd: string, pipeline: Pipeline): Promise<{ files: NewFile[]; diagnostics: Diagnostic[] }> {
+  const configFile = files.find((f) => f.path === 'kopfgen.config.json');
+  if (!configFile) throw new Error('templates/init has no kopfgen.config.json');
+  const loaded = parseConfig(join(target, configFile.path), configFile.path, configFile.content, false);
+  if (loaded.diagnostics.length > 0) return { files: [], diagnostics: loaded.diagnostics };
+  const run = resolveRun(target, [], {}, loaded);
+  const result = pipeline.generate([{ file: EXAMPLE_CRD, text: crd }], run.options);
+  const out: NewFile[] = [];
+  for (const f of result.files) {
+    const root = f.role === 'stub' ? run.stubsDir : run.outDir;
+    if (root !== undefined) out.push({ path: relative(target, join(root, f.path)).split(sep).join('/'), content: f.content });
+  }
+  const srcDir = join(target, 'src');
+  const imports = result.files
+    .filter((f) => f.role === 'stub' && run.stubsDir !== undefined && f.path.endsWith('.ts'))
+    .map((f) => `import './${relative(srcDir, join(run.stubsDir as string, f.path)).split(sep).join('/').replace(/\.ts$/, '.js')}';`)
+    .join('\n');
+  const entry = files.find((f) => f.path === 'src/operator.ts');
+  if (entry) entry.content = entry.content.replace('{{imports}}', imports || '// (no handlers yet: add handler ids to your CRD and run `npm run generate`)');
+  return { files: out, diagnostics: result.diagnostics };
+}

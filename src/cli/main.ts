@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+/**
+ * The `kopfgen` command. Thin: parses arguments with commander, then hands over to
+ * `generate.ts`, `watch.ts`, `init.ts` and the runtime's `run.ts`.
+ *
+ * Exit codes: 0 ok (warnings allowed); 1 error diagnostics, or `--check` found out-of-date
+ * files; 2 usage: bad arguments or options, or an invalid configuration file.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, Option } from 'commander';
+import { loadConfig } from '../config/load.js';
+import { runGenerate } from './generate.js';
+import { runInit } from './init.js';
+import { resolveRun, UsageError, type GenerateFlags } from './options.js';
+import { realPipeline } from './pipeline.js';
+import { Reporter, type Streams } from './report.js';
+import { watchLoop, type Reload } from './watch.js';
+import { displayPath } from '../io/write.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The fix command `--check` suggests: this very invocation without `--check`. */
+function fixCommand(argv: string[]): string {
+  const quoted = argv.filter((a) => a !== '--check').map((a) => (/^[\w./=,:@+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
+  return ['kopfgen', ...quoted].join(' ');
+}
+
+async function generateCommand(inputs: string[], flags: GenerateFlags, argv: string[], streams: Streams): Promise<number> {
+  if (flags.check && flags.watch) throw new UsageError('--check and --watch cannot be combined');
+  const cwd = process.cwd();
+  const loaded = await loadConfig(cwd, flags.config);
+  const reporter = new Reporter(streams, flags.format === 'json' ? 'json' : 'text', flags.quiet ?? false);
+  if (loaded.diagnostics.length > 0) {
+    reporter.finish({ command: flags.check ? 'check' : 'generate', exitCode: EXIT_USAGE, diagnostics: loaded.diagnostics, cache: 'off', timeMs: 0 });
+    return EXIT_USAGE;
+  }
+  const run = resolveRun(cwd, inputs, flags, loaded);
+  if (run.watch) return watchLoop(run, reloader(cwd, inputs, flags), realPipeline, streams);
+  const report = await runGenerate(run, realPipeline, reporter, fixCommand(argv));
+  reporter.finish(report);
+  return report.exitCode;
+}
+
+/** For `--watch`: the same flags over a re-read configuration. */
+function reloader(cwd: string, inputs: string[], flags: GenerateFlags): Reload {
+  return async () => {
+    const loaded = await loadConfig(cwd, flags.config);
+    if (loaded.diagnostics.length > 0) return { diagnostics: loaded.diagnostics };
+    try {
+      return { run: resolveRun(cwd, inputs, flags, loaded), diagnostics: [] };
+    } catch (e) {
+      const file = loaded.path ? displayPath(cwd, loaded.path) : 'kopfgen.config.json';
+      return { diagnostics: [{ severity: 'error', code: 'KG305', message: (e as Error).message, file, line: 1, col: 1, pointer: '' }] };
+    }
+  };
+}
+
+export function buildProgram(argv: string[], streams: Streams, setExit: (code: number) => void): Command {
+  const program = new Command('kopfgen')
+    .description('Typed Kubernetes operators in TypeScript, from the CRD down.')
+    .version(VERSION, '-V, --version')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s) })
+    .showHelpAfterError('(run `kopfgen help` for usage)');
+  program
+    .command('generate')
+    .description('generate TypeScript types, typed handler errors and handler stubs from CRDs')
+    .argument('[inputs...]', 'CRD files, directories (recursive) or globs; default: "inputs" from the configuration')
+    .option('-o, --out <dir>', 'directory of generated files (default: "generated")')
+    .option('--stubs <dir>', 'directory of handler stubs, merged into, never overwritten (default: "handlers")')
+    .option('--no-stubs', 'do not create or update handler stubs')
+    .option('--handlers <Kind=ids>', 'handler ids for a kind, e.g. MyResource=myapp,cleanup (repeatable)', collect, [])
+    .option('-c, --config <file>', 'configuration file (default: kopfgen.config.json/.yaml or "kopfgen" in package.json)')
+    .option('--check', 'write nothing; exit 1 and print diffs if any output is missing, stale or extra')
+    .option('-w, --watch', 'regenerate whenever a CRD or the configuration changes, until interrupted')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('-q, --quiet', 'print only warnings and errors')
+    .option('--no-cache', 'ignore and do not update the content-hash cache in .kopfgen-cache/')
+    .action(async (inputs: string[], flags: GenerateFlags) => setExit(await generateCommand(inputs, flags, argv, streams)));
+  program
+    .command('init')
+    .description('scaffold a new operator project (package.json, tsconfig, example CRD, generated code, stubs, CI)')
+    .argument('[dir]', 'target directory, created if missing', '.')
+    .option('-q, --quiet', 'print only errors')
+    .action(async (dir: string, flags: { quiet?: boolean }) => setExit(await runInit(dir, streams, flags.quiet ?? false, realPipeline)));
+  return program;
+}
+
+/** Kept in step with package.json by a test (reading package.json at start-up would cost a file read). */
+export const VERSION = '0.1.0';
+
+export async function main(argv: string[], streams: Streams): Promise<number> {
+  let exitCode = EXIT_OK;
+  const program = buildProgram(argv, streams, (code) => (exitCode = code));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? EXIT_OK : EXIT_USAGE;
+    }
+    if (e instanceof UsageError) {
+      streams.stderr.write(`kopfgen: error: ${e.message}\n`);
+      return EXIT_USAGE;
+    }
+    streams.stderr.write(`kopfgen: error: ${e instanceof Error ? (process.env.KOPFGEN_DEBUG ? e.stack : e.message) : String(e)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+function isEntryPoint(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  // `kopfgen generate --check | head` must not crash when the reader goes away.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+  }
+  main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then(
+    (code) => (process.exitCode = code),
+  );
+}

@@ -1,0 +1,155 @@
+/**
+ * `kopfgen generate --watch`: one run, then a run after every (debounced) change to a CRD or to
+ * the configuration, until SIGINT/SIGTERM. A run with errors reports them and writes nothing,
+ * so the previous output stays in place; the writer rewrites only files whose text changed.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import type { Diagnostic } from '../diagnostics.js';
+import { CONFIG_FILES } from '../config/load.js';
+import { CACHE_DIR } from './cache.js';
+import { runGenerate, type Pipeline } from './generate.js';
+import type { ResolvedRun } from './options.js';
+import { Reporter, type Streams } from './report.js';
+
+/** Re-reads the configuration and flags into a run (or the configuration's diagnostics). */
+export type Reload = () => Promise<{ run?: ResolvedRun; diagnostics: Diagnostic[] }>;
+
+const DEBOUNCE_MS = 120;
+const RELEVANT = /\.(ya?ml|json)$/i;
+
+interface WatchTarget {
+  dir: string;
+  recursive: boolean;
+  /** When set, only these file names in `dir` matter. */
+  names?: Set<string>;
+}
+
+/** The directory a glob's matches live under: its segments up to the first with a wildcard. */
+function globBase(pattern: string): string {
+  const parts = pattern.split(/[\\/]/);
+  const fixed: string[] = [];
+  for (const part of parts) {
+    if (/[*?[\]{}]/.test(part)) break;
+    fixed.push(part);
+  }
+  return fixed.join('/') || '.';
+}
+
+async function isDirectory(path: string): Promise<boolean | undefined> {
+  try {
+    return (await fs.stat(path)).isDirectory();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where to listen so that every input (existing or not yet) and the configuration are seen. */
+export async function watchTargets(run: ResolvedRun): Promise<WatchTarget[]> {
+  const targets: WatchTarget[] = [];
+  for (const input of run.inputs) {
+    const isGlob = /[*?[\]{}]/.test(input);
+    const abs = resolve(run.cwd, isGlob ? globBase(input) : input);
+    const dir = await isDirectory(abs);
+    if (dir) targets.push({ dir: abs, recursive: true });
+    else if (dir === false) targets.push({ dir: dirname(abs), recursive: false, names: new Set([basename(abs)]) });
+    else targets.push({ dir: await nearestExisting(dirname(abs)), recursive: true });
+  }
+  const configDir = run.configPath ? dirname(run.configPath) : run.cwd;
+  targets.push({ dir: configDir, recursive: false, names: new Set([...CONFIG_FILES, 'package.json', ...(run.configPath ? [basename(run.configPath)] : [])]) });
+  return targets;
+}
+
+async function nearestExisting(dir: string): Promise<string> {
+  while (!(await isDirectory(dir)) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pipeline, streams: Streams): Promise<number> {
+  let run = first;
+  let watchers: FSWatcher[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let pending = false;
+  let configChanged = false;
+  const say = (text: string): void => {
+    if (run.format === 'text' && !run.quiet) streams.stdout.write(`kopfgen: ${text}\n`);
+  };
+
+  const once = async (): Promise<void> => {
+    const reporter = new Reporter(streams, run.format, run.quiet);
+    const report = await runGenerate({ ...run, check: false }, pipeline, reporter, 'kopfgen generate');
+    reporter.finish(report);
+  };
+
+  const ignored = (abs: string): boolean =>
+    [run.outDir, run.stubsDir, join(run.cwd, CACHE_DIR)].some((d) => d !== undefined && (abs === d || abs.startsWith(d + sep))) ||
+    basename(abs).endsWith('.kopfgen.tmp');
+
+  const listen = async (): Promise<void> => {
+    for (const w of watchers) w.close();
+    watchers = [];
+    for (const target of await watchTargets(run)) {
+      const w = watch(target.dir, { recursive: target.recursive }, (_event, name) => {
+        const file = name ? (isAbsolute(name.toString()) ? name.toString() : join(target.dir, name.toString())) : target.dir;
+        if (ignored(file)) return;
+        if (target.names && !target.names.has(basename(file))) return;
+        const isConfig = run.configPath === file || (!target.recursive && CONFIG_FILES.includes(basename(file))) || basename(file) === 'package.json';
+        if (!isConfig && !RELEVANT.test(file) && (name ?? '').toString().includes('.')) return;
+        configChanged ||= isConfig;
+        schedule();
+      });
+      w.on('error', (e) => streams.stderr.write(`kopfgen: watch error on ${target.dir}: ${e.message}\n`));
+      watchers.push(w);
+    }
+  };
+
+  const rerun = async (): Promise<void> => {
+    if (configChanged) {
+      configChanged = false;
+      const next = await reload();
+      if (next.run === undefined) {
+        const reporter = new Reporter(streams, run.format, run.quiet);
+        reporter.finish({ command: 'generate', exitCode: 2, diagnostics: next.diagnostics, cache: 'off', timeMs: 0 });
+        say('configuration has errors; keeping the previous settings and output');
+        return;
+      }
+      run = { ...next.run, watch: true };
+      await listen();
+    }
+    say('change detected, regenerating…');
+    await once();
+  };
+
+  const schedule = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (pending) return;
+      pending = true;
+      running = running.then(async () => {
+        pending = false;
+        await rerun().catch((e: unknown) => streams.stderr.write(`kopfgen: error: ${e instanceof Error ? e.message : String(e)}\n`));
+      });
+    }, DEBOUNCE_MS);
+  };
+
+  await once();
+  await listen();
+  say(`watching ${watchers.length} location${watchers.length === 1 ? '' : 's'} for changes (Ctrl-C to stop)`);
+  await new Promise<void>((stop) => {
+    const onSignal = (): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      stop();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  if (timer) clearTimeout(timer);
+  for (const w of watchers) w.close();
+  await running;
+  say('stopped watching');
+  return 0;
+}
