@@ -1,0 +1,18 @@
+/* One handler stub: the text of the region below, with the `Kg…`/`kg…` placeholders filled in
+   (see stub-placeholders.ts). It compiles as written, so every generated stub does too. */
+import type { HandlerContext } from '../src/runtime/index.js';
+import { KgDefinition, kgResult, type KgPermanentError, type KgResource, type KgStatus, type KgTemporaryError } from './stub-placeholders.js';
+
+// #region stub
+/**
+ * Handler `kg_id`, on kg_cause. What it returns is merged into `status.kg_id`.
+ * kg_feeds
+ * To fail, throw {@link KgTemporaryError} (retried after `delay` seconds) or
+ * {@link KgPermanentError} (not retried); the `status` you give them is merged the same way.
+ */
+export async function kgFunction(ctx: HandlerContext<KgResource>): Promise<KgStatus | void> {
+  ctx.logger.info('kg_id: kg_cause handler not implemented yet', { name: ctx.name, namespace: ctx.namespace });
+  return kgResult;
+}
+KgDefinition.kgRegister(kgFunction);
+// #endregion
