@@ -15,7 +15,8 @@ export interface TypeUsage {
 /** The type expression of a schema node, as written where the node is used. */
 export function typeExpr(node: SchemaNode): string {
   const base = baseExpr(node);
-  return node.nullable && node.type !== 'unknown' ? `${base} | null` : base;
+  const hasNull = node.type === 'unknown' || ('enum' in node && node.enum?.includes(null));
+  return node.nullable && !hasNull ? `${base} | null` : base;
 }
 
 function baseExpr(node: SchemaNode): string {
@@ -55,6 +56,7 @@ export function pushMembers(out: string[], node: ObjectNode, skip?: ReadonlySet<
   for (const prop of node.properties) {
     if (skip?.has(prop.name)) continue;
     types.push(pushProperty(out, prop));
+    if (!prop.required) types.push('undefined');
   }
   const index = indexSignature(node, types);
   if (index) out.push(`  [key: string]: ${index};\n`);

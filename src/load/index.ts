@@ -16,7 +16,9 @@ export interface LoadResult {
 
 export function loadSources(sources: readonly SourceText[]): LoadResult {
   const diagnostics: Diagnostic[] = [];
-  const seen = new Map<string, CrdNode>();
+  // Only the text and position of each first CRD are kept: holding on to the YAML trees of a
+  // whole corpus would multiply peak memory and garbage-collection time.
+  const seen = new Map<string, { text: string; where: string }>();
   const crds: CrdModel[] = [];
   const ordered = [...sources].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   for (const source of ordered) {
@@ -26,13 +28,13 @@ export function loadSources(sources: readonly SourceText[]): LoadResult {
       const name = crdName(node);
       const first = name === undefined ? undefined : seen.get(name);
       if (first && first.text === node.text) {
-        diagnostics.push(node.source.diag('note', 'KG112', `duplicate of CRD ${name} from ${where(first)} (identical, merged)`, node.node, node.pointer));
+        diagnostics.push(node.source.diag('note', 'KG112', `duplicate of CRD ${name} from ${first.where} (identical, merged)`, node.node, node.pointer));
       } else if (first) {
-        diagnostics.push(node.source.diag('error', 'KG113', `CRD ${name} is already defined differently at ${where(first)}`, node.node, node.pointer));
+        diagnostics.push(node.source.diag('error', 'KG113', `CRD ${name} is already defined differently at ${first.where}`, node.node, node.pointer));
       } else {
         const model = buildCrd(node, diagnostics);
         if (!model) continue;
-        if (name !== undefined) seen.set(name, node);
+        if (name !== undefined) seen.set(name, { text: node.text, where: where(node) });
         crds.push(model);
       }
     }

@@ -24,7 +24,7 @@ export interface ParseResult {
 export function parseSource(input: SourceText): ParseResult {
   const source = new ParsedSource(input.file, input.text);
   const diagnostics: Diagnostic[] = [];
-  const helm = HELM_LINE.exec(input.text);
+  const helm = input.text.includes('{{') ? HELM_LINE.exec(input.text) : null;
   if (helm) {
     const at = helm.index + (helm[0].indexOf('{{'));
     diagnostics.push({

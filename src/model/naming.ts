@@ -40,25 +40,34 @@ export function isPureMap(node: ObjectNode): boolean {
 /** Root properties the resource interface types itself (literal apiVersion/kind, ObjectMeta). */
 const ROOT_IMPLIED: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata']);
 
-function nameChildren(node: ObjectNode, name: string, scope: NameScope, skip?: ReadonlySet<string>): void {
-  for (const prop of node.properties) if (!skip?.has(prop.name)) nameNode(prop.schema, name + pascal(prop.name), scope);
-  if (node.additionalProperties && node.additionalProperties !== 'any') nameNode(node.additionalProperties, name + 'Value', scope);
-}
-
-function nameNode(node: SchemaNode, base: string, scope: NameScope): void {
-  if (node.type === 'array') {
-    if (node.items) nameNode(node.items, node.items.type === 'array' ? base + 'Item' : base, scope);
-    return;
+/**
+ * Breadth first, so a shallower path keeps the natural name when two paths PascalCase alike
+ * (`spec.fooBar` is `…SpecFooBar`, `spec.foo.bar` becomes `…SpecFooBar2`).
+ */
+function nameChildren(root: ObjectNode, rootName: string, scope: NameScope, skip?: ReadonlySet<string>): void {
+  const queue: { node: SchemaNode; base: string }[] = [];
+  const enqueueChildren = (node: ObjectNode, name: string, omit?: ReadonlySet<string>) => {
+    for (const prop of node.properties) if (!omit?.has(prop.name)) queue.push({ node: prop.schema, base: name + pascal(prop.name) });
+    if (node.additionalProperties && node.additionalProperties !== 'any') queue.push({ node: node.additionalProperties, base: name + 'Value' });
+  };
+  enqueueChildren(root, rootName, skip);
+  for (let i = 0; i < queue.length; i++) {
+    let { node, base } = queue[i];
+    // Array items are named after their array (nested arrays add `Item`).
+    while (node.type === 'array' && node.items) {
+      if (node.items.type === 'array') base += 'Item';
+      node = node.items;
+    }
+    if (node.type !== 'object') continue;
+    if (isPureMap(node)) {
+      // The map itself is inline; its values are named after it.
+      if (node.additionalProperties && node.additionalProperties !== 'any') queue.push({ node: node.additionalProperties, base: base + 'Value' });
+      continue;
+    }
+    const name = scope.claim(base);
+    node.typeName = name;
+    enqueueChildren(node, name, node.embeddedResource ? ROOT_IMPLIED : undefined);
   }
-  if (node.type !== 'object') return;
-  if (isPureMap(node)) {
-    // The map itself is inline; its values are named after it.
-    if (node.additionalProperties && node.additionalProperties !== 'any') nameNode(node.additionalProperties, base + 'Value', scope);
-    return;
-  }
-  const name = scope.claim(base);
-  node.typeName = name;
-  nameChildren(node, name, scope, node.embeddedResource ? ROOT_IMPLIED : undefined);
 }
 
 /**
