@@ -1,0 +1,167 @@
+/**
+ * A thin HTTP layer over the Kubernetes API, configured by @kubernetes/client-node's
+ * KubeConfig (KUBECONFIG, ~/.kube/config or in-cluster; TLS and auth via applyToHTTPSOptions).
+ * The generated API clients of client-node do not do merge patches of custom resources or
+ * streaming watches with our own relist control; plain requests do, with one keep-alive agent.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import http from 'node:http';
+import https from 'node:https';
+import type { ResourceDescriptor } from './define.js';
+
+export class KubeError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly body: unknown,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = 'KubeError';
+  }
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  contentType?: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  timeoutMs?: number;
+}
+
+const AUTH_TTL_MS = 30_000;
+
+export class KubeClient {
+  readonly server: URL;
+  private agent?: http.Agent;
+  private auth?: { headers: Record<string, string>; at: number };
+
+  constructor(readonly config: KubeConfig) {
+    const cluster = config.getCurrentCluster();
+    if (!cluster) throw new Error('no current cluster in the kubeconfig');
+    this.server = new URL(cluster.server);
+  }
+
+  /** One keep-alive agent with the kubeconfig's TLS settings (client-node makes a new agent per call). */
+  private makeAgent(opts: https.RequestOptions): http.Agent {
+    if (this.server.protocol !== 'https:') return new http.Agent({ keepAlive: true, maxSockets: 64 });
+    const tls: https.AgentOptions = { keepAlive: true, maxSockets: 64, ca: opts.ca, cert: opts.cert, key: opts.key };
+    if (opts.rejectUnauthorized !== undefined) tls.rejectUnauthorized = opts.rejectUnauthorized;
+    return new https.Agent(tls);
+  }
+
+  static fromDefault(): KubeClient {
+    const config = new KubeConfig();
+    config.loadFromDefault();
+    return new KubeClient(config);
+  }
+
+  /** Auth headers (bearer tokens, exec plugins, basic auth), refreshed now and then for expiring tokens. */
+  private async headers(): Promise<Record<string, string>> {
+    if (this.auth && Date.now() - this.auth.at < AUTH_TTL_MS) return this.auth.headers;
+    const opts: https.RequestOptions = {};
+    await this.config.applyToHTTPSOptions(opts);
+    this.agent ??= this.makeAgent(opts);
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(opts.headers ?? {})) if (value !== undefined) headers[key] = String(value);
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    this.auth = { headers, at: Date.now() };
+    return headers;
+  }
+
+  url(path: string, query: RequestOptions['query'] = {}): URL {
+    const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    return url;
+  }
+
+  private async open(method: string, path: string, options: RequestOptions): Promise<{ req: http.ClientRequest; res: Promise<http.IncomingMessage> }> {
+    const url = this.url(path, options.query);
+    const headers: Record<string, string> = { ...(await this.headers()), Accept: 'application/json' };
+    const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+    if (payload) {
+      headers['Content-Type'] = options.contentType ?? 'application/json';
+      headers['Content-Length'] = String(payload.length);
+    }
+    const transport = url.protocol === 'https:' ? https : http;
+    let req!: http.ClientRequest;
+    const res = new Promise<http.IncomingMessage>((resolve, reject) => {
+      req = transport.request(url, { method, headers, agent: this.agent }, resolve);
+      req.on('error', reject);
+    });
+    if (options.timeoutMs) req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${options.timeoutMs} ms`)));
+    req.end(payload);
+    return { req, res };
+  }
+
+  /** One request; non-2xx answers throw KubeError with the status and the server's message. */
+  async request<T = Record<string, unknown>>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const { res } = await this.open(method, path, { timeoutMs: 30_000, ...options });
+    const response = await res;
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON (a proxy's or load balancer's page): keep the text for the message
+    }
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      const message = typeof body === 'object' && body && 'message' in body ? String((body as { message: unknown }).message) : text.slice(0, 200);
+      const retryAfter = Number(response.headers['retry-after']);
+      throw new KubeError(`${method} ${path}: ${status} ${message}`, status, body, Number.isFinite(retryAfter) ? retryAfter : undefined);
+    }
+    return body as T;
+  }
+
+  /**
+   * A streaming GET (watch): calls `onLine` per JSON line until the server ends the stream,
+   * the connection drops, or `signal` aborts. Resolves on a clean end, rejects on errors.
+   */
+  async stream(path: string, query: RequestOptions['query'], onLine: (line: unknown) => void, signal: AbortSignal, idleMs: number): Promise<void> {
+    const { req, res } = await this.open('GET', path, { query });
+    const abort = () => req.destroy(new Error('aborted'));
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      const response = await res;
+      if ((response.statusCode ?? 0) >= 300) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of response) chunks.push(chunk as Buffer);
+        throw new KubeError(`watch ${path}: ${response.statusCode}`, response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'));
+      }
+      req.setTimeout(idleMs, () => req.destroy(new Error(`watch ${path}: idle for ${idleMs} ms`)));
+      let buffered = '';
+      for await (const chunk of response) {
+        buffered += (chunk as Buffer).toString('utf8');
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          if (line) onLine(JSON.parse(line));
+        }
+      }
+      if (!response.complete) throw new Error(`watch ${path}: connection closed mid-stream`);
+    } catch (error) {
+      req.destroy(); // also when onLine threw (410 Gone): do not leave the stream open
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', abort);
+    }
+  }
+
+  close(): void {
+    this.agent?.destroy();
+  }
+}
+
+export function resourcePath(r: ResourceDescriptor, namespace?: string, name?: string, subresource?: string): string {
+  const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+  const ns = r.scope === 'Namespaced' && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  const tail = name ? `/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}` : '';
+  return `${base}${ns}/${r.plural}${tail}`;
+}
+
+export function describe(r: ResourceDescriptor): string {
+  return `${r.plural}.${r.group}/${r.version}`;
+}

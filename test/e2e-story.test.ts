@@ -1,0 +1,158 @@
+/**
+ * The story end to end against a real API server: status from a TemporaryError, then from the
+ * retry's return value; a PermanentError; a base error thrown by a shared helper; each cause.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { defineHandler, PermanentError, Registry, TemporaryError } from '../src/runtime/index.js';
+import { Operator } from '../src/runtime/operator.js';
+import { FINALIZER } from '../src/runtime/essence.js';
+import { applyCrd, eventually, skip, startCluster, stopCluster, type Cluster } from './support/envtest.js';
+import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from './support/operator.js';
+
+type MyappStatus = { phase?: string };
+/** What `kopfgen generate` emits for the myapp handler (the e2e tests do not depend on the generator). */
+class MyappTemporaryError extends TemporaryError<MyappStatus> {}
+class MyappPermanentError extends PermanentError<MyappStatus> {}
+
+let cluster: Cluster | undefined;
+const operators: Operator[] = [];
+
+async function operate(registry: Registry, ns: string) {
+  const logger = captureLogger();
+  const operator = new Operator({ registry, namespace: ns, logger });
+  operators.push(operator);
+  await operator.start();
+  return { operator, logger };
+}
+
+const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
+const get = (path: string) => cluster!.client.request<Body>('GET', path);
+
+describe('runtime end to end', { skip, timeout: 180_000 }, () => {
+  before(async () => {
+    cluster = startCluster();
+    await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
+    await applyCrd(cluster, 'test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'v1', 'pairs');
+  });
+  after(async () => {
+    for (const operator of operators) await operator.stop();
+    stopCluster(cluster);
+  });
+
+  it('TemporaryError status Pending, then the retry returns Starting; kubectl shows it', async () => {
+    const ns = await namespace(cluster!.client, 'story');
+    const registry = new Registry();
+    const seen: number[] = [];
+    defineHandler<typeof myResource.__resource, MyappStatus>(myResource, 'myapp').onCreate(async ({ retry }) => {
+      seen.push(retry);
+      if (retry === 0) throw new MyappTemporaryError('image not pulled yet', { status: { phase: 'Pending' }, delay: 1 });
+      return { phase: 'Starting' };
+    }, { registry });
+    const { logger } = await operate(registry, ns);
+    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'web' }, spec: { image: 'nginx' } });
+    const pending = await eventually('status Pending', async () => ((await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined));
+    assert.equal(pending, true);
+    await eventually('status Starting', async () => ((await get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined));
+    assert.deepEqual(seen, [0, 1]);
+    const table = cluster!.kubectl('get', 'myresources', '-n', ns);
+    assert.match(table, /^web\s+Starting\s+/m);
+    const body = await eventually('the cause completed', async () => {
+      const current = await get(my(ns, 'web'));
+      return current.metadata.annotations['kopfgen.dev/last-handled-configuration'] ? current : undefined;
+    });
+    assert.equal(body.metadata.annotations['kopfgen.dev/myapp'], undefined, 'progress purged after the cause completed');
+    assert.ok((await events(cluster!.client, ns, 'web')).some((e) => e.type === 'Warning' && e.reason === 'myappFailed'));
+    assert.equal(logger.lines.filter((l) => l.includes('handler myapp failed temporarily')).length, 1);
+    assert.equal(logger.lines.filter((l) => l.includes('handler myapp succeeded')).length, 1);
+  });
+
+  it('PermanentError: status kept, no retry, Event posted, failure stays in the progress record', async () => {
+    const ns = await namespace(cluster!.client, 'perm');
+    const registry = new Registry();
+    let calls = 0;
+    defineHandler<unknown, MyappStatus>(myResource, 'myapp').onCreate(() => {
+      calls++;
+      throw new MyappPermanentError('bad image', { status: { phase: 'Failed' } });
+    }, { registry, backoff: 1 });
+    await operate(registry, ns);
+    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'bad' }, spec: { image: 'x' } });
+    await eventually('status Failed', async () => ((await get(my(ns, 'bad'))).status?.myapp?.phase === 'Failed' ? true : undefined));
+    const event = await eventually('a Warning event', async () => (await events(cluster!.client, ns, 'bad')).find((e) => e.reason === 'myappFailed'));
+    assert.equal(event.type, 'Warning');
+    assert.match(event.message, /myapp failed permanently: bad image/);
+    const record = await eventually('the kept progress record', async () => {
+      const raw = (await get(my(ns, 'bad'))).metadata.annotations?.['kopfgen.dev/myapp'];
+      return raw && JSON.parse(raw).done ? JSON.parse(raw) : undefined;
+    });
+    assert.deepEqual([record.failure, record.message, record.retries], [true, 'bad image', 1]);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(calls, 1);
+    assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^bad\s+Failed\s+/m);
+  });
+
+  it('a base TemporaryError from a shared helper lands under each calling handler id', async () => {
+    const ns = await namespace(cluster!.client, 'shared');
+    const registry = new Registry();
+    const tries = new Map<string, number>();
+    /** Shared by both handlers: knows nothing of handler ids. */
+    function requireReady(who: string): void {
+      const n = (tries.get(who) ?? 0) + 1;
+      tries.set(who, n);
+      if (n === 1) throw new TemporaryError<{ phase: string }>('dependency not ready', { status: { phase: 'Waiting' }, delay: 1.5 });
+    }
+    const observed = new Set<string>();
+    for (const id of ['alpha', 'beta']) {
+      defineHandler<unknown, { phase?: string }>(pair, id).onCreate(() => {
+        requireReady(id);
+        return { phase: `Ready` };
+      }, { registry });
+    }
+    await operate(registry, ns);
+    const path = objectPath('test.kopfgen.dev', 'v1', 'pairs', ns);
+    await create(cluster!.client, path, { apiVersion: 'test.kopfgen.dev/v1', kind: 'Pair', metadata: { name: 'p' }, spec: { size: 1 } });
+    await eventually('both Ready', async () => {
+      const status = (await get(`${path}/p`)).status ?? {};
+      for (const id of ['alpha', 'beta']) if (status[id]?.phase === 'Waiting') observed.add(id);
+      return status.alpha?.phase === 'Ready' && status.beta?.phase === 'Ready' ? true : undefined;
+    });
+    assert.deepEqual([...observed].sort(), ['alpha', 'beta'], 'each id showed Waiting from the helper');
+    assert.match(cluster!.kubectl('get', 'pairs', '-n', ns), /^p\s+Ready\s+Ready\s+/m);
+  });
+
+  it('warns naming a status field the API server pruned (status in the object patch, no subresource)', async () => {
+    const ns = await namespace(cluster!.client, 'prune');
+    const registry = new Registry();
+    defineHandler<unknown, { phase?: string; extra?: number }>(pair, 'alpha').onCreate(() => ({ phase: 'Done', extra: 1 }), { registry });
+    const { logger } = await operate(registry, ns);
+    const path = objectPath('test.kopfgen.dev', 'v1', 'pairs', ns);
+    await create(cluster!.client, path, { apiVersion: 'test.kopfgen.dev/v1', kind: 'Pair', metadata: { name: 'q' }, spec: {} });
+    await eventually('status Done', async () => ((await get(`${path}/q`)).status?.alpha?.phase === 'Done' ? true : undefined));
+    assert.ok(logger.lines.some((l) => l.includes('dropped status.alpha.extra')), logger.lines.join('\n'));
+  });
+
+  it('causes: create, update with its diff, field, own writes ignored, delete with the finalizer', async () => {
+    const ns = await namespace(cluster!.client, 'causes');
+    const registry = new Registry();
+    const calls: string[] = [];
+    const h = defineHandler<unknown, { seen?: string }>(myResource, 'myapp');
+    h.onCreate(() => { calls.push('create'); return { seen: 'create' }; }, { registry });
+    h.onUpdate(({ diff }) => { calls.push(`update ${JSON.stringify(diff)}`); return { seen: 'update' }; }, { registry });
+    h.onField('spec.replicas', ({ old, new: now }) => { calls.push(`replicas ${old}->${now}`); }, { registry });
+    h.onDelete(() => { calls.push('delete'); }, { registry });
+    await operate(registry, ns);
+    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'c' }, spec: { image: 'a' } });
+    await eventually('create handled', async () => ((await get(my(ns, 'c'))).metadata.annotations?.['kopfgen.dev/last-handled-configuration'] ? true : undefined));
+    assert.ok((await get(my(ns, 'c'))).metadata.finalizers.includes(FINALIZER));
+    assert.deepEqual(calls, ['create', 'replicas undefined->1']);
+    await cluster!.client.request('PATCH', my(ns, 'c'), { body: { spec: { image: 'b' } }, contentType: 'application/merge-patch+json' });
+    await eventually('update handled', async () => (calls.length === 3 ? true : undefined));
+    assert.equal(calls[2], 'update [["change",["spec","image"],"a","b"]]');
+    await cluster!.client.request('PATCH', `${my(ns, 'c')}/status`, { body: { status: { other: 1 } }, contentType: 'application/merge-patch+json' });
+    await cluster!.client.request('DELETE', my(ns, 'c'));
+    await eventually('object gone', async () => {
+      try { await get(my(ns, 'c')); return undefined; } catch (error) { return (error as { status?: number }).status === 404 ? true : undefined; }
+    });
+    assert.deepEqual(calls.slice(3), ['delete'], 'the status write triggered nothing; delete ran once');
+  });
+});
