@@ -1,8 +1,13 @@
 /**
- * Merging stubs into a user's existing handlers file (owned by the handlers work, with ts-morph):
- * adds exactly the stubs whose function is missing and never changes a line the user wrote.
- * Pure: text in, text out. The writer (`src/io/write.ts`) calls it for files of role `stub`.
+ * Merging stubs into a user's existing handlers file (with ts-morph): adds the stubs of handlers
+ * the file does not know yet and never changes a line the user wrote. ts-morph only reads the
+ * file; new text is spliced in at two places (new import lines after the last import, new stubs
+ * at the end), so every existing byte stays where and as it was. Pure: text in, text out.
+ *
+ * A handler is known once the file mentions its definition (`MyResourceMyapp`) anywhere: a user
+ * who deleted the update stub of a known handler meant it, and it is not brought back.
  */
+import { Node, Project, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { GeneratedFile, StubEntry } from '../api.js';
 
 export interface StubMergeResult {
@@ -13,7 +18,123 @@ export interface StubMergeResult {
   orphaned: string[];
 }
 
+interface ImportSpec {
+  module: string;
+  name: string;
+  typeOnly: boolean;
+}
+
+const STUB_NAME = /^(\w+?)On(Create|Update|Resume|Delete|Field)$/;
+
 export function mergeStubFile(existing: string, file: GeneratedFile): StubMergeResult {
-  void file;
-  return { text: existing, added: [], orphaned: [] };
+  const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
+  const user = project.createSourceFile('/user.ts', existing);
+  const generated = project.createSourceFile('/generated.ts', file.content);
+  const offered = importsOf(generated);
+  const identifiers = identifierTexts(user);
+  const declared = topLevelNames(user);
+  const entries = file.stubs ?? [];
+
+  const added = entries.filter((entry) => {
+    const definition = registeredDefinition(entry, offered);
+    return !declared.has(entry.name) && !(definition !== undefined && identifiers.has(definition));
+  });
+  const orphaned = orphans(user, entries, offered);
+  if (added.length === 0) return { text: existing, added, orphaned };
+
+  const needed = new Set<string>();
+  for (const entry of added) for (const id of identifierTexts(project.createSourceFile(`/stub-${entry.name}.ts`, entry.text))) needed.add(id);
+  const missingImports = offered.filter((i) => needed.has(i.name) && !declared.has(i.name));
+  const importAt = importOffset(user, existing);
+  const gap = importAt === existing.length && existing !== '' && !existing.endsWith('\n') ? '\n' : '';
+  const importText = missingImports.length > 0 ? gap + importLines(missingImports) : '';
+  const head = existing.slice(0, importAt) + importText + existing.slice(importAt);
+  const tail = added.map((entry) => '\n' + entry.text).join('');
+  return { text: (head.endsWith('\n') || head === '' ? head : head + '\n') + tail, added, orphaned };
+}
+
+/** Named imports of the generated stub file, in order. */
+function importsOf(source: SourceFile): ImportSpec[] {
+  const out: ImportSpec[] = [];
+  for (const decl of source.getImportDeclarations()) {
+    for (const named of decl.getNamedImports()) {
+      out.push({ module: decl.getModuleSpecifierValue(), name: named.getName(), typeOnly: decl.isTypeOnly() || named.isTypeOnly() });
+    }
+  }
+  return out;
+}
+
+/** The definition a stub registers with (`MyResourceMyapp` in `MyResourceMyapp.onCreate(fn)`). */
+function registeredDefinition(entry: StubEntry, offered: ImportSpec[]): string | undefined {
+  const match = /^([A-Za-z_$][\w$]*)\.on[A-Z]\w*\(/m.exec(entry.text);
+  return match && offered.some((i) => i.name === match[1]) ? match[1] : undefined;
+}
+
+function identifierTexts(source: SourceFile): Set<string> {
+  return new Set(source.getDescendantsOfKind(SyntaxKind.Identifier).map((i) => i.getText()));
+}
+
+/** Every name bound at the top level: declarations, imports (local names) and exports. */
+function topLevelNames(source: SourceFile): Set<string> {
+  const names = new Set<string>(source.getExportedDeclarations().keys());
+  for (const f of source.getFunctions()) if (f.getName()) names.add(f.getName()!);
+  for (const c of source.getClasses()) if (c.getName()) names.add(c.getName()!);
+  for (const v of source.getVariableDeclarations()) names.add(v.getName());
+  for (const i of source.getInterfaces()) names.add(i.getName());
+  for (const t of source.getTypeAliases()) names.add(t.getName());
+  for (const d of source.getImportDeclarations()) {
+    for (const n of d.getNamedImports()) names.add(n.getAliasNode()?.getText() ?? n.getName());
+    const def = d.getDefaultImport();
+    if (def) names.add(def.getText());
+    const ns = d.getNamespaceImport();
+    if (ns) names.add(ns.getText());
+  }
+  return names;
+}
+
+/**
+ * Stub-named functions whose handler is gone (no current stub has that handler part), and
+ * generated names the file still uses from the generated module that it no longer exports.
+ */
+function orphans(user: SourceFile, entries: StubEntry[], offered: ImportSpec[]): string[] {
+  const handlerParts = new Set(entries.map((e) => STUB_NAME.exec(e.name)?.[1]));
+  const current = new Set(entries.map((e) => e.name));
+  const out = new Set<string>();
+  for (const name of user.getExportedDeclarations().keys()) {
+    const match = STUB_NAME.exec(name);
+    if (match && !current.has(name) && !handlerParts.has(match[1])) out.add(name);
+  }
+  const modules = new Set(offered.map((i) => i.module));
+  const names = new Set(offered.map((i) => i.name));
+  for (const decl of user.getImportDeclarations()) {
+    if (!modules.has(decl.getModuleSpecifierValue())) continue;
+    for (const named of decl.getNamedImports()) if (!names.has(named.getName())) out.add(named.getName());
+  }
+  return [...out].sort();
+}
+
+function importLines(specs: ImportSpec[]): string {
+  const byModule = new Map<string, ImportSpec[]>();
+  for (const s of specs) byModule.set(s.module, [...(byModule.get(s.module) ?? []), s]);
+  let out = '';
+  for (const [module, list] of byModule) {
+    const allTypes = list.every((s) => s.typeOnly);
+    const names = list.map((s) => (s.typeOnly && !allTypes ? `type ${s.name}` : s.name)).join(', ');
+    out += `import ${allTypes ? 'type ' : ''}{ ${names} } from ${JSON.stringify(module)};\n`;
+  }
+  return out;
+}
+
+/** Just after the line of the last import; before the first statement when there is none. */
+function importOffset(user: SourceFile, text: string): number {
+  const imports = user.getImportDeclarations();
+  const anchor = imports.length > 0 ? imports[imports.length - 1].getEnd() : undefined;
+  if (anchor !== undefined) {
+    const eol = text.indexOf('\n', anchor);
+    return eol < 0 ? text.length : eol + 1;
+  }
+  const first = user.getStatements()[0];
+  if (!first) return text.length;
+  const start = Node.isNode(first) ? first.getStart(true) : 0;
+  return text.lastIndexOf('\n', start - 1) + 1;
 }
