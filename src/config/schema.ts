@@ -134,12 +134,13 @@ function describe(node: Node | null | undefined): string {
   return 'an unsupported value';
 }
 
-/** The known key within edit distance 2 of `key`, for "did you mean". */
+/** The known key within edit distance 2 of `key` (or a prefix of it, `outDir` → `out`), for "did you mean". */
 function closest(key: string, known: string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const k of known) {
-    const d = distance(key.toLowerCase(), k.toLowerCase());
+    const [a, b] = [key.toLowerCase(), k.toLowerCase()];
+    const d = a.startsWith(b) || b.startsWith(a) ? 1 : distance(a, b);
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
   return best;
