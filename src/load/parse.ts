@@ -3,7 +3,7 @@
  * templates (reported, never half-parsed) and malformed YAML (reported with its position).
  * Documents that are not CRDs are skipped with a note.
  */
-import { parseAllDocuments, type Document, type YAMLError } from 'yaml';
+import { parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
 import type { SourceText } from '../api.js';
 import { pointerJoin, type Diagnostic } from '../diagnostics.js';
 import { ParsedSource, asMap, asSeq, get, str, type CrdNode } from './source.js';
@@ -24,21 +24,14 @@ export interface ParseResult {
 export function parseSource(input: SourceText): ParseResult {
   const source = new ParsedSource(input.file, input.text);
   const diagnostics: Diagnostic[] = [];
-  const helm = input.text.includes('{{') ? HELM_LINE.exec(input.text) : null;
-  if (helm) {
-    const at = helm.index + (helm[0].indexOf('{{'));
-    diagnostics.push({
-      severity: 'error',
-      code: 'KG105',
-      message: 'this looks like a Helm template ({{ ... }}); render it first (e.g. `helm template`) and pass the output',
-      pointer: '',
-      ...posOf(input.text, at, input.file),
-    });
-    return { crds: [], diagnostics };
+  const docs = parseAllDocuments(input.text, { lineCounter: source.lineCounter, prettyErrors: false }) as Document.Parsed[];
+  const helm = input.text.includes('{{') ? helmDirective(input.text, docs) : undefined;
+  if (helm !== undefined) {
+    const message = 'this looks like a Helm template ({{ ... }}); render it first (e.g. `helm template`) and pass the output';
+    return { crds: [], diagnostics: [{ severity: 'error', code: 'KG105', message, pointer: '', ...source.pos(helm) }] };
   }
-  const docs = parseAllDocuments(input.text, { lineCounter: source.lineCounter, prettyErrors: false });
   const crds: CrdNode[] = [];
-  for (const doc of docs as Document.Parsed[]) {
+  for (const doc of docs) {
     if (doc.errors.length > 0) {
       for (const e of doc.errors) diagnostics.push(yamlError(source, e));
       continue;
@@ -49,6 +42,28 @@ export function parseSource(input: SourceText): ParseResult {
     diagnostics.push({ severity: 'warning', code: 'KG117', message: 'file is empty', pointer: '', file: input.file, line: 1, col: 1 });
   }
   return { crds, diagnostics };
+}
+
+/**
+ * The offset of the first `{{` that is template syntax rather than text: a line shaped like a
+ * Helm directive whose `{{` does not sit inside a string scalar (descriptions of Go-template
+ * fields legitimately contain `{{ ... }}`).
+ */
+function helmDirective(text: string, docs: Document.Parsed[]): number | undefined {
+  const strings: [number, number][] = [];
+  for (const doc of docs) {
+    visit(doc, {
+      Scalar(_key, node) {
+        if (typeof node.value === 'string' && node.range && node.value.includes('{{')) strings.push([node.range[0], node.range[1]]);
+      },
+    });
+  }
+  const lines = new RegExp(HELM_LINE.source, 'gm');
+  for (let m = lines.exec(text); m; m = lines.exec(text)) {
+    const at = m.index + m[0].indexOf('{{');
+    if (!strings.some(([from, to]) => at >= from && at < to)) return at;
+  }
+  return undefined;
 }
 
 function collectCrds(source: ParsedSource, doc: Document.Parsed, diagnostics: Diagnostic[], out: CrdNode[]): void {
@@ -92,14 +107,4 @@ function skipNote(source: ParsedSource, doc: Document.Parsed, map: ReturnType<ty
 function yamlError(source: ParsedSource, e: YAMLError): Diagnostic {
   const first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
   return { severity: 'error', code: 'KG104', message: `malformed YAML: ${first} (${e.code})`, pointer: '', ...source.pos(e.pos[0]) };
-}
-
-function posOf(text: string, offset: number, file: string): { file: string; line: number; col: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    lineStart = i + 1;
-  }
-  return { file, line, col: offset - lineStart + 1 };
 }
