@@ -65,4 +65,9 @@ export class Registry {
   }
 }
 
-export const defaultRegistry = new Registry();
+/**
+ * One default registry per process, even when a `.ts` operator loaded through tsx brings a
+ * second copy of this module: both copies find the same instance under a global symbol.
+ */
+const globalKey = Symbol.for('kopfgen.defaultRegistry');
+export const defaultRegistry: Registry = ((globalThis as Record<symbol, unknown>)[globalKey] ??= new Registry()) as Registry;

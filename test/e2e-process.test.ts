@@ -1,0 +1,110 @@
+/**
+ * The operator as a process: `runOperator` on a TypeScript module in a child process, stopped
+ * by SIGTERM in the middle of a handler; a restart in the middle of a retry; a missing CRD.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { runOperator } from '../src/cli/run.js';
+import { defineHandler, defineResource, Registry, TemporaryError } from '../src/runtime/index.js';
+import { Operator } from '../src/runtime/operator.js';
+import { applyCrd, eventually, skip, startCluster, stopCluster, type Cluster } from './support/envtest.js';
+import { captureLogger, create, myResource, namespace, objectPath, type Body } from './support/operator.js';
+
+let cluster: Cluster | undefined;
+const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
+const get = (path: string) => cluster!.client.request<Body>('GET', path);
+
+function runChild(ns: string, env: Record<string, string> = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const script = "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], { namespace: process.env.NS });";
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, 'test/fixtures/runtime/slow-operator.ts'], {
+    env: { ...process.env, KUBECONFIG: cluster!.kubeconfig, NS: ns, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+describe('operator process', { skip, timeout: 180_000 }, () => {
+  before(async () => {
+    cluster = startCluster();
+    await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
+  });
+  after(() => stopCluster(cluster));
+
+  it('SIGTERM mid-handler: the handler finishes, its patch is written, exit 0', async () => {
+    const ns = await namespace(cluster!.client, 'sigterm');
+    const run = runChild(ns, { HANDLER_MS: '2000' });
+    try {
+      await eventually('the operator to watch', async () => (run.output().includes('watching myresources') ? true : undefined), 30_000);
+      await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'slow' }, spec: { image: 'x' } });
+      await eventually('the handler to start', async () => (run.output().includes('handler started slow') ? true : undefined));
+      run.child.kill('SIGTERM');
+      const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]);
+      assert.equal(code, 0, run.output());
+      assert.match(run.output(), /handler finished slow/);
+      assert.match(run.output(), /handler myapp succeeded/);
+      const body = await get(my(ns, 'slow'));
+      assert.equal(body.status?.myapp?.phase, 'Done');
+      assert.equal(JSON.parse(body.metadata.annotations['kopfgen.dev/myapp']).success, true, 'progress recorded before exit');
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('a restart in the middle of a retry waits for the delay and runs the handler once more, not twice', async () => {
+    const ns = await namespace(cluster!.client, 'restart');
+    const first = new Registry();
+    defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(() => {
+      throw new TemporaryError('not yet', { status: { phase: 'Pending' }, delay: 3 });
+    }, { registry: first });
+    const op1 = new Operator({ registry: first, namespace: ns, logger: captureLogger() });
+    await op1.start();
+    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'r' }, spec: { image: 'x' } });
+    const record = await eventually('the delayed record', async () => {
+      const raw = (await get(my(ns, 'r'))).metadata.annotations?.['kopfgen.dev/myapp'];
+      return raw ? JSON.parse(raw) : undefined;
+    });
+    await op1.stop();
+    const second = new Registry();
+    const calls: { retry: number; at: number }[] = [];
+    let resumed = 0;
+    const h = defineHandler<unknown, { phase?: string }>(myResource, 'myapp');
+    h.onCreate(({ retry }) => { calls.push({ retry, at: Date.now() }); return { phase: 'Starting' }; }, { registry: second });
+    h.onResume(() => { resumed++; }, { registry: second });
+    const op2 = new Operator({ registry: second, namespace: ns, logger: captureLogger() });
+    await op2.start();
+    try {
+      await eventually('status Starting', async () => ((await get(my(ns, 'r'))).status?.myapp?.phase === 'Starting' ? true : undefined));
+      await eventually('the cause to complete', async () => ((await get(my(ns, 'r'))).metadata.annotations['kopfgen.dev/last-handled-configuration'] ? true : undefined));
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(calls.length, 1);
+      assert.equal(calls[0].retry, 1);
+      assert.ok(calls[0].at >= Date.parse(record.delayed), 'not before delayed-until');
+      assert.equal(resumed, 0, 'resume handlers do not mix into a creation');
+    } finally {
+      await op2.stop();
+    }
+    const op3 = new Operator({ registry: second, namespace: ns, logger: captureLogger() });
+    await op3.start();
+    try {
+      await eventually('the resume handler', async () => (resumed === 1 ? true : undefined));
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual([calls.length, resumed], [1, 1], 'a finished create handler does not run again on restart; resume runs once');
+    } finally {
+      await op3.stop();
+    }
+  });
+
+  it('exits 1 naming the resource when its CRD is not installed', async () => {
+    const registry = new Registry();
+    const missing = defineResource({ group: 'missing.kopfgen.dev', version: 'v1', plural: 'ghosts', kind: 'Ghost', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+    defineHandler(missing, 'h').onCreate(() => undefined, { registry });
+    const lines: string[] = [];
+    const code = await runOperator('test/fixtures/runtime/empty.mjs', { registry, kubeconfig: cluster!.kubeconfig, write: (l) => lines.push(l) });
+    assert.equal(code, 1);
+    assert.match(lines.join('\n'), /does not serve ghosts\.missing\.kopfgen\.dev\/v1 .*is the CRD ghosts\.missing\.kopfgen\.dev installed/);
+  });
+});
