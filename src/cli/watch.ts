@@ -3,9 +3,9 @@
  * the configuration, until SIGINT/SIGTERM. A run with errors reports them and writes nothing,
  * so the previous output stays in place; the writer rewrites only files whose text changed.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
 import { promises as fs } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { CONFIG_FILES } from '../config/load.js';
 import { CACHE_DIR } from './cache.js';
@@ -61,6 +61,27 @@ export async function watchTargets(run: ResolvedRun): Promise<WatchTarget[]> {
   return targets;
 }
 
+function isDirectorySync(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `root` and every directory below it, skipping what the reader skips (hidden, node_modules) and outputs. */
+async function subdirectories(root: string, ignored: (abs: string) => boolean): Promise<string[]> {
+  const out = [root];
+  for (let i = 0; i < out.length; i++) {
+    const entries = await fs.readdir(out[i], { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      const abs = join(out[i], e.name);
+      if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules' && !ignored(abs)) out.push(abs);
+    }
+  }
+  return out;
+}
+
 async function nearestExisting(dir: string): Promise<string> {
   while (!(await isDirectory(dir)) && dirname(dir) !== dir) dir = dirname(dir);
   return dir;
@@ -73,6 +94,7 @@ export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pi
   let running: Promise<void> = Promise.resolve();
   let pending = false;
   let configChanged = false;
+  let stopped = false;
   const say = (text: string): void => {
     if (run.format === 'text' && !run.quiet) streams.stdout.write(`kopfgen: ${text}\n`);
   };
@@ -87,21 +109,33 @@ export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pi
     [run.outDir, run.stubsDir, join(run.cwd, CACHE_DIR)].some((d) => d !== undefined && (abs === d || abs.startsWith(d + sep))) ||
     basename(abs).endsWith('.kopfgen.tmp');
 
+  const onEvent = (target: WatchTarget, dir: string, name: string | null): void => {
+    const file = name ? join(dir, name) : dir;
+    if (ignored(file)) return;
+    if (target.names && !target.names.has(basename(file))) return;
+    const isConfig = file === run.configPath || (target.names !== undefined && (CONFIG_FILES.includes(basename(file)) || basename(file) === 'package.json'));
+    if (!isConfig && !RELEVANT.test(file) && !isDirectorySync(file)) return;
+    configChanged ||= isConfig;
+    schedule();
+  };
+
+  /** Non-recursive watchers on every directory (Node 20's recursive mode on Linux misses renames onto a file). */
   const listen = async (): Promise<void> => {
+    const targets = await watchTargets(run);
+    const dirsOf = await Promise.all(targets.map((t) => (t.recursive ? subdirectories(t.dir, ignored) : [t.dir])));
     for (const w of watchers) w.close();
     watchers = [];
-    for (const target of await watchTargets(run)) {
-      const w = watch(target.dir, { recursive: target.recursive }, (_event, name) => {
-        const file = name ? (isAbsolute(name.toString()) ? name.toString() : join(target.dir, name.toString())) : target.dir;
-        if (ignored(file)) return;
-        if (target.names && !target.names.has(basename(file))) return;
-        const isConfig = run.configPath === file || (!target.recursive && CONFIG_FILES.includes(basename(file))) || basename(file) === 'package.json';
-        if (!isConfig && !RELEVANT.test(file) && (name ?? '').toString().includes('.')) return;
-        configChanged ||= isConfig;
-        schedule();
-      });
-      w.on('error', (e) => streams.stderr.write(`kopfgen: watch error on ${target.dir}: ${e.message}\n`));
-      watchers.push(w);
+    if (stopped) return;
+    for (const [i, target] of targets.entries()) {
+      for (const dir of dirsOf[i]) {
+        try {
+          const w = watch(dir, (_event, name) => onEvent(target, dir, name === null ? null : name.toString()));
+          w.on('error', () => undefined); // a watched directory was removed: the next run re-lists
+          watchers.push(w);
+        } catch {
+          // the directory vanished between listing and watching; the next run re-lists
+        }
+      }
     }
   };
 
@@ -116,14 +150,15 @@ export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pi
         return;
       }
       run = { ...next.run, watch: true };
-      await listen();
     }
     say('change detected, regenerating…');
     await once();
+    await listen(); // directories may have appeared or gone
   };
 
   const schedule = (): void => {
     if (timer) clearTimeout(timer);
+    if (stopped) return;
     timer = setTimeout(() => {
       timer = undefined;
       if (pending) return;
@@ -137,7 +172,7 @@ export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pi
 
   await once();
   await listen();
-  say(`watching ${watchers.length} location${watchers.length === 1 ? '' : 's'} for changes (Ctrl-C to stop)`);
+  say(`watching ${watchers.length} director${watchers.length === 1 ? 'y' : 'ies'} for changes (Ctrl-C to stop)`);
   await new Promise<void>((stop) => {
     const onSignal = (): void => {
       process.off('SIGINT', onSignal);
@@ -147,9 +182,11 @@ export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pi
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  stopped = true;
   if (timer) clearTimeout(timer);
   for (const w of watchers) w.close();
   await running;
+  for (const w of watchers) w.close();
   say('stopped watching');
   return 0;
 }
