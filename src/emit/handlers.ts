@@ -55,7 +55,10 @@ export function emitHandlerSection(input: HandlerSectionInput): HandlerSection {
     );
   }
   const runtimeTypeImports = [...(usage.kubernetesObject ? ['KubernetesObject'] : []), ...(usage.objectMeta ? ['ObjectMeta'] : [])];
-  return { runtimeImports: ['PermanentError', 'TemporaryError', 'defineHandler', 'handlerStatus'], runtimeTypeImports, text: out.join(''), exports };
+  // Only object statuses carry the brand; an unused import would trip `noUnusedLocals` in users' builds.
+  const branded = handlers.some((h) => h.status.type === 'object');
+  const runtimeImports = ['PermanentError', 'TemporaryError', 'defineHandler', ...(branded ? ['handlerStatus'] : [])];
+  return { runtimeImports, runtimeTypeImports, text: out.join(''), exports };
 }
 
 /** `create_fn` → `CreateFn`, `my-app` → `MyApp`, `a.b` → `AB`; collisions get a numeric suffix. */
@@ -95,10 +98,10 @@ function pushStatus(out: string[], input: HandlerSectionInput, handler: HandlerM
     return;
   }
   // Not reachable from the schema (no status object to insert into): this section names and emits it.
+  nameBelow(status, names.status, input.uniqueName);
   out.push(`export interface ${names.status} {\n`);
   pushMembers(out, status);
   out.push(brand, '}\n');
-  nameBelow(status, names.status, input.uniqueName);
   pushNestedInterfaces(out, status, usage);
 }
 
