@@ -1,0 +1,135 @@
+/**
+ * A fault-injecting HTTP proxy between the runtime and the real API server, for faults a
+ * healthy server does not produce: dropped watches, `410 Gone`, 409/429/5xx answers, slow
+ * answers. The runtime talks plain HTTP to the proxy (a kubeconfig the proxy writes); the
+ * proxy talks to the server with the real kubeconfig's TLS and credentials.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Fault {
+  method?: string;
+  path?: RegExp;
+  /** Only watch requests (`watch=1`), or only others. */
+  watch?: boolean;
+  /** How many matching requests it applies to (default 1). */
+  times?: number;
+  /** Answer with this status (and a Kubernetes Status body; 429 carries Retry-After: 1). */
+  status?: number;
+  /** For watches: answer 200 with one ERROR event of code 410, then end. */
+  gone?: boolean;
+  /** Hold the request this long before forwarding it. */
+  delayMs?: number;
+}
+
+export interface Seen {
+  method: string;
+  path: string;
+  status: number;
+  fault?: string;
+}
+
+export class FaultProxy {
+  readonly seen: Seen[] = [];
+  private readonly faults: (Fault & { left: number })[] = [];
+  private readonly watches = new Set<http.ServerResponse>();
+  private constructor(
+    private readonly server: http.Server,
+    private readonly upstream: URL,
+    private readonly agent: https.Agent,
+    private readonly headers: Record<string, string>,
+    readonly kubeconfig: string,
+  ) {}
+
+  static async start(kubeconfigPath: string): Promise<FaultProxy> {
+    const config = new KubeConfig();
+    config.loadFromFile(kubeconfigPath);
+    const opts: https.RequestOptions = {};
+    await config.applyToHTTPSOptions(opts);
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(opts.headers ?? {})) headers[key] = String(value);
+    const agent = new https.Agent({ ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized, keepAlive: true });
+    const server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-proxy-')), 'kubeconfig');
+    writeFileSync(file, [
+      'apiVersion: v1', 'kind: Config', 'current-context: proxy',
+      `clusters: [{name: proxy, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]`,
+      'users: [{name: proxy, user: {}}]', 'contexts: [{name: proxy, context: {cluster: proxy, user: proxy}}]', '',
+    ].join('\n'));
+    const proxy = new FaultProxy(server, new URL(config.getCurrentCluster()!.server), agent, headers, file);
+    server.on('request', (req, res) => void proxy.handle(req, res));
+    return proxy;
+  }
+
+  inject(fault: Fault): void {
+    this.faults.push({ ...fault, left: fault.times ?? 1 });
+  }
+
+  /** Cuts every open watch connection, as a network failure or an API server restart would. */
+  dropWatches(): number {
+    const count = this.watches.size;
+    for (const res of this.watches) res.destroy();
+    this.watches.clear();
+    return count;
+  }
+
+  openWatches(): number {
+    return this.watches.size;
+  }
+
+  private take(req: http.IncomingMessage, isWatch: boolean): Fault | undefined {
+    const fault = this.faults.find((f) => f.left > 0 && (!f.method || f.method === req.method) && (!f.path || f.path.test(req.url ?? '')) && (f.watch === undefined || f.watch === isWatch));
+    if (fault) fault.left--;
+    return fault;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const isWatch = /[?&]watch=(1|true)/.test(url);
+    const fault = this.take(req, isWatch);
+    const record = (status: number, name?: string) => this.seen.push({ method: req.method ?? '', path: url, status, fault: name });
+    if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (fault?.gone) {
+      req.resume();
+      record(200, 'gone');
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'too old resource version', reason: 'Expired', code: 410 } })}\n`);
+      return;
+    }
+    if (fault?.status) {
+      req.resume();
+      record(fault.status, String(fault.status));
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      if (fault.status === 429) headers['Retry-After'] = '1';
+      res.writeHead(fault.status, headers);
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `injected ${fault.status}`, code: fault.status }));
+      return;
+    }
+    const headers = { ...req.headers, ...this.headers, host: this.upstream.host };
+    const upstream = https.request(new URL(url, this.upstream), { method: req.method, headers, agent: this.agent }, (answer) => {
+      record(answer.statusCode ?? 0, fault?.delayMs ? 'slow' : undefined);
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      if (isWatch) {
+        this.watches.add(res);
+        res.on('close', () => { this.watches.delete(res); answer.destroy(); });
+      }
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  }
+
+  async close(): Promise<void> {
+    this.dropWatches();
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+    this.agent.destroy();
+  }
+}
