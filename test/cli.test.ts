@@ -150,3 +150,15 @@ test('--handlers adds handler ids for a kind', async () => {
   assert.match(module, /WidgetResizeStatus/);
   assert.match(module, /WidgetAuditStatus/);
 });
+
+test('run: a missing module exits 1; a missing argument or a bad option exits 2', async () => {
+  const dir = await tempProject({ 'operator.mjs': 'export {};\n' });
+  const missing = await kopfgen(['run', 'nope.js'], dir);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /nope\.js: no such file/);
+  assert.equal((await kopfgen(['run'], dir)).code, 2);
+  assert.equal((await kopfgen(['run', 'operator.mjs', '--concurrency', '0'], dir)).code, 2);
+  const noCluster = await kopfgen(['run', 'operator.mjs', '--kubeconfig', 'missing-kubeconfig'], dir);
+  assert.equal(noCluster.code, 1);
+  assert.match(noCluster.stderr, /no usable kubeconfig/);
+});

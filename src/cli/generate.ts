@@ -15,7 +15,7 @@ import type { Reporter, RunReport } from './report.js';
 /** The generator as the CLI sees it; bound to the real reader and pipeline in `pipeline.ts`. */
 export interface Pipeline {
   read(inputs: string[], cwd: string): Promise<{ sources: SourceText[]; diagnostics: Diagnostic[] }>;
-  generate(sources: SourceText[], options: GenerateOptions): GenerateResult;
+  generate(sources: SourceText[], options: GenerateOptions): GenerateResult | Promise<GenerateResult>;
 }
 
 interface Produced {
@@ -70,7 +70,7 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
     return finishPlan({ diagnostics: [...read.diagnostics, ...entry.diagnostics], files: stubs, stats: entry.stats, entry, key, hit: true }, plan);
   }
   reporter.progress(`generating from ${read.sources.length} files…`);
-  const result = pipeline.generate(read.sources, run.options);
+  const result = await pipeline.generate(read.sources, run.options);
   const diagnostics = [...read.diagnostics, ...result.diagnostics];
   const stats = { crds: result.stats.crds, versions: result.stats.versions, handlers: result.stats.handlers };
   if (hasErrors(diagnostics)) return { diagnostics, files: result.files, stats, hit: false };

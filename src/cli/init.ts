@@ -105,7 +105,7 @@ async function generateInto(target: string, files: NewFile[], crd: string, pipel
   const loaded = parseConfig(join(target, configFile.path), configFile.path, configFile.content, false);
   if (loaded.diagnostics.length > 0) return { files: [], diagnostics: loaded.diagnostics };
   const run = resolveRun(target, [], {}, loaded);
-  const result = pipeline.generate([{ file: EXAMPLE_CRD, text: crd }], run.options);
+  const result = await pipeline.generate([{ file: EXAMPLE_CRD, text: crd }], run.options);
   const out: NewFile[] = [];
   for (const f of result.files) {
     const root = f.role === 'stub' ? run.stubsDir : run.outDir;

@@ -8,7 +8,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { runGenerate } from './generate.js';
 import { runInit } from './init.js';
@@ -90,7 +90,33 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .argument('[dir]', 'target directory, created if missing', '.')
     .option('-q, --quiet', 'print only errors')
     .action(async (dir: string, flags: { quiet?: boolean }) => setExit(await runInit(dir, streams, flags.quiet ?? false, realPipeline)));
+  program
+    .command('run')
+    .description('run the operator: load a module that registers handlers, watch its resources until SIGTERM/SIGINT')
+    .argument('<module>', 'JavaScript module (or TypeScript, through tsx) that imports your handlers, e.g. dist/operator.js')
+    .option('-n, --namespace <ns>', 'watch one namespace (default: all)')
+    .option('--concurrency <n>', 'objects handled at once (default: 16)', positiveInt)
+    .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'))
+    .action(async (module: string, flags: RunFlags) => {
+      // Loaded on demand: the Kubernetes client is not needed to generate code.
+      const { runOperator } = await import('./run.js');
+      setExit(await runOperator(module, { ...flags, write: (line) => streams.stderr.write(`${line}\n`) }));
+    });
   return program;
+}
+
+interface RunFlags {
+  namespace?: string;
+  concurrency?: number;
+  kubeconfig?: string;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
 }
 
 /** Kept in step with package.json by a test (reading package.json at start-up would cost a file read). */
