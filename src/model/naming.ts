@@ -7,14 +7,17 @@
 import type { CrdModel, ObjectNode, SchemaNode, VersionModel } from './ir.js';
 import { NameScope, RESERVED_NAMES, pascal } from './reserved.js';
 
+/** What the run-wide prefix of a CRD depends on. CRD names are unique after duplicate removal. */
+export type KindName = Pick<CrdModel, 'name' | 'kind' | 'group'>;
+
 /** Scopes per version module, so later emitters (handlers) claim names that cannot clash. */
 export type ModuleScopes = Map<VersionModel, NameScope>;
 
-export function nameModels(crds: CrdModel[]): ModuleScopes {
-  const prefixes = kindPrefixes(crds);
+/** `prefixes` (from `kindPrefixes`) may be computed over a larger run than `crds`. */
+export function nameModels(crds: CrdModel[], prefixes: Map<string, string> = kindPrefixes(crds)): ModuleScopes {
   const scopes: ModuleScopes = new Map();
   for (const crd of crds) {
-    const prefix = prefixes.get(crd)!;
+    const prefix = prefixes.get(crd.name)!;
     for (const version of crd.versions) {
       if (!version.served) continue;
       const versionPrefix = version.storage ? prefix : prefix + pascal(version.name);
@@ -74,13 +77,13 @@ function nameChildren(root: ObjectNode, rootName: string, scope: NameScope, skip
  * Kind alone when it is unique in the run and not reserved; else qualified by the group's first
  * label (`cert-manager.io` → `CertManager`), then by the whole group, then numbered.
  */
-function kindPrefixes(crds: CrdModel[]): Map<CrdModel, string> {
-  const byKind = new Map<string, CrdModel[]>();
+export function kindPrefixes(crds: readonly KindName[]): Map<string, string> {
+  const byKind = new Map<string, KindName[]>();
   for (const crd of crds) {
     const k = pascal(crd.kind);
     byKind.set(k, [...(byKind.get(k) ?? []), crd]);
   }
-  const out = new Map<CrdModel, string>();
+  const out = new Map<string, string>();
   const taken = new NameScope();
   const sorted = [...crds].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const crd of sorted) {
@@ -88,7 +91,7 @@ function kindPrefixes(crds: CrdModel[]): Map<CrdModel, string> {
     const unique = byKind.get(kind)!.length === 1 && !RESERVED_NAMES.has(kind);
     const candidates = unique ? [kind] : [pascal(crd.group.split('.')[0]) + kind, pascal(crd.group) + kind];
     const free = candidates.find((c) => !taken.has(c) && !RESERVED_NAMES.has(c) && !(c !== kind && byKind.has(c)));
-    out.set(crd, taken.claim(free ?? candidates[candidates.length - 1]));
+    out.set(crd.name, taken.claim(free ?? candidates[candidates.length - 1]));
   }
   return out;
 }

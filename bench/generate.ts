@@ -1,0 +1,86 @@
+/**
+ * End to end (read, parse, model, emit, write to a fresh temporary directory) against the
+ * floor: the `yaml` package alone parsing the same texts (parseAllDocuments + toJS), measured
+ * in the same process. Runs interleave and the median counts, so a busy machine skews both
+ * sides alike. Then the largest CRD alone, and the slowest single CRD.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { SourceText } from '../src/api.js';
+import { generate } from '../src/generate.js';
+import { readInputs } from '../src/io/read.js';
+import { writeFilesAtomic } from '../src/io/write.js';
+
+const RUNS = 5;
+const dir = process.argv[2];
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function floor(sources: readonly SourceText[]): void {
+  for (const s of sources) for (const doc of parseAllDocuments(s.text)) doc.toJS();
+}
+
+async function endToEnd(inputs: string[]): Promise<{ crds: number; bytesOut: number; files: number }> {
+  const read = await readInputs(inputs);
+  const result = generate(read.sources, { stubs: false });
+  if (result.files.length === 0) throw new Error(`generation failed: ${result.diagnostics.filter((d) => d.severity === 'error').length} errors`);
+  const out = mkdtempSync(join(tmpdir(), 'kopfgen-bench-'));
+  try {
+    await writeFilesAtomic(result.files.map((f) => ({ path: join(out, f.path), content: f.content })));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+  return { crds: result.stats.crds, bytesOut: result.stats.bytesOut, files: result.files.length };
+}
+
+async function time<T>(fn: () => Promise<T> | T): Promise<[number, T]> {
+  globalThis.gc?.();
+  const start = performance.now();
+  const value = await fn();
+  return [performance.now() - start, value];
+}
+
+async function compare(label: string, inputs: string[]): Promise<void> {
+  const sources = (await readInputs(inputs)).sources;
+  const bytes = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
+  const ours: number[] = [];
+  const floors: number[] = [];
+  let info = { crds: 0, bytesOut: 0, files: 0 };
+  for (let i = 0; i < RUNS; i++) {
+    floors.push((await time(() => floor(sources)))[0]);
+    const [ms, value] = await time(() => endToEnd(inputs));
+    ours.push(ms);
+    info = value;
+  }
+  const e2e = median(ours);
+  const base = median(floors);
+  console.log(`${label}: ${info.crds} CRDs, ${(bytes / 1e6).toFixed(1)} MB in, ${info.files} files / ${(info.bytesOut / 1e6).toFixed(1)} MB out`);
+  console.log(`  kopfgen end to end   ${e2e.toFixed(0).padStart(6)} ms  (median of ${RUNS}; ${(info.crds / (e2e / 1000)).toFixed(0)} CRDs/s)`);
+  console.log(`  yaml parse floor     ${base.toFixed(0).padStart(6)} ms  (parseAllDocuments + toJS, same run)`);
+  console.log(`  ratio                ${(e2e / base).toFixed(2)}x the floor`);
+}
+
+async function slowestSingle(files: string[]): Promise<void> {
+  let worst = { file: '', ms: 0 };
+  let heapPeak = 0;
+  for (const file of files) {
+    const [ms] = await time(() => endToEnd([file]));
+    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    if (ms > worst.ms) worst = { file, ms };
+  }
+  console.log(`slowest single CRD: ${basename(worst.file)} ${worst.ms.toFixed(0)} ms end to end (heap after any single CRD ≤ ${(heapPeak / 1e6).toFixed(0)} MB)`);
+}
+
+const all = (await readInputs([dir])).sources.map((s) => s.file);
+const started = performance.now();
+await compare('whole directory', [dir]);
+const largest = all.reduce((a, b) => (statSync(b).size > statSync(a).size ? b : a));
+const prometheuses = all.find((f) => f.endsWith('monitoring.coreos.com_prometheuses.yaml')) ?? largest;
+await compare(`single CRD ${basename(prometheuses)}`, [prometheuses]);
+await slowestSingle(all);
+console.log(`section wall time ${((performance.now() - started) / 1000).toFixed(1)} s`);

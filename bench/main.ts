@@ -1,0 +1,39 @@
+/**
+ * `npm run bench -- [dir]` (default ../shared/crds): runs each benchmark section in a child
+ * process of its own, so the peak memory printed under each section is that section's alone.
+ *
+ * To add a section, add one line to SECTIONS: a name and the compiled file under dist/bench.
+ * A section runs only if its compiled file exists; it receives the CRD directory as argv[2].
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SECTIONS: { name: string; file: string }[] = [
+  { name: 'generate (end to end, vs. the yaml-parse floor)', file: 'generate.js' },
+  // { name: 'runtime', file: 'runtime.js' },
+  // { name: 'warm generate', file: 'warm.js' },
+];
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dir = resolve(process.cwd(), process.argv[2] ?? '../shared/crds');
+
+if (!existsSync(dir)) {
+  console.error(`bench: no such directory ${dir} (pass a directory of CRDs: npm run bench -- <dir>)`);
+  process.exit(2);
+}
+
+console.log(`kopfgen bench on ${dir} (node ${process.version}, ${process.platform}/${process.arch})`);
+let failed = false;
+for (const section of SECTIONS) {
+  const file = join(here, section.file);
+  if (!existsSync(file)) continue;
+  console.log(`\n## ${section.name}`);
+  const child = spawnSync(process.execPath, ['--expose-gc', '--import', join(here, 'peak.js'), file, dir], { stdio: 'inherit' });
+  if (child.status !== 0) {
+    failed = true;
+    console.log(`section ${section.name} failed (exit ${child.status ?? child.signal})`);
+  }
+}
+process.exit(failed ? 1 : 0);
