@@ -32,14 +32,14 @@ export function mergeStubFile(existing: string, file: GeneratedFile): StubMergeR
   const generated = project.createSourceFile('/generated.ts', file.content);
   const offered = importsOf(generated);
   const identifiers = identifierTexts(user);
-  const declared = topLevelNames(user);
+  const { declared, exported } = topLevelNames(user);
   const entries = file.stubs ?? [];
 
   const added = entries.filter((entry) => {
     const definition = registeredDefinition(entry, offered);
     return !declared.has(entry.name) && !(definition !== undefined && identifiers.has(definition));
   });
-  const orphaned = orphans(user, entries, offered);
+  const orphaned = orphans(user, exported, entries, offered);
   if (added.length === 0) return { text: existing, added, orphaned };
 
   const needed = new Set<string>();
@@ -74,33 +74,46 @@ function identifierTexts(source: SourceFile): Set<string> {
   return new Set(source.getDescendantsOfKind(SyntaxKind.Identifier).map((i) => i.getText()));
 }
 
-/** Every name bound at the top level: declarations, imports (local names) and exports. */
-function topLevelNames(source: SourceFile): Set<string> {
-  const names = new Set<string>(source.getExportedDeclarations().keys());
-  for (const f of source.getFunctions()) if (f.getName()) names.add(f.getName()!);
-  for (const c of source.getClasses()) if (c.getName()) names.add(c.getName()!);
-  for (const v of source.getVariableDeclarations()) names.add(v.getName());
-  for (const i of source.getInterfaces()) names.add(i.getName());
-  for (const t of source.getTypeAliases()) names.add(t.getName());
-  for (const d of source.getImportDeclarations()) {
-    for (const n of d.getNamedImports()) names.add(n.getAliasNode()?.getText() ?? n.getName());
-    const def = d.getDefaultImport();
-    if (def) names.add(def.getText());
-    const ns = d.getNamespaceImport();
-    if (ns) names.add(ns.getText());
+/**
+ * Every name bound at the top level (declarations, import bindings) and every exported name.
+ * Read from the syntax alone: ts-morph's symbol-based helpers would build a type checker,
+ * which costs about a second per file.
+ */
+function topLevelNames(source: SourceFile): { declared: Set<string>; exported: Set<string> } {
+  const declared = new Set<string>();
+  const exported = new Set<string>();
+  const bind = (name: string | undefined, isExported: boolean) => {
+    if (!name) return;
+    declared.add(name);
+    if (isExported) exported.add(name);
+  };
+  for (const statement of source.getStatements()) {
+    if (Node.isVariableStatement(statement)) {
+      for (const d of statement.getDeclarations()) bind(d.getName(), statement.isExported());
+    } else if (Node.isFunctionDeclaration(statement) || Node.isClassDeclaration(statement)) {
+      bind(statement.getName(), statement.isExported());
+    } else if (Node.isInterfaceDeclaration(statement) || Node.isTypeAliasDeclaration(statement) || Node.isEnumDeclaration(statement)) {
+      bind(statement.getName(), statement.isExported());
+    } else if (Node.isImportDeclaration(statement)) {
+      for (const n of statement.getNamedImports()) bind(n.getAliasNode()?.getText() ?? n.getName(), false);
+      bind(statement.getDefaultImport()?.getText(), false);
+      bind(statement.getNamespaceImport()?.getText(), false);
+    } else if (Node.isExportDeclaration(statement)) {
+      for (const e of statement.getNamedExports()) exported.add(e.getAliasNode()?.getText() ?? e.getName());
+    }
   }
-  return names;
+  return { declared, exported };
 }
 
 /**
  * Stub-named functions whose handler is gone (no current stub has that handler part), and
  * generated names the file still uses from the generated module that it no longer exports.
  */
-function orphans(user: SourceFile, entries: StubEntry[], offered: ImportSpec[]): string[] {
+function orphans(user: SourceFile, exported: Set<string>, entries: StubEntry[], offered: ImportSpec[]): string[] {
   const handlerParts = new Set(entries.map((e) => STUB_NAME.exec(e.name)?.[1]));
   const current = new Set(entries.map((e) => e.name));
   const out = new Set<string>();
-  for (const name of user.getExportedDeclarations().keys()) {
+  for (const name of exported) {
     const match = STUB_NAME.exec(name);
     if (match && !current.has(name) && !handlerParts.has(match[1])) out.add(name);
   }
