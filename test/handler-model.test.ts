@@ -129,6 +129,12 @@ test('kopf and invalid ids are rejected: errors when named explicitly, warnings 
   assert.deepEqual(model.versions[0].handlers.map((h) => h.id), ['ok']);
 });
 
+test('an annotation naming no ids is reported (KG206)', () => {
+  const model = crd({ annotations: { 'kopfgen.dev/handlers': ' , ' }, versions: [{ status: obj({}, { open: true }) }] });
+  assert.deepEqual(codes(resolveHandlers([model], {})), [`warning KG206 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
+  assert.deepEqual(model.versions[0].handlers, []);
+});
+
 test('a handler whose status the API server would prune (kopf #574): KG203', () => {
   const closed = obj({ replicas: scalar('integer') });
   const model = crd({

@@ -50,7 +50,7 @@ export function resolveHandlers(crds: CrdModel[], options: GenerateOptions): Dia
     diagnostics.push({
       severity: 'warning',
       code: 'KG207',
-      message: `handlers are configured for \`${key}\`, which matches no CRD's Kind or plural.group`,
+      message: `handlers are configured (configuration or --handlers) for \`${key}\`, which matches no CRD's Kind or plural.group`,
       file: '(config)',
       line: 1,
       col: 1,
