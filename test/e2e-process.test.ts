@@ -48,7 +48,8 @@ describe('operator process', { skip, timeout: 180_000 }, () => {
       assert.match(run.output(), /handler myapp succeeded/);
       const body = await get(my(ns, 'slow'));
       assert.equal(body.status?.myapp?.phase, 'Done');
-      assert.equal(JSON.parse(body.metadata.annotations['kopfgen.dev/myapp']).success, true, 'progress recorded before exit');
+      assert.ok(body.metadata.annotations['kopfgen.dev/last-handled-configuration'], 'the completing write landed before exit');
+      assert.equal(body.metadata.annotations['kopfgen.dev/myapp'], undefined);
     } finally {
       run.child.kill('SIGKILL');
     }

@@ -3,6 +3,7 @@
  * lists and watches each one and hands its objects to a ResourceWorker. `stop()` ends the
  * watches, lets every running handler finish and its patch be written, then resolves.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from './context.js';
 import type { ResourceDescriptor } from './define.js';
 import { describe, KubeClient, KubeError } from './kube.js';
@@ -40,6 +41,7 @@ export class Operator {
     this.client = options.client ?? KubeClient.fromDefault();
     this.logger = options.logger ?? createLogger();
     this.slots = new Slots(options.concurrency ?? 16);
+    setMaxListeners(0, this.abort.signal); // one listener per running handler, by design
   }
 
   /** Verifies the cluster and resources, then starts watching; resolves once the watches run. */

@@ -9,7 +9,8 @@ import { Conflict, logOutcome, postEvent, resourceVersionOf, runHandler, writePa
 import { resourcePath } from './kube.js';
 import { exhausted, type Outcome } from './outcome.js';
 import { outcomePatch, emptyPatch } from './patches.js';
-import { decide } from './plan.js';
+import { applyMergePatch, combineMergePatches } from './json.js';
+import { decide, type ObjectPatch } from './plan.js';
 import type { RegisteredHandler } from './registry.js';
 import type { WatchConsumer } from './watch.js';
 
@@ -158,11 +159,24 @@ export class ResourceWorker implements WatchConsumer {
         continue;
       }
       const result = await runHandler(this.env, step, body);
-      await this.record(uid, body, step.handler.id, step.cause, result.outcome, result.patch);
+      await this.record(uid, body, step.handler.id, step.cause, result.outcome, this.withCompletion(uid, body, result.patch));
     }
   }
 
-  private async record(uid: string, body: Body, id: string, cause: string, outcome: Outcome, patch: Parameters<typeof writePatch>[2]): Promise<void> {
+  /**
+   * When this outcome finishes the cause, the completing write (last-handled configuration,
+   * progress purge) rides along in the same patch, as kopf writes one patch per cycle. Not
+   * for finalizer removal, which carries a resourceVersion precondition of its own.
+   */
+  private withCompletion(uid: string, body: Body, patch: ObjectPatch): ObjectPatch {
+    const projected = applyMergePatch(body, patch) as Body;
+    const following = decide({ body: projected, handlers: this.handlers, now: this.env.now(), initial: this.initial.has(uid) });
+    if (following.kind !== 'patch' || !following.completes || following.patch.metadata?.resourceVersion !== undefined) return patch;
+    this.initial.delete(uid);
+    return combineMergePatches(patch, following.patch) as ObjectPatch;
+  }
+
+  private async record(uid: string, body: Body, id: string, cause: string, outcome: Outcome, patch: ObjectPatch): Promise<void> {
     this.adopt(uid, await writePatch(this.env, body, patch));
     logOutcome(this.env, body, id, cause, outcome);
     if (outcome.kind === 'temporary' || outcome.kind === 'permanent') await postEvent(this.env, body, id, outcome);

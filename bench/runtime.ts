@@ -1,0 +1,116 @@
+/**
+ * Runtime benchmark against a real API server (../shared/envtest, or KOPFGEN_E2E_KUBECONFIG):
+ *  1. backlog: N MyResource objects exist (default 10,000; `KOPFGEN_BENCH_OBJECTS` or argv[3]);
+ *     the operator starts, lists them and brings every one to status-written: objects/s.
+ *  2. live: with those N watched, M more are created (bounded parallelism) while the operator
+ *     runs: objects/s from first create to last status written, and created→status latency.
+ *  3. the operator process's peak RSS (it runs in a child process of its own), with N+M watched.
+ * The handler is trivial (returns { phase: "Done" }), so this measures the runtime and the server.
+ */
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { applyCrd, skip, startCluster, stopCluster, type Cluster } from '../test/support/envtest.js';
+
+const N = Number(process.env.KOPFGEN_BENCH_OBJECTS ?? process.argv[3] ?? 10_000);
+const M = Math.min(1000, Math.max(100, Math.floor(N / 10)));
+const PARALLEL = 32;
+const NS = 'bench';
+
+const operatorScript = `
+import { Operator } from './dist/src/runtime/operator.js';
+import { defineHandler, defineResource, Registry } from './dist/src/runtime/index.js';
+import { createLogger } from './dist/src/runtime/log.js';
+const registry = new Registry();
+const r = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+defineHandler(r, 'myapp').onCreate(() => ({ phase: 'Done' }), { registry });
+const operator = new Operator({ registry, namespace: '${NS}', logger: createLogger({ level: 'warn' }), concurrency: Number(process.env.CONCURRENCY ?? 16) });
+await operator.start();
+process.stdout.write('ready\\n');
+process.on('SIGTERM', async () => {
+  const known = operator.known();
+  await operator.stop();
+  const mem = process.memoryUsage();
+  process.stdout.write(JSON.stringify({ known, peakRssMB: process.resourceUsage().maxRSS / 1024, rssMB: mem.rss / 2 ** 20, heapMB: mem.heapUsed / 2 ** 20 }) + '\\n');
+  process.exit(0);
+});
+`;
+
+async function createMany(cluster: Cluster, names: string[], created: Map<string, number>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < names.length) {
+      const name = names[next++];
+      const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name }, spec: { image: 'nginx' } };
+      created.set(name, performance.now());
+      await cluster.client.request('POST', `/apis/example.com/v1/namespaces/${NS}/myresources`, { body });
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+}
+
+/** Watches the namespace from the bench process and records when each object's status says Done. */
+function watchDone(cluster: Cluster, done: Map<string, number>, signal: AbortSignal): Promise<void> {
+  const path = `/apis/example.com/v1/namespaces/${NS}/myresources`;
+  return cluster.client.stream(path, { watch: 1, resourceVersion: '0' }, (event) => {
+    const object = (event as { object: { metadata: { name: string }; status?: { myapp?: { phase?: string } } } }).object;
+    if (object.status?.myapp?.phase === 'Done' && !done.has(object.metadata.name)) done.set(object.metadata.name, performance.now());
+  }, signal, 3_600_000).catch(() => undefined);
+}
+
+async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const pct = (values: number[], p: number) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))];
+
+async function main(): Promise<void> {
+  if (skip) {
+    console.log(`runtime: skipped (${skip})`);
+    return;
+  }
+  const cluster = startCluster();
+  const abort = new AbortController();
+  try {
+    await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
+    await cluster.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } }).catch(() => undefined);
+    const created = new Map<string, number>();
+    const done = new Map<string, number>();
+    const t0 = performance.now();
+    await createMany(cluster, Array.from({ length: N }, (_, i) => `obj-${i}`), created);
+    const createSeconds = (performance.now() - t0) / 1000;
+    console.log(`created ${N} objects (no operator running) in ${createSeconds.toFixed(1)} s: ${(N / createSeconds).toFixed(0)} creates/s, ${PARALLEL} in parallel`);
+
+    void watchDone(cluster, done, abort.signal);
+    const child = spawn(process.execPath, ['--input-type=module', '-e', operatorScript], { env: { ...process.env, KUBECONFIG: cluster.kubeconfig }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const started = performance.now();
+    await until('all backlog objects Done', () => done.size >= N, 1_800_000);
+    const backlogSeconds = (performance.now() - started) / 1000;
+    console.log(`backlog: operator start → ${N} objects status-written in ${backlogSeconds.toFixed(1)} s: ${(N / backlogSeconds).toFixed(0)} objects/s (concurrency 16)`);
+
+    const live = Array.from({ length: M }, (_, i) => `live-${i}`);
+    const t1 = performance.now();
+    await createMany(cluster, live, created);
+    await until('all live objects Done', () => live.every((name) => done.has(name)), 600_000);
+    const liveSeconds = (performance.now() - t1) / 1000;
+    const latencies = live.map((name) => done.get(name)! - created.get(name)!);
+    console.log(
+      `live: ${M} objects created while ${N} watched, all status-written in ${liveSeconds.toFixed(1)} s: ${(M / liveSeconds).toFixed(0)} objects/s; ` +
+        `created→status latency p50 ${pct(latencies, 50).toFixed(0)} ms, p99 ${pct(latencies, 99).toFixed(0)} ms`,
+    );
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.on('exit', resolve));
+    const stats = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { known: number; peakRssMB: number; rssMB: number; heapMB: number };
+    console.log(`operator process with ${stats.known} objects watched: peak RSS ${stats.peakRssMB.toFixed(0)} MB, RSS at the end ${stats.rssMB.toFixed(0)} MB, heap used ${stats.heapMB.toFixed(0)} MB`);
+  } finally {
+    abort.abort();
+    stopCluster(cluster);
+  }
+}
+
+await main();
