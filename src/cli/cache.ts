@@ -49,7 +49,10 @@ export function hash(text: string): string {
 
 let buildFingerprint: Promise<string> | undefined;
 
-/** Identifies this kopfgen build: the package version and the size/mtime of every compiled module. */
+/**
+ * Identifies this kopfgen build: the package.json and the content of every compiled module
+ * (content, not mtime: a rebuild that changes nothing must not invalidate users' caches).
+ */
 function fingerprint(): Promise<string> {
   buildFingerprint ??= (async () => {
     const srcRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,8 +60,7 @@ function fingerprint(): Promise<string> {
     const parts = [hash(pkg)];
     for (const file of (await listFiles(srcRoot)).sort()) {
       if (!file.endsWith('.js')) continue;
-      const st = await fs.stat(file);
-      parts.push(`${file}:${st.size}:${st.mtimeMs}`);
+      parts.push(`${file}:${hash(await fs.readFile(file, 'utf8'))}`);
     }
     return hash(parts.join('\n'));
   })();
