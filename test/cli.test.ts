@@ -162,3 +162,30 @@ test('run: a missing module exits 1; a missing argument or a bad option exits 2'
   assert.equal(noCluster.code, 1);
   assert.match(noCluster.stderr, /no usable kubeconfig/);
 });
+
+test('progress: a self-erasing line on a terminal for long runs, never in pipes, JSON or --quiet', async () => {
+  const { Reporter } = await import('../src/cli/report.js');
+  const sink = (isTTY: boolean) => {
+    const stream = { isTTY, text: '', write(s: string) { stream.text += s; return true; } };
+    return stream;
+  };
+  const make = (isTTY: boolean, format: 'text' | 'json' = 'text', quiet = false) => {
+    const [stdout, stderr] = [sink(isTTY), sink(isTTY)];
+    const reporter = new Reporter({ stdout: stdout as never, stderr: stderr as never, env: { NO_COLOR: '1' } }, format, quiet);
+    return { reporter, stdout };
+  };
+  const tty = make(true);
+  tty.reporter.progress('reading inputs…');
+  assert.equal(tty.stdout.text, '', 'a short run shows no progress');
+  tty.reporter.progress('generating from 122 files (15.3 MB)…', true);
+  assert.equal(tty.stdout.text, '\r\x1b[Kgenerating from 122 files (15.3 MB)…');
+  await sleep(260);
+  tty.reporter.progress('writing 156 files…');
+  assert.match(tty.stdout.text, /\r\x1b\[Kwriting 156 files…$/);
+  tty.reporter.finish({ command: 'generate', exitCode: 0, diagnostics: [], cache: 'miss', timeMs: 300, summary: { written: [], unchanged: 1, removed: [], stubsAdded: [], stubsOrphaned: [] } });
+  assert.match(tty.stdout.text, /…\r\x1b\[Kkopfgen: files 0 written, 1 unchanged/, 'the line is erased before the summary');
+  for (const other of [make(false), make(true, 'json'), make(true, 'text', true)]) {
+    other.reporter.progress('generating…', true);
+    assert.equal(other.stdout.text, '');
+  }
+});

@@ -69,7 +69,8 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
     const plan = await planWrite(stubs, targetsOf(run), { stubMemo: memo, verified: entry.generated.map((g) => g.path) });
     return finishPlan({ diagnostics: [...read.diagnostics, ...entry.diagnostics], files: stubs, stats: entry.stats, entry, key, hit: true }, plan);
   }
-  reporter.progress(`generating from ${read.sources.length} files…`);
+  const bytes = read.sources.reduce((n, s) => n + s.text.length, 0);
+  reporter.progress(`generating from ${read.sources.length} files (${(bytes / 1e6).toFixed(1)} MB)…`, bytes > 1_000_000);
   const result = await pipeline.generate(read.sources, run.options);
   const diagnostics = [...read.diagnostics, ...result.diagnostics];
   const stats = { crds: result.stats.crds, versions: result.stats.versions, handlers: result.stats.handlers };

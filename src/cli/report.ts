@@ -57,10 +57,14 @@ export class Reporter {
     return useColor(this.streams[stream], this.streams.env) ? `\x1b[${SGR[code]}m${text}\x1b[0m` : text;
   }
 
-  /** A one-line, self-overwriting status, only on a terminal and only once a run takes a while. */
-  progress(message: string): void {
+  /**
+   * A one-line, self-overwriting status, only on a terminal, and only once a run has taken a
+   * while or when the caller knows the next step will (`long`): generation is synchronous, so a
+   * timer could not print during it.
+   */
+  progress(message: string, long = false): void {
     if (this.format !== 'text' || this.quiet || this.streams.stdout.isTTY !== true) return;
-    if (Date.now() - this.started < 250) return;
+    if (!long && Date.now() - this.started < 250) return;
     this.streams.stdout.write(`\r\x1b[K${this.paint('stdout', 'dim', message)}`);
     this.progressShown = true;
   }
