@@ -189,3 +189,13 @@ test('progress: a self-erasing line on a terminal for long runs, never in pipes,
     assert.equal(other.stdout.text, '');
   }
 });
+
+test('warnings and notes are reported on a cache hit too, once each', async () => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, 'crds/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n' });
+  for (const expected of ['miss', 'hit']) {
+    const r = await kopfgen(['generate', 'crds', '--no-stubs', '--format', 'json'], dir);
+    const report = JSON.parse(r.stdout) as { cache: string; diagnostics: { file: string; severity: string }[] };
+    assert.equal(report.cache, expected);
+    assert.deepEqual(report.diagnostics.map((d) => `${d.file} ${d.severity}`), ['crds/cm.yaml note']);
+  }
+});

@@ -20,6 +20,8 @@ export interface Pipeline {
 
 interface Produced {
   diagnostics: Diagnostic[];
+  /** The generator's own diagnostics (not the reader's), replayed from the cache on a hit. */
+  generatorDiagnostics?: Diagnostic[];
   /** Undefined when the run had errors. */
   plan?: WritePlan;
   files: GeneratedFile[];
@@ -47,7 +49,10 @@ export async function runGenerate(run: ResolvedRun, pipeline: Pipeline, reporter
   }
   reporter.progress(`writing ${outOfDate(plan).length} files…`);
   await applyPlan(plan);
-  if (run.cache && produced.key) await saveCache(run, produced, plan);
+  if (run.cache && produced.key) {
+    // The cache only saves time: a read-only checkout or a full disk must not fail the run.
+    await saveCache(run, produced, plan).catch(() => undefined);
+  }
   return { ...base, exitCode: 0, summary: summarize(plan), timeMs: elapsed() };
 }
 
@@ -67,7 +72,8 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
     // Hit: the inputs, options and kopfgen are what produced the files on disk; skip parse and emit.
     const stubs = run.stubsDir ? entry.stubFiles : [];
     const plan = await planWrite(stubs, targetsOf(run), { stubMemo: memo, verified: entry.generated.map((g) => g.path) });
-    return finishPlan({ diagnostics: [...read.diagnostics, ...entry.diagnostics], files: stubs, stats: entry.stats, entry, key, hit: true }, plan);
+    const replayed = entry.diagnostics;
+    return finishPlan({ diagnostics: [...read.diagnostics, ...replayed], generatorDiagnostics: replayed, files: stubs, stats: entry.stats, entry, key, hit: true }, plan);
   }
   const bytes = read.sources.reduce((n, s) => n + s.text.length, 0);
   reporter.progress(`generating from ${read.sources.length} files (${(bytes / 1e6).toFixed(1)} MB)…`, bytes > 1_000_000);
@@ -77,7 +83,7 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
   if (hasErrors(diagnostics)) return { diagnostics, files: result.files, stats, hit: false };
   reporter.progress(`comparing ${result.files.length} files…`);
   const plan = await planWrite(result.files, targetsOf(run), { stubMemo: memo });
-  return finishPlan({ diagnostics, files: result.files, stats, entry, key, hit: false }, plan);
+  return finishPlan({ diagnostics, generatorDiagnostics: result.diagnostics, files: result.files, stats, entry, key, hit: false }, plan);
 }
 
 function finishPlan(produced: Produced, plan: WritePlan): Produced {
@@ -96,7 +102,7 @@ async function saveCache(run: ResolvedRun, produced: Produced, plan: WritePlan):
     const planned = abs ? byPath.get(abs) : undefined;
     if (abs && planned?.after !== undefined) stubs[abs] = stubRecord(file, planned.after, planned.orphanedStubs);
   }
-  const nonErrors = produced.diagnostics.filter((d) => d.severity !== 'error');
+  const nonErrors = (produced.generatorDiagnostics ?? []).filter((d) => d.severity !== 'error');
   await new Cache(run.cwd, run.outDir).save({
     key: produced.key ?? '',
     generated,
