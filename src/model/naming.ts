@@ -80,18 +80,23 @@ function nameChildren(root: ObjectNode, rootName: string, scope: NameScope, skip
 export function kindPrefixes(crds: readonly KindName[]): Map<string, string> {
   const byKind = new Map<string, KindName[]>();
   for (const crd of crds) {
-    const k = pascal(crd.kind);
+    const k = identifierStart(pascal(crd.kind));
     byKind.set(k, [...(byKind.get(k) ?? []), crd]);
   }
   const out = new Map<string, string>();
   const taken = new NameScope();
   const sorted = [...crds].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const crd of sorted) {
-    const kind = pascal(crd.kind);
+    const kind = identifierStart(pascal(crd.kind));
     const unique = byKind.get(kind)!.length === 1 && !RESERVED_NAMES.has(kind);
-    const candidates = unique ? [kind] : [pascal(crd.group.split('.')[0]) + kind, pascal(crd.group) + kind];
+    const candidates = unique ? [kind] : [identifierStart(pascal(crd.group.split('.')[0])) + kind, identifierStart(pascal(crd.group)) + kind];
     const free = candidates.find((c) => !taken.has(c) && !RESERVED_NAMES.has(c) && !(c !== kind && byKind.has(c)));
     out.set(crd.name, taken.claim(free ?? candidates[candidates.length - 1]));
   }
   return out;
+}
+
+/** A kind such as `3DModel` cannot start a type name. */
+function identifierStart(name: string): string {
+  return /^[0-9]/.test(name) ? 'Kind' + name : name;
 }
