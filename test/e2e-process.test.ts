@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { runOperator } from '../src/cli/run.js';
 import { defineHandler, defineResource, Registry, TemporaryError } from '../src/runtime/index.js';
@@ -15,9 +16,9 @@ let cluster: Cluster | undefined;
 const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
 const get = (path: string) => cluster!.client.request<Body>('GET', path);
 
-function runChild(ns: string, env: Record<string, string> = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function runChild(ns: string, env: Record<string, string> = {}, module = 'test/fixtures/runtime/slow-operator.ts'): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const script = "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], { namespace: process.env.NS });";
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, 'test/fixtures/runtime/slow-operator.ts'], {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, module], {
     env: { ...process.env, KUBECONFIG: cluster!.kubeconfig, NS: ns, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -107,5 +108,25 @@ describe('operator process', { skip, timeout: 180_000 }, () => {
     const code = await runOperator('test/fixtures/runtime/empty.mjs', { registry, kubeconfig: cluster!.kubeconfig, write: (l) => lines.push(l) });
     assert.equal(code, 1);
     assert.match(lines.join('\n'), /does not serve ghosts\.missing\.kopfgen\.dev\/v1 .*is the CRD ghosts\.missing\.kopfgen\.dev installed/);
+  });
+
+  const example = 'examples/myresource/operator.ts';
+  it('the generated example (TypeScript, through tsx) runs: Starting, then Pending from its generated error', { skip: existsSync(example) ? false : `needs ${example}` }, async () => {
+    const ns = await namespace(cluster!.client, 'example');
+    const run = runChild(ns, {}, example);
+    try {
+      await eventually('the operator to watch', async () => (run.output().includes('watching myresources') ? true : undefined), 30_000);
+      await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'web' }, spec: { image: 'nginx', replicas: 1 } });
+      await eventually('Starting', async () => ((await get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined));
+      assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^web\s+Starting\s+/m);
+      await cluster!.client.request('PATCH', my(ns, 'web'), { body: { spec: { replicas: 0 } }, contentType: 'application/merge-patch+json' });
+      await eventually('Pending', async () => ((await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined));
+      assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^web\s+Pending\s+/m);
+      assert.match(run.output(), /handler myapp failed temporarily, retry in 60s: scaled to zero/);
+    } finally {
+      run.child.kill('SIGTERM');
+      await Promise.race([run.exited, new Promise((r) => setTimeout(r, 10_000))]);
+      run.child.kill('SIGKILL');
+    }
   });
 });

@@ -155,4 +155,30 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     });
     assert.deepEqual(calls.slice(3), ['delete'], 'the status write triggered nothing; delete ran once');
   });
+
+  it('retries limit, timeout and errors modes against the server', async () => {
+    const ns = await namespace(cluster!.client, 'modes');
+    const registry = new Registry();
+    const calls = new Map<string, number>();
+    const count = (id: string) => calls.set(id, (calls.get(id) ?? 0) + 1);
+    defineHandler<unknown, { x?: number }>(myResource, 'limited').onCreate(() => { count('limited'); throw new Error('flaky'); }, { registry, retries: 2, backoff: 0.3 });
+    defineHandler<unknown, { x?: number }>(myResource, 'ignored').onCreate(() => { count('ignored'); throw new Error('whatever'); }, { registry, errors: 'ignored' });
+    defineHandler<unknown, { x?: number }>(myResource, 'strict').onCreate(() => { count('strict'); throw new Error('no'); }, { registry, errors: 'permanent' });
+    defineHandler<unknown, { x?: number }>(myResource, 'slow').onCreate(async () => { count('slow'); await new Promise((r) => setTimeout(r, 3000)); }, { registry, timeout: 0.5 });
+    const { logger } = await operate(registry, ns);
+    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'm' }, spec: { image: 'x' } });
+    const annotations = await eventually('the cause to complete', async () => {
+      const current = (await get(my(ns, 'm'))).metadata.annotations ?? {};
+      return current['kopfgen.dev/last-handled-configuration'] ? current : undefined;
+    });
+    const record = (id: string) => JSON.parse(annotations[`kopfgen.dev/${id}`] ?? 'null');
+    assert.deepEqual(Object.fromEntries(calls), { limited: 2, ignored: 1, strict: 1, slow: 1 });
+    assert.equal(record('limited').message, 'flaky (gave up after 2 attempt(s))');
+    assert.equal(record('strict').message, 'no');
+    assert.equal(record('slow').message, 'timed out after 0.5s');
+    assert.equal(record('ignored'), null, 'an ignored error counts as success: its record is purged');
+    assert.ok(logger.lines.some((l) => l.includes('handler ignored failed, error ignored: whatever')));
+    const reasons = (await events(cluster!.client, ns, 'm')).map((e) => e.reason).sort();
+    assert.deepEqual([...new Set(reasons)], ['limitedFailed', 'slowFailed', 'strictFailed']);
+  });
 });
