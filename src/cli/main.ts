@@ -22,9 +22,15 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  success (warnings allowed); --check: everything up to date
+  1  error diagnostics (nothing was written), or --check found files out of date
+  2  usage: unknown option, bad value, invalid configuration file`;
 
 /** The fix command `--check` suggests: this very invocation without `--check`. */
 function fixCommand(argv: string[]): string {
@@ -68,7 +74,8 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .version(VERSION, '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => streams.stdout.write(s), writeErr: (s) => streams.stderr.write(s) })
-    .showHelpAfterError('(run `kopfgen help` for usage)');
+    .showHelpAfterError('(run `kopfgen help` for usage)')
+    .addHelpText('after', EXIT_CODES_HELP);
   program
     .command('generate')
     .description('generate TypeScript types, typed handler errors and handler stubs from CRDs')
@@ -76,13 +83,14 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .option('-o, --out <dir>', 'directory of generated files (default: "generated")')
     .option('--stubs <dir>', 'directory of handler stubs, merged into, never overwritten (default: "handlers")')
     .option('--no-stubs', 'do not create or update handler stubs')
-    .option('--handlers <Kind=ids>', 'handler ids for a kind, e.g. MyResource=myapp,cleanup (repeatable)', collect, [])
+    .option('--handlers <Kind=ids>', 'handler ids for a kind, e.g. MyResource=myapp,cleanup (repeatable)', collect)
     .option('-c, --config <file>', 'configuration file (default: kopfgen.config.json/.yaml or "kopfgen" in package.json)')
     .option('--check', 'write nothing; exit 1 and print diffs if any output is missing, stale or extra')
     .option('-w, --watch', 'regenerate whenever a CRD or the configuration changes, until interrupted')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('-q, --quiet', 'print only warnings and errors')
     .option('--no-cache', 'ignore and do not update the content-hash cache in .kopfgen-cache/')
+    .addHelpText('after', `${EXIT_CODES_HELP}\n\nExamples:\n  kopfgen generate crds/ --out src/generated --stubs src/handlers\n  kopfgen generate --check            # in CI, with kopfgen.config.json\n  kopfgen generate --watch\n  kopfgen generate crds/ --handlers MyResource=myapp,cleanup --format json`)
     .action(async (inputs: string[], flags: GenerateFlags) => setExit(await generateCommand(inputs, flags, argv, streams)));
   program
     .command('init')
