@@ -1,11 +1,12 @@
 /**
- * The real generator behind the CLI: the reader and the pure pipeline. The pipeline is loaded
- * on first use, so a cache hit never pays for loading the generator.
+ * The real generator behind the CLI: the reader and the pipeline, spread over worker threads
+ * for large inputs (same output as the serial `generate`; small inputs take the serial path).
+ * Loaded on first use, so a cache hit never pays for loading the generator.
  */
 import { readInputs } from '../io/read.js';
 import type { Pipeline } from './generate.js';
 
 export const realPipeline: Pipeline = {
   read: (inputs, cwd) => readInputs(inputs, { cwd }),
-  generate: async (sources, options) => (await import('../generate.js')).generate(sources, options),
+  generate: async (sources, options) => (await import('../parallel/generate.js')).generateParallel(sources, options),
 };
