@@ -4,7 +4,7 @@
  * The generated API clients of client-node do not do merge patches of custom resources or
  * streaming watches with our own relist control; plain requests do, with one keep-alive agent.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import http from 'node:http';
 import https from 'node:https';
 import type { ResourceDescriptor } from './define.js';
@@ -49,7 +49,9 @@ export class KubeClient {
     return new https.Agent(tls);
   }
 
-  static fromDefault(): KubeClient {
+  /** KUBECONFIG, ~/.kube/config or in-cluster. client-node is loaded here, not when the runtime is imported. */
+  static async fromDefault(): Promise<KubeClient> {
+    const { KubeConfig } = await import('@kubernetes/client-node');
     const config = new KubeConfig();
     config.loadFromDefault();
     return new KubeClient(config);

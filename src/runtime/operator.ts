@@ -28,7 +28,7 @@ export interface OperatorOptions {
 export class StartupError extends Error {}
 
 export class Operator {
-  readonly client: KubeClient;
+  private client?: KubeClient;
   readonly logger: Logger;
   private readonly registry: Registry;
   private readonly abort = new AbortController();
@@ -38,7 +38,7 @@ export class Operator {
 
   constructor(private readonly options: OperatorOptions = {}) {
     this.registry = options.registry ?? defaultRegistry;
-    this.client = options.client ?? KubeClient.fromDefault();
+    this.client = options.client;
     this.logger = options.logger ?? createLogger();
     this.slots = new Slots(options.concurrency ?? 16);
     setMaxListeners(0, this.abort.signal); // one listener per running handler, by design
@@ -48,13 +48,14 @@ export class Operator {
   async start(): Promise<void> {
     const resources = this.registry.resources();
     if (resources.length === 0) throw new StartupError('no handlers are registered: the module registered nothing with defineHandler(...)');
-    await this.checkCluster();
-    for (const resource of resources) await this.checkResource(resource);
+    const client = (this.client ??= await KubeClient.fromDefault());
+    await this.checkCluster(client);
+    for (const resource of resources) await this.checkResource(client, resource);
     for (const resource of resources) {
-      const env = { client: this.client, resource, logger: this.logger, signal: this.abort.signal, now: () => new Date() };
+      const env = { client, resource, logger: this.logger, signal: this.abort.signal, now: () => new Date() };
       const worker = new ResourceWorker(env, this.registry.handlersFor(resource), this.slots);
       this.workers.push(worker);
-      const watching = watchResource(this.client, resource, worker, {
+      const watching = watchResource(client, resource, worker, {
         namespace: this.options.namespace, signal: this.abort.signal, logger: this.logger, timeoutSeconds: this.options.watchTimeoutSeconds,
       });
       this.watches.push(watching);
@@ -62,19 +63,19 @@ export class Operator {
     }
   }
 
-  private async checkCluster(): Promise<void> {
+  private async checkCluster(client: KubeClient): Promise<void> {
     try {
-      await this.client.request('GET', '/version', { timeoutMs: 10_000 });
+      await client.request('GET', '/version', { timeoutMs: 10_000 });
     } catch (error) {
-      throw new StartupError(`cannot reach the Kubernetes API at ${this.client.server.origin}: ${(error as Error).message}`);
+      throw new StartupError(`cannot reach the Kubernetes API at ${client.server.origin}: ${(error as Error).message}`);
     }
   }
 
-  private async checkResource(resource: ResourceDescriptor): Promise<void> {
+  private async checkResource(client: KubeClient, resource: ResourceDescriptor): Promise<void> {
     const path = `/apis/${resource.group}/${resource.version}`;
     let served: { resources?: { name: string }[] } | undefined;
     try {
-      served = await this.client.request(`GET`, path, { timeoutMs: 10_000 });
+      served = await client.request(`GET`, path, { timeoutMs: 10_000 });
     } catch (error) {
       if (!(error instanceof KubeError && error.status === 404)) throw new StartupError(`cannot read ${path}: ${(error as Error).message}`);
     }
@@ -96,6 +97,6 @@ export class Operator {
     this.abort.abort();
     await Promise.allSettled(this.watches);
     await this.slots.drained();
-    this.client.close();
+    this.client?.close();
   }
 }
