@@ -4,7 +4,8 @@
  *     the operator starts, lists them and brings every one to status-written: objects/s.
  *  2. live: with those N watched, M more are created (bounded parallelism) while the operator
  *     runs: objects/s from first create to last status written, and created→status latency.
- *  3. the operator process's peak RSS (it runs in a child process of its own), with N+M watched.
+ *  3. paced: 100 objects created 20/s: created→status latency without queueing.
+ *  4. the operator process's peak RSS (it runs in a child process of its own), with N+M watched.
  * `CONCURRENCY` sets the operator's bound on objects handled at once (default 16).
  * The handler is trivial (returns { phase: "Done" }), so this measures the runtime and the server.
  */
@@ -116,6 +117,15 @@ async function main(): Promise<void> {
       `live: ${M} objects created while ${N} watched, all status-written in ${liveSeconds.toFixed(1)} s: ${(M / liveSeconds).toFixed(0)} objects/s; ` +
         `created→status latency p50 ${pct(latencies, 50).toFixed(0)} ms, p99 ${pct(latencies, 99).toFixed(0)} ms`,
     );
+    // Unhurried: one create every 50 ms, so latency shows the pipeline, not a queue.
+    const paced = Array.from({ length: 100 }, (_, i) => `paced-${i}`);
+    for (const name of paced) {
+      await createMany(cluster, [name], created);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await until('all paced objects Done', () => paced.every((name) => done.has(name)), 120_000);
+    const pacedLatencies = paced.map((name) => done.get(name)! - created.get(name)!);
+    console.log(`paced: 100 objects created 20/s: created→status latency p50 ${pct(pacedLatencies, 50).toFixed(0)} ms, p99 ${pct(pacedLatencies, 99).toFixed(0)} ms`);
     child.kill('SIGTERM');
     await new Promise((resolve) => child.on('exit', resolve));
     const stats = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { known: number; peakRssMB: number; rssMB: number; heapMB: number };

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { defineHandler, PermanentError, Registry, TemporaryError } from '../src/runtime/index.js';
 import { Operator } from '../src/runtime/operator.js';
 import { FINALIZER } from '../src/runtime/essence.js';
+import { progressAnnotation } from '../src/runtime/progress.js';
 import { applyCrd, eventually, skip, startCluster, stopCluster, type Cluster } from './support/envtest.js';
 import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from './support/operator.js';
 
@@ -180,5 +181,23 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     assert.ok(logger.lines.some((l) => l.includes('handler ignored failed, error ignored: whatever')));
     const reasons = (await events(cluster!.client, ns, 'm')).map((e) => e.reason).sort();
     assert.deepEqual([...new Set(reasons)], ['limitedFailed', 'slowFailed', 'strictFailed']);
+  });
+
+  it('a handler id of 64+ characters: its hashed progress key is accepted by the API server', async () => {
+    const ns = await namespace(cluster!.client, 'longid');
+    const id = 'provision-the-external-database-and-wait-for-its-endpoint-to-become-ready';
+    assert.ok(id.length >= 64);
+    const registry = new Registry();
+    defineHandler<unknown, { phase?: string }>(myResource, id).onCreate(() => {
+      throw new PermanentError('no database', { status: { phase: 'Failed' } });
+    }, { registry });
+    await operate(registry, ns);
+    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'l' }, spec: { image: 'x' } });
+    const record = await eventually('the kept record under the hashed key', async () => {
+      const raw = (await get(my(ns, 'l'))).metadata.annotations?.[progressAnnotation(id)];
+      return raw ? JSON.parse(raw) : undefined;
+    });
+    assert.equal(record.message, 'no database');
+    assert.equal((await get(my(ns, 'l'))).status?.[id]?.phase, 'Failed');
   });
 });
