@@ -10,7 +10,7 @@ import { runOperator } from '../src/cli/run.js';
 import { defineHandler, defineResource, Registry, TemporaryError } from '../src/runtime/index.js';
 import { Operator } from '../src/runtime/operator.js';
 import { applyCrd, eventually, skip, startCluster, stopCluster, type Cluster } from './support/envtest.js';
-import { captureLogger, create, myResource, namespace, objectPath, type Body } from './support/operator.js';
+import { captureLogger, create, events, myResource, namespace, objectPath, type Body } from './support/operator.js';
 
 let cluster: Cluster | undefined;
 const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
@@ -51,6 +51,25 @@ describe('operator process', { skip, timeout: 180_000 }, () => {
       assert.equal(body.status?.myapp?.phase, 'Done');
       assert.ok(body.metadata.annotations['kopfgen.dev/last-handled-configuration'], 'the completing write landed before exit');
       assert.equal(body.metadata.annotations['kopfgen.dev/myapp'], undefined);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('SIGTERM with a handler that honours its signal: retried at once by the next operator, no Event', async () => {
+    const ns = await namespace(cluster!.client, 'polite');
+    const run = runChild(ns, {}, 'test/fixtures/runtime/polite-operator.ts');
+    try {
+      await eventually('the operator to watch', async () => (run.output().includes('watching myresources') ? true : undefined), 30_000);
+      await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'p' }, spec: { image: 'x' } });
+      await eventually('the handler to start', async () => (run.output().includes('handler started p') ? true : undefined));
+      const stoppedAt = Date.now();
+      run.child.kill('SIGTERM');
+      assert.equal(await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]), 0, run.output());
+      const record = JSON.parse((await get(my(ns, 'p'))).metadata.annotations['kopfgen.dev/myapp']);
+      assert.match(record.message, /^interrupted by the operator's shutdown: aborted/);
+      assert.ok(Date.parse(record.delayed) <= stoppedAt + 5000, 'no backoff after an interruption');
+      assert.equal((await events(cluster!.client, ns, 'p')).length, 0);
     } finally {
       run.child.kill('SIGKILL');
     }

@@ -10,6 +10,7 @@ import type { ResourceDescriptor } from './define.js';
 import { clone, getPath, prunedFields } from './json.js';
 import { KubeError, resourcePath, type KubeClient } from './kube.js';
 import { childLogger } from './log.js';
+import { isHandlerError } from './errors.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from './outcome.js';
 import { emptyPatch, outcomePatch, splitPatch } from './patches.js';
 import type { ObjectPatch, RunStep } from './plan.js';
@@ -106,6 +107,15 @@ async function attempt(env: ExecEnv, step: RunStep, context: HandlerContext<unkn
   }
 }
 
+/**
+ * A handler that gave up because the operator is shutting down (it honoured its `signal`)
+ * did not fail on its own: the next operator retries it at once instead of after the backoff.
+ */
+function interrupted(env: ExecEnv, attempt: Attempt, outcome: Outcome): Outcome {
+  if (!env.signal.aborted || attempt.ok || isHandlerError(attempt.error) || outcome.kind !== 'temporary') return outcome;
+  return { ...outcome, delay: 0, interrupted: true, message: `interrupted by the operator's shutdown: ${outcome.message}` };
+}
+
 export interface Result {
   outcome: Outcome;
   record: ProgressRecord;
@@ -131,7 +141,7 @@ export async function runHandler(env: ExecEnv, step: RunStep, body: Body): Promi
     const result = await attempt(env, step, context, abort);
     const end = env.now();
     const options = step.handler.options;
-    const outcome = applyLimits(classify(result, options), options, (step.record?.retries ?? 0) + 1, started, end);
+    const outcome = interrupted(env, result, applyLimits(classify(result, options), options, (step.record?.retries ?? 0) + 1, started, end));
     const record = nextRecord(step.record, step.cause, outcome, started, end);
     return { outcome, record, patch: outcomePatch(step.handler.id, step.key, outcome, context.patch, record) };
   } finally {

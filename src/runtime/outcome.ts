@@ -21,6 +21,8 @@ export interface Outcome {
   delay?: number;
   message?: string;
   error?: unknown;
+  /** The attempt was cut short by the operator's shutdown (no Event: nothing is wrong with the object). */
+  interrupted?: boolean;
 }
 
 export type Attempt = { ok: true; value: unknown } | { ok: false; error: unknown };

@@ -190,7 +190,7 @@ export class ResourceWorker implements WatchConsumer {
   private async record(uid: string, body: Body, id: string, cause: string, outcome: Outcome, patch: ObjectPatch): Promise<void> {
     this.adopt(uid, await writePatch(this.env, body, patch));
     logOutcome(this.env, body, id, cause, outcome);
-    if (outcome.kind === 'temporary' || outcome.kind === 'permanent') await postEvent(this.env, body, id, outcome);
+    if ((outcome.kind === 'temporary' && !outcome.interrupted) || outcome.kind === 'permanent') await postEvent(this.env, body, id, outcome);
   }
 
   private async refresh(uid: string, body: Body): Promise<void> {
