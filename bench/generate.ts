@@ -5,15 +5,17 @@
  * sides alike. Then the largest CRD alone, and the slowest single CRD.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { SourceText } from '../src/api.js';
 import { generate } from '../src/generate.js';
+import { generateParallel } from '../src/parallel/generate.js';
 import { readInputs } from '../src/io/read.js';
 import { writeFilesAtomic } from '../src/io/write.js';
 
-const RUNS = 5;
+const RUNS = 3;
+const THREADS = Math.max(2, availableParallelism());
 const dir = process.argv[2];
 
 function median(values: number[]): number {
@@ -25,9 +27,9 @@ function floor(sources: readonly SourceText[]): void {
   for (const s of sources) for (const doc of parseAllDocuments(s.text)) doc.toJS();
 }
 
-async function endToEnd(inputs: string[]): Promise<{ crds: number; bytesOut: number; files: number }> {
+async function endToEnd(inputs: string[], threads = 1): Promise<{ crds: number; bytesOut: number; files: number }> {
   const read = await readInputs(inputs);
-  const result = generate(read.sources, { stubs: false });
+  const result = threads > 1 ? await generateParallel(read.sources, { stubs: false }, { threads }) : generate(read.sources, { stubs: false });
   if (result.files.length === 0) throw new Error(`generation failed: ${result.diagnostics.filter((d) => d.severity === 'error').length} errors`);
   const out = mkdtempSync(join(tmpdir(), 'kopfgen-bench-'));
   try {
@@ -48,21 +50,24 @@ async function time<T>(fn: () => Promise<T> | T): Promise<[number, T]> {
 async function compare(label: string, inputs: string[]): Promise<void> {
   const sources = (await readInputs(inputs)).sources;
   const bytes = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
-  const ours: number[] = [];
+  const serial: number[] = [];
+  const parallel: number[] = [];
   const floors: number[] = [];
   let info = { crds: 0, bytesOut: 0, files: 0 };
   for (let i = 0; i < RUNS; i++) {
     floors.push((await time(() => floor(sources)))[0]);
     const [ms, value] = await time(() => endToEnd(inputs));
-    ours.push(ms);
+    serial.push(ms);
     info = value;
+    parallel.push((await time(() => endToEnd(inputs, THREADS)))[0]);
   }
-  const e2e = median(ours);
   const base = median(floors);
-  console.log(`${label}: ${info.crds} CRDs, ${(bytes / 1e6).toFixed(1)} MB in, ${info.files} files / ${(info.bytesOut / 1e6).toFixed(1)} MB out`);
-  console.log(`  kopfgen end to end   ${e2e.toFixed(0).padStart(6)} ms  (median of ${RUNS}; ${(info.crds / (e2e / 1000)).toFixed(0)} CRDs/s)`);
-  console.log(`  yaml parse floor     ${base.toFixed(0).padStart(6)} ms  (parseAllDocuments + toJS, same run)`);
-  console.log(`  ratio                ${(e2e / base).toFixed(2)}x the floor`);
+  const line = (name: string, ms: number) =>
+    console.log(`  ${name.padEnd(34)} ${ms.toFixed(0).padStart(6)} ms  ${(info.crds / (ms / 1000)).toFixed(0).padStart(5)} CRDs/s  ${(ms / base).toFixed(2)}x the floor`);
+  console.log(`${label}: ${info.crds} CRDs, ${(bytes / 1e6).toFixed(1)} MB in, ${info.files} files / ${(info.bytesOut / 1e6).toFixed(1)} MB out (medians of ${RUNS} interleaved runs)`);
+  line('yaml parse floor (toJS, 1 thread)', base);
+  line('kopfgen end to end, 1 thread', median(serial));
+  line(`kopfgen end to end, ${THREADS} threads`, median(parallel));
 }
 
 async function slowestSingle(files: string[]): Promise<void> {

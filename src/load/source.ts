@@ -13,9 +13,17 @@ export class ParsedSource {
     readonly text: string,
   ) {}
 
+  /** LineCounter.linePos without its intermediate object: this runs once per schema node. */
   pos(offset: number): SourcePos {
-    const { line, col } = this.lineCounter.linePos(offset);
-    return { file: this.file, line, col };
+    const starts = this.lineCounter.lineStarts;
+    let low = 0;
+    let high = starts.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (starts[mid] <= offset) low = mid + 1;
+      else high = mid;
+    }
+    return low === 0 ? { file: this.file, line: 1, col: offset + 1 } : { file: this.file, line: low, col: offset - starts[low - 1] + 1 };
   }
 
   /** Position of a node (its first character), or of the file start when the node has none. */

@@ -4,9 +4,15 @@
  * (an array without `items`, a property without `type`) are reported, with position and pointer.
  */
 import { isMap, isScalar, isSeq, type Document, type Node, type YAMLMap } from 'yaml';
-import { pointerJoin, type Diagnostic } from '../diagnostics.js';
+import type { Diagnostic } from '../diagnostics.js';
 import { deref, num, plain, str, type ParsedSource } from '../load/source.js';
 import type { DocTags, ObjectNode, PropertyNode, ScalarNode, SchemaNode } from './ir.js';
+
+/** `pointerJoin` for one segment, without the regular expressions when nothing needs escaping. */
+function pointerJoin(base: string, segment: string): string {
+  if (segment.indexOf('~') === -1 && segment.indexOf('/') === -1) return base + '/' + segment;
+  return base + '/' + segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
 
 export interface SchemaContext {
   source: ParsedSource;
