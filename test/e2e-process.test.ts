@@ -141,7 +141,8 @@ describe('operator process', { skip, timeout: 180_000 }, () => {
       await cluster!.client.request('PATCH', my(ns, 'web'), { body: { spec: { replicas: 0 } }, contentType: 'application/merge-patch+json' });
       await eventually('Pending', async () => ((await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined));
       assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^web\s+Pending\s+/m);
-      assert.match(run.output(), /handler myapp failed temporarily, retry in 60s: scaled to zero/);
+      // The log line follows the writes: wait for it rather than race it.
+      await eventually('the outcome log line', async () => (/handler myapp failed temporarily, retry in 60s: scaled to zero/.test(run.output()) ? true : undefined));
     } finally {
       run.child.kill('SIGTERM');
       await Promise.race([run.exited, new Promise((r) => setTimeout(r, 10_000))]);

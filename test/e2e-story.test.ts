@@ -64,6 +64,8 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     });
     assert.equal(body.metadata.annotations['kopfgen.dev/myapp'], undefined, 'progress purged after the cause completed');
     assert.ok((await events(cluster!.client, ns, 'web')).some((e) => e.type === 'Warning' && e.reason === 'myappFailed'));
+    // Log lines follow the writes: wait for the last one rather than race it.
+    await eventually('the success log line', async () => (logger.lines.some((l) => l.includes('handler myapp succeeded')) ? true : undefined));
     assert.equal(logger.lines.filter((l) => l.includes('handler myapp failed temporarily')).length, 1);
     assert.equal(logger.lines.filter((l) => l.includes('handler myapp succeeded')).length, 1);
   });
@@ -129,7 +131,7 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     const path = objectPath('test.kopfgen.dev', 'v1', 'pairs', ns);
     await create(cluster!.client, path, { apiVersion: 'test.kopfgen.dev/v1', kind: 'Pair', metadata: { name: 'q' }, spec: {} });
     await eventually('status Done', async () => ((await get(`${path}/q`)).status?.alpha?.phase === 'Done' ? true : undefined));
-    assert.ok(logger.lines.some((l) => l.includes('dropped status.alpha.extra')), logger.lines.join('\n'));
+    await eventually('the pruned-field warning', async () => (logger.lines.some((l) => l.includes('dropped status.alpha.extra')) ? true : undefined));
   });
 
   it('causes: create, update with its diff, field, own writes ignored, delete with the finalizer', async () => {
@@ -179,8 +181,11 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     assert.equal(record('slow').message, 'timed out after 0.5s');
     assert.equal(record('ignored'), null, 'an ignored error counts as success: its record is purged');
     assert.ok(logger.lines.some((l) => l.includes('handler ignored failed, error ignored: whatever')));
-    const reasons = (await events(cluster!.client, ns, 'm')).map((e) => e.reason).sort();
-    assert.deepEqual([...new Set(reasons)], ['limitedFailed', 'slowFailed', 'strictFailed']);
+    const reasons = await eventually('the Events', async () => {
+      const seen = [...new Set((await events(cluster!.client, ns, 'm')).map((e) => e.reason))].sort();
+      return seen.length >= 3 ? seen : undefined;
+    });
+    assert.deepEqual(reasons, ['limitedFailed', 'slowFailed', 'strictFailed']);
   });
 
   it('a handler id of 64+ characters: its hashed progress key is accepted by the API server', async () => {
