@@ -66,7 +66,12 @@ test('a Helm template: KG105 at the first directive, nothing else reported for t
   assert.deepEqual(r.files, []);
 });
 
-test('`{{ ... }}` inside descriptions is text, not Helm', () => {
+test('a Helm directive in a quoted value is still Helm (KG105)', () => {
+  const r = run('helm-quoted.yaml');
+  assert.deepEqual(brief(r.diagnostics, ['error', 'warning', 'note']), [`KG105 ${BAD}/helm-quoted.yaml:4:10 `]);
+});
+
+test('`{{ ... }}` inside descriptions and comments is text, not Helm', () => {
   const r = run('description-braces.yaml');
   assert.deepEqual(r.diagnostics, []);
   assert.equal(r.stats.crds, 1);

@@ -3,18 +3,12 @@
  * templates (reported, never half-parsed) and malformed YAML (reported with its position).
  * Documents that are not CRDs are skipped with a note.
  */
-import { parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
+import { isScalar, parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
 import type { SourceText } from '../api.js';
 import { pointerJoin, type Diagnostic } from '../diagnostics.js';
 import { ParsedSource, asMap, asSeq, get, str, type CrdNode } from './source.js';
 
 export const CRD_API_VERSIONS = ['apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1'];
-
-/**
- * A Helm directive on a line of its own (`{{- if ... }}`) or an unquoted `{{ ... }}` value.
- * Quoted or block-scalar text that merely mentions `{{` (Go templates in descriptions) does not match.
- */
-const HELM_LINE = /^[ \t]*(?:-[ \t]+)?(?:[\w.-]+:[ \t]+)?\{\{.*\}\}[ \t]*$/m;
 
 export interface ParseResult {
   crds: CrdNode[];
@@ -45,23 +39,29 @@ export function parseSource(input: SourceText): ParseResult {
 }
 
 /**
- * The offset of the first `{{` that is template syntax rather than text: a line shaped like a
- * Helm directive whose `{{` does not sit inside a string scalar (descriptions of Go-template
- * fields legitimately contain `{{ ... }}`).
+ * The offset of the first `{{ ... }}` that is template syntax rather than text. Text is a
+ * `description` (descriptions of Go-template fields legitimately show `{{ .x }}`) or a
+ * comment; anywhere else, quoted or not, it is a template directive.
  */
 function helmDirective(text: string, docs: Document.Parsed[]): number | undefined {
-  const strings: [number, number][] = [];
+  const descriptions: [number, number][] = [];
   for (const doc of docs) {
     visit(doc, {
-      Scalar(_key, node) {
-        if (typeof node.value === 'string' && node.range && node.value.includes('{{')) strings.push([node.range[0], node.range[1]]);
+      Pair(_key, pair) {
+        const value = pair.value;
+        if (isScalar(pair.key) && pair.key.value === 'description' && isScalar(value) && value.range && typeof value.value === 'string') {
+          descriptions.push([value.range[0], value.range[1]]);
+        }
       },
     });
   }
-  const lines = new RegExp(HELM_LINE.source, 'gm');
-  for (let m = lines.exec(text); m; m = lines.exec(text)) {
-    const at = m.index + m[0].indexOf('{{');
-    if (!strings.some(([from, to]) => at >= from && at < to)) return at;
+  const directive = /\{\{.*?\}\}/g;
+  for (let m = directive.exec(text); m; m = directive.exec(text)) {
+    const at = m.index;
+    if (descriptions.some(([from, to]) => at >= from && at < to)) continue;
+    const lineStart = text.lastIndexOf('\n', at) + 1;
+    if (/(^|\s)#/.test(text.slice(lineStart, at))) continue; // a comment
+    return at;
   }
   return undefined;
 }
