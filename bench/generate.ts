@@ -2,11 +2,14 @@
  * End to end (read, parse, model, emit, write to a fresh temporary directory) against the
  * floor: the `yaml` package alone parsing the same texts (parseAllDocuments + toJS), measured
  * in the same process. Runs interleave and the median counts, so a busy machine skews both
- * sides alike. Then the largest CRD alone, and the slowest single CRD.
+ * sides alike. Then the largest CRD alone, and the slowest single CRD. First, one run in a
+ * fresh process per thread count, for the peak memory of a single generation.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { SourceText } from '../src/api.js';
 import { generate } from '../src/generate.js';
@@ -81,8 +84,24 @@ async function slowestSingle(files: string[]): Promise<void> {
   console.log(`slowest single CRD: ${basename(worst.file)} ${worst.ms.toFixed(0)} ms end to end (heap after any single CRD ≤ ${(heapPeak / 1e6).toFixed(0)} MB)`);
 }
 
+/** One end-to-end run in a fresh process: its peak RSS is what one `kopfgen generate` costs. */
+function peakOfOneRun(threads: number): string {
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), dir, '--once', String(threads)], { encoding: 'utf8' });
+  return child.status === 0 ? child.stdout.trim() : `failed: ${child.stderr.trim()}`;
+}
+
+if (process.argv[3] === '--once') {
+  const threads = Number(process.argv[4]);
+  const started = performance.now();
+  await endToEnd([dir], threads);
+  const ms = performance.now() - started;
+  console.log(`${ms.toFixed(0)} ms, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  process.exit(0);
+}
+
 const all = (await readInputs([dir])).sources.map((s) => s.file);
 const started = performance.now();
+console.log(`one run per fresh process (read, generate, write): 1 thread ${peakOfOneRun(1)}; ${THREADS} threads ${peakOfOneRun(THREADS)}`);
 await compare('whole directory', [dir]);
 const largest = all.reduce((a, b) => (statSync(b).size > statSync(a).size ? b : a));
 const prometheuses = all.find((f) => f.endsWith('monitoring.coreos.com_prometheuses.yaml')) ?? largest;
