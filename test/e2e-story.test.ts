@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { defineHandler, PermanentError, Registry, TemporaryError } from '../src/runtime/index.js';
+import { defineHandler, defineResource, PermanentError, Registry, TemporaryError } from '../src/runtime/index.js';
 import { Operator } from '../src/runtime/operator.js';
 import { FINALIZER } from '../src/runtime/essence.js';
 import { progressAnnotation } from '../src/runtime/progress.js';
@@ -204,5 +204,16 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     });
     assert.equal(record.message, 'no database');
     assert.equal((await get(my(ns, 'l'))).status?.[id]?.phase, 'Failed');
+  });
+
+  it('a descriptor claiming a status subresource the cluster lacks: a clear error, not silence', async () => {
+    const ns = await namespace(cluster!.client, 'nosub');
+    const wrong = defineResource({ ...pair, statusSubresource: true });
+    const registry = new Registry();
+    defineHandler<unknown, { phase?: string }>(wrong, 'alpha').onCreate(() => ({ phase: 'Done' }), { registry });
+    const { logger } = await operate(registry, ns);
+    await create(cluster!.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), { apiVersion: 'test.kopfgen.dev/v1', kind: 'Pair', metadata: { name: 'w' }, spec: {} });
+    const line = await eventually('the error', async () => logger.lines.find((l) => l.includes('has no status subresource')));
+    assert.match(line, /pairs\.test\.kopfgen\.dev\/v1 has no status subresource in the cluster/);
   });
 });

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import type { HandlerContext, Logger } from './context.js';
 import type { ResourceDescriptor } from './define.js';
 import { clone, getPath, prunedFields } from './json.js';
-import { KubeError, resourcePath, type KubeClient } from './kube.js';
+import { describe, KubeError, resourcePath, type KubeClient } from './kube.js';
 import { childLogger } from './log.js';
 import { isHandlerError } from './errors.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from './outcome.js';
@@ -58,6 +58,17 @@ async function patchWithRetries(env: ExecEnv, path: string, patch: ObjectPatch, 
   }
 }
 
+/** A 404 from `/status` while the object exists means the cluster's CRD has no status subresource. */
+async function patchStatus(env: ExecEnv, meta: { name: string; namespace?: string }, status: ObjectPatch): Promise<Body> {
+  try {
+    return await patchWithRetries(env, resourcePath(env.resource, meta.namespace, meta.name, 'status'), status, false);
+  } catch (error) {
+    if (!(error instanceof KubeError && error.status === 404)) throw error;
+    await env.client.request('GET', resourcePath(env.resource, meta.namespace, meta.name)); // 404 too: the object is gone
+    throw new Error(`${describe(env.resource)} has no status subresource in the cluster, but its descriptor says statusSubresource: true (regenerate from the installed CRD)`);
+  }
+}
+
 /** Writes the patch; returns the object as the server answered, or undefined when it is gone (404). */
 export async function writePatch(env: ExecEnv, body: Body, patch: ObjectPatch): Promise<Body | undefined> {
   const meta = body.metadata as { name: string; namespace?: string };
@@ -66,7 +77,7 @@ export async function writePatch(env: ExecEnv, body: Body, patch: ObjectPatch): 
   let answer: Body | undefined;
   try {
     // Status first: should the operator stop in between, the handler runs again rather than its result being lost.
-    if (status) answer = await patchWithRetries(env, resourcePath(env.resource, meta.namespace, meta.name, 'status'), status, false);
+    if (status) answer = await patchStatus(env, meta, status);
     if (main) answer = await patchWithRetries(env, resourcePath(env.resource, meta.namespace, meta.name), main, precondition);
   } catch (error) {
     if (error instanceof KubeError && error.status === 404) return undefined;
