@@ -8,7 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { defineHandler, Registry } from '../src/runtime/index.js';
 import { KubeClient } from '../src/runtime/kube.js';
 import { Operator } from '../src/runtime/operator.js';
-import { applyCrd, eventually, skip, startCluster, stopCluster, type Cluster } from './support/envtest.js';
+import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from './support/envtest.js';
 import { captureLogger, create, myResource, namespace, objectPath, type Body } from './support/operator.js';
 import { FaultProxy } from './support/proxy.js';
 
@@ -45,19 +45,19 @@ async function phase(ns: string, name: string, expected: string, image?: string)
   });
 }
 
-describe('faults between the runtime and the API server', { skip, timeout: 180_000 }, () => {
+describe('faults between the runtime and the API server', { skip }, () => {
   before(async () => {
     cluster = startCluster();
     await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
     proxy = await FaultProxy.start(cluster.kubeconfig);
-  });
+  }, { timeout: START_TIMEOUT });
   after(async () => {
     for (const operator of operators) await operator.stop();
     await proxy?.close();
     stopCluster(cluster);
   });
 
-  it('a dropped watch resumes: changes made meanwhile are handled once, nothing twice', async () => {
+  it('a dropped watch resumes: changes made meanwhile are handled once, nothing twice', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'drop');
     const { calls, logger } = await proxied(ns);
     await create(cluster!.client, my(ns), mr('a'));
@@ -74,7 +74,7 @@ describe('faults between the runtime and the API server', { skip, timeout: 180_0
     assert.deepEqual(Object.fromEntries(calls), { 'create a': 1, 'create b': 1, 'update a': 1 });
   });
 
-  it('410 Gone relists: changes made meanwhile are handled once, nothing twice', async () => {
+  it('410 Gone relists: changes made meanwhile are handled once, nothing twice', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'gone');
     const { calls, logger } = await proxied(ns);
     await create(cluster!.client, my(ns), mr('a'));
@@ -91,7 +91,7 @@ describe('faults between the runtime and the API server', { skip, timeout: 180_0
     assert.deepEqual(Object.fromEntries(calls), { 'create a': 1, 'create c': 1, 'update a': 1 });
   });
 
-  it('409, 429 and 5xx answers to patches are retried: nothing lost, the handler runs once', async () => {
+  it('409, 429 and 5xx answers to patches are retried: nothing lost, the handler runs once', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'errors');
     const { calls } = await proxied(ns);
     const path = new RegExp(`/namespaces/${ns}/myresources/p`);
@@ -104,7 +104,7 @@ describe('faults between the runtime and the API server', { skip, timeout: 180_0
     assert.deepEqual(Object.fromEntries(calls), { 'create p': 1 });
   });
 
-  it('slow answers (list, patch) delay but do not duplicate or lose anything', async () => {
+  it('slow answers (list, patch) delay but do not duplicate or lose anything', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'slow');
     const path = new RegExp(`/namespaces/${ns}/`);
     proxy!.inject({ method: 'GET', watch: false, path, delayMs: 1500 });

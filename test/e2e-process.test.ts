@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { runOperator } from '../src/cli/run.js';
 import { defineHandler, defineResource, Registry, TemporaryError } from '../src/runtime/index.js';
 import { Operator } from '../src/runtime/operator.js';
-import { applyCrd, eventually, skip, startCluster, stopCluster, type Cluster } from './support/envtest.js';
+import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from './support/envtest.js';
 import { captureLogger, create, events, myResource, namespace, objectPath, type Body } from './support/operator.js';
 
 let cluster: Cluster | undefined;
@@ -28,14 +28,14 @@ function runChild(ns: string, env: Record<string, string> = {}, module = 'test/f
   return { child, output: () => output, exited };
 }
 
-describe('operator process', { skip, timeout: 180_000 }, () => {
+describe('operator process', { skip }, () => {
   before(async () => {
     cluster = startCluster();
     await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-  });
+  }, { timeout: START_TIMEOUT });
   after(() => stopCluster(cluster));
 
-  it('SIGTERM mid-handler: the handler finishes, its patch is written, exit 0', async () => {
+  it('SIGTERM mid-handler: the handler finishes, its patch is written, exit 0', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'sigterm');
     const run = runChild(ns, { HANDLER_MS: '2000' });
     try {
@@ -56,7 +56,7 @@ describe('operator process', { skip, timeout: 180_000 }, () => {
     }
   });
 
-  it('SIGTERM with a handler that honours its signal: retried at once by the next operator, no Event', async () => {
+  it('SIGTERM with a handler that honours its signal: retried at once by the next operator, no Event', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'polite');
     const run = runChild(ns, {}, 'test/fixtures/runtime/polite-operator.ts');
     try {
@@ -75,7 +75,7 @@ describe('operator process', { skip, timeout: 180_000 }, () => {
     }
   });
 
-  it('a restart in the middle of a retry waits for the delay and runs the handler once more, not twice', async () => {
+  it('a restart in the middle of a retry waits for the delay and runs the handler once more, not twice', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'restart');
     const first = new Registry();
     defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(() => {
@@ -119,7 +119,7 @@ describe('operator process', { skip, timeout: 180_000 }, () => {
     }
   });
 
-  it('exits 1 naming the resource when its CRD is not installed', async () => {
+  it('exits 1 naming the resource when its CRD is not installed', { timeout: TEST_TIMEOUT }, async () => {
     const registry = new Registry();
     const missing = defineResource({ group: 'missing.kopfgen.dev', version: 'v1', plural: 'ghosts', kind: 'Ghost', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
     defineHandler(missing, 'h').onCreate(() => undefined, { registry });
@@ -130,7 +130,7 @@ describe('operator process', { skip, timeout: 180_000 }, () => {
   });
 
   const example = 'examples/myresource/operator.ts';
-  it('the generated example (TypeScript, through tsx) runs: Starting, then Pending from its generated error', { skip: existsSync(example) ? false : `needs ${example}` }, async () => {
+  it('the generated example (TypeScript, through tsx) runs: Starting, then Pending from its generated error', { timeout: TEST_TIMEOUT, skip: existsSync(example) ? false : `needs ${example}` }, async () => {
     const ns = await namespace(cluster!.client, 'example');
     const run = runChild(ns, {}, example);
     try {

@@ -8,7 +8,7 @@ import { defineHandler, defineResource, PermanentError, Registry, TemporaryError
 import { Operator } from '../src/runtime/operator.js';
 import { FINALIZER } from '../src/runtime/essence.js';
 import { progressAnnotation } from '../src/runtime/progress.js';
-import { applyCrd, eventually, skip, startCluster, stopCluster, type Cluster } from './support/envtest.js';
+import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from './support/envtest.js';
 import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from './support/operator.js';
 
 type MyappStatus = { phase?: string };
@@ -30,18 +30,18 @@ async function operate(registry: Registry, ns: string) {
 const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
 const get = (path: string) => cluster!.client.request<Body>('GET', path);
 
-describe('runtime end to end', { skip, timeout: 180_000 }, () => {
+describe('runtime end to end', { skip }, () => {
   before(async () => {
     cluster = startCluster();
     await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
     await applyCrd(cluster, 'test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'v1', 'pairs');
-  });
+  }, { timeout: START_TIMEOUT });
   after(async () => {
     for (const operator of operators) await operator.stop();
     stopCluster(cluster);
   });
 
-  it('TemporaryError status Pending, then the retry returns Starting; kubectl shows it', async () => {
+  it('TemporaryError status Pending, then the retry returns Starting; kubectl shows it', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'story');
     const registry = new Registry();
     const seen: number[] = [];
@@ -70,7 +70,7 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     assert.equal(logger.lines.filter((l) => l.includes('handler myapp succeeded')).length, 1);
   });
 
-  it('PermanentError: status kept, no retry, Event posted, failure stays in the progress record', async () => {
+  it('PermanentError: status kept, no retry, Event posted, failure stays in the progress record', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'perm');
     const registry = new Registry();
     let calls = 0;
@@ -94,7 +94,7 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^bad\s+Failed\s+/m);
   });
 
-  it('a base TemporaryError from a shared helper lands under each calling handler id', async () => {
+  it('a base TemporaryError from a shared helper lands under each calling handler id', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'shared');
     const registry = new Registry();
     const tries = new Map<string, number>();
@@ -123,7 +123,7 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     assert.match(cluster!.kubectl('get', 'pairs', '-n', ns), /^p\s+Ready\s+Ready\s+/m);
   });
 
-  it('warns naming a status field the API server pruned (status in the object patch, no subresource)', async () => {
+  it('warns naming a status field the API server pruned (status in the object patch, no subresource)', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'prune');
     const registry = new Registry();
     defineHandler<unknown, { phase?: string; extra?: number }>(pair, 'alpha').onCreate(() => ({ phase: 'Done', extra: 1 }), { registry });
@@ -134,7 +134,7 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     await eventually('the pruned-field warning', async () => (logger.lines.some((l) => l.includes('dropped status.alpha.extra')) ? true : undefined));
   });
 
-  it('causes: create, update with its diff, field, own writes ignored, delete with the finalizer', async () => {
+  it('causes: create, update with its diff, field, own writes ignored, delete with the finalizer', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'causes');
     const registry = new Registry();
     const calls: string[] = [];
@@ -159,7 +159,7 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     assert.deepEqual(calls.slice(3), ['delete'], 'the status write triggered nothing; delete ran once');
   });
 
-  it('retries limit, timeout and errors modes against the server', async () => {
+  it('retries limit, timeout and errors modes against the server', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'modes');
     const registry = new Registry();
     const calls = new Map<string, number>();
@@ -188,7 +188,7 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     assert.deepEqual(reasons, ['limitedFailed', 'slowFailed', 'strictFailed']);
   });
 
-  it('a handler id of 64+ characters: its hashed progress key is accepted by the API server', async () => {
+  it('a handler id of 64+ characters: its hashed progress key is accepted by the API server', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'longid');
     const id = 'provision-the-external-database-and-wait-for-its-endpoint-to-become-ready';
     assert.ok(id.length >= 64);
@@ -206,7 +206,7 @@ describe('runtime end to end', { skip, timeout: 180_000 }, () => {
     assert.equal((await get(my(ns, 'l'))).status?.[id]?.phase, 'Failed');
   });
 
-  it('a descriptor claiming a status subresource the cluster lacks: a clear error, not silence', async () => {
+  it('a descriptor claiming a status subresource the cluster lacks: a clear error, not silence', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'nosub');
     const wrong = defineResource({ ...pair, statusSubresource: true });
     const registry = new Registry();

@@ -12,6 +12,11 @@ import { KubeClient } from '../../src/runtime/kube.js';
 const envtestDir = resolve(process.cwd(), '../shared/envtest');
 const external = process.env.KOPFGEN_E2E_KUBECONFIG;
 
+/** A fresh machine builds the envtest binaries on the first start (about 6 min): the start hook may take that long. */
+export const START_TIMEOUT = 900_000;
+/** Per test: generous, but a hung test still fails. */
+export const TEST_TIMEOUT = 120_000;
+
 export const skip: string | false = external || existsSync(`${envtestDir}/start.sh`) ? false : 'needs ../shared/envtest (or KOPFGEN_E2E_KUBECONFIG)';
 
 export interface Cluster {
@@ -26,7 +31,7 @@ export function startCluster(): Cluster {
   let kubeconfig = external;
   let dir: string | undefined;
   if (!kubeconfig) {
-    const out = execFileSync(`${envtestDir}/start.sh`, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 });
+    const out = execFileSync(`${envtestDir}/start.sh`, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: START_TIMEOUT - 60_000 });
     const env = Object.fromEntries(out.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
     kubeconfig = env.KUBECONFIG;
     dir = env.ENVTEST_DIR;
