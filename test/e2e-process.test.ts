@@ -10,7 +10,7 @@ import { runOperator } from '../src/cli/run.js';
 import { defineHandler, defineResource, Registry, TemporaryError } from '../src/runtime/index.js';
 import { Operator } from '../src/runtime/operator.js';
 import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from './support/envtest.js';
-import { captureLogger, create, events, myResource, namespace, objectPath, type Body } from './support/operator.js';
+import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from './support/operator.js';
 
 let cluster: Cluster | undefined;
 const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
@@ -32,6 +32,7 @@ describe('operator process', { skip }, () => {
   before(async () => {
     cluster = startCluster();
     await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
+    await applyCrd(cluster, 'test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'v1', 'pairs');
   }, { timeout: START_TIMEOUT });
   after(() => stopCluster(cluster));
 
@@ -116,6 +117,22 @@ describe('operator process', { skip }, () => {
       assert.deepEqual([calls.length, resumed], [1, 1], 'a finished create handler does not run again on restart; resume runs once');
     } finally {
       await op3.stop();
+    }
+  });
+
+  it('cluster-wide: one operator handles objects of every namespace', { timeout: TEST_TIMEOUT }, async () => {
+    const registry = new Registry();
+    defineHandler<unknown, { phase?: string }>(pair, 'alpha').onCreate(({ namespace }) => ({ phase: `seen in ${namespace}` }), { registry });
+    const operator = new Operator({ registry, logger: captureLogger() });
+    await operator.start();
+    try {
+      const namespaces = [await namespace(cluster!.client, 'wide'), await namespace(cluster!.client, 'wide')];
+      for (const ns of namespaces) await create(cluster!.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), { apiVersion: 'test.kopfgen.dev/v1', kind: 'Pair', metadata: { name: 'x' }, spec: {} });
+      for (const ns of namespaces) {
+        await eventually(`the pair in ${ns}`, async () => ((await get(objectPath('test.kopfgen.dev', 'v1', 'pairs', ns, 'x'))).status?.alpha?.phase === `seen in ${ns}` ? true : undefined));
+      }
+    } finally {
+      await operator.stop();
     }
   });
 
