@@ -170,7 +170,9 @@ export class ResourceWorker implements WatchConsumer {
         continue;
       }
       const result = await runHandler(this.env, step, body);
-      await this.record(uid, body, step.handler.id, step.cause, result.outcome, this.withCompletion(uid, body, result.patch));
+      const { patch, completes } = this.withCompletion(uid, body, result.patch);
+      await this.record(uid, body, step.handler.id, step.cause, result.outcome, patch);
+      if (completes) this.initial.delete(uid);
     }
   }
 
@@ -179,12 +181,11 @@ export class ResourceWorker implements WatchConsumer {
    * progress purge) rides along in the same patch, as kopf writes one patch per cycle. Not
    * for finalizer removal, which carries a resourceVersion precondition of its own.
    */
-  private withCompletion(uid: string, body: Body, patch: ObjectPatch): ObjectPatch {
+  private withCompletion(uid: string, body: Body, patch: ObjectPatch): { patch: ObjectPatch; completes: boolean } {
     const projected = applyMergePatch(body, patch) as Body;
     const following = decide({ body: projected, handlers: this.handlers, now: this.env.now(), initial: this.initial.has(uid) });
-    if (following.kind !== 'patch' || !following.completes || following.patch.metadata?.resourceVersion !== undefined) return patch;
-    this.initial.delete(uid);
-    return combineMergePatches(patch, following.patch) as ObjectPatch;
+    if (following.kind !== 'patch' || !following.completes || following.patch.metadata?.resourceVersion !== undefined) return { patch, completes: false };
+    return { patch: combineMergePatches(patch, following.patch) as ObjectPatch, completes: true };
   }
 
   private async record(uid: string, body: Body, id: string, cause: string, outcome: Outcome, patch: ObjectPatch): Promise<void> {
