@@ -27,7 +27,9 @@ function prepass(s: Schema): Schema {
   if (s['x-kubernetes-embedded-resource']) {
     out.properties = { ...out.properties, apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { tsType: 'ObjectMeta' } };
     out.required = [...new Set([...((s.required as string[]) ?? []), 'apiVersion', 'kind'])];
-    out.additionalProperties = true;
+    // A typed map beside apiVersion/kind/metadata must admit their types too (as kopfgen's index type does).
+    const ap = out.additionalProperties;
+    out.additionalProperties = ap && typeof ap === 'object' ? { anyOf: [ap, { type: 'string' }, { tsType: 'ObjectMeta' }] } : true;
   }
   if (s.nullable) {
     delete out.nullable;

@@ -75,7 +75,7 @@ function pushResource(out: string[], crd: CrdModel, version: VersionModel): void
   out.push(`  kind: ${stringLiteral(crd.kind)};\n`);
   out.push('  metadata?: ObjectMeta;\n');
   const schema = version.schema;
-  if (schema) pushMembers(out, withOptionalStatus(schema), ROOT_IMPLIED);
+  if (schema) pushMembers(out, withOptionalStatus(schema), ROOT_IMPLIED, [stringLiteral(apiVersion), stringLiteral(crd.kind), 'ObjectMeta', 'undefined']);
   else out.push('  [key: string]: unknown;\n');
   out.push('}\n');
 }

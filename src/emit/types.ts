@@ -51,8 +51,12 @@ function valueExpr(node: ObjectNode): string {
 }
 
 /** The members of an object node's interface (without braces), each with its JSDoc. */
-export function pushMembers(out: string[], node: ObjectNode, skip?: ReadonlySet<string>): void {
-  const types: string[] = [];
+/**
+ * `impliedTypes`: types of members written by the caller (a resource's literal apiVersion and
+ * kind, ObjectMeta), which an index signature must admit as well.
+ */
+export function pushMembers(out: string[], node: ObjectNode, skip?: ReadonlySet<string>, impliedTypes: string[] = []): void {
+  const types: string[] = [...impliedTypes];
   for (const prop of node.properties) {
     if (skip?.has(prop.name)) continue;
     types.push(pushProperty(out, prop));
@@ -108,7 +112,7 @@ function pushInterface(out: string[], node: ObjectNode, usage: TypeUsage): void 
     usage.objectMeta = true;
     out.push(`export interface ${node.typeName} extends KubernetesObject {\n`);
     out.push('  apiVersion: string;\n  kind: string;\n  metadata?: ObjectMeta;\n');
-    pushMembers(out, node, EMBEDDED_IMPLIED);
+    pushMembers(out, node, EMBEDDED_IMPLIED, ['string', 'ObjectMeta', 'undefined']);
   } else {
     out.push(`export interface ${node.typeName} {\n`);
     pushMembers(out, node);

@@ -22,8 +22,17 @@ export const TemplateDescriptor = defineResource<Template>({
 });
 
 export interface TemplateSpec {
+  /** An embedded object whose other keys are counters. */
+  counters?: TemplateSpecCounters;
   object?: TemplateSpecObject;
   typed?: TemplateSpecTyped;
+}
+
+export interface TemplateSpecCounters extends KubernetesObject {
+  apiVersion: string;
+  kind: string;
+  metadata?: ObjectMeta;
+  [key: string]: number | string | ObjectMeta | undefined;
 }
 
 export interface TemplateSpecObject extends KubernetesObject {
