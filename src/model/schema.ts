@@ -40,19 +40,22 @@ interface Keywords {
   doc: DocTags;
 }
 
+/** Most schema nodes carry no documentation tags: they share this one (never mutated). */
+const NO_DOC: DocTags = Object.freeze({});
+
 export function buildSchema(ctx: SchemaContext, node: Node | undefined, pointer: string): SchemaNode {
   const map = deref(node, ctx.doc);
   const pos = ctx.source.nodePos(map);
   if (!isMap(map)) {
     ctx.diagnostics.push(ctx.source.diag('error', 'KG114', 'a schema must be a mapping', map, pointer));
-    return { type: 'unknown', pointer, pos, nullable: false, doc: {} };
+    return { type: 'unknown', pointer, pos, nullable: false, doc: NO_DOC };
   }
   const kw = readKeywords(ctx, map, pointer);
-  const base = { pointer, pos, description: kw.description, nullable: kw.nullable, doc: kw.doc };
-  if (kw.intOrString) return { ...base, type: 'int-or-string' };
+  const { description, nullable, doc } = kw;
+  if (kw.intOrString) return { type: 'int-or-string', pointer, pos, description, nullable, doc };
   switch (kw.type) {
     case 'object':
-      return buildObject(ctx, kw, base);
+      return buildObject(ctx, kw, pointer, pos);
     case 'array': {
       if (kw.items === undefined) {
         ctx.diagnostics.push(ctx.source.diag(ctx.structural, 'KG110', 'non-structural schema: array without `items`', map, pointer));
@@ -60,38 +63,36 @@ export function buildSchema(ctx: SchemaContext, node: Node | undefined, pointer:
       const items = kw.items === undefined ? undefined : buildSchema(ctx, kw.items, pointerJoin(pointer, 'items'));
       const listType = kw.listType === 'atomic' || kw.listType === 'set' || kw.listType === 'map' ? kw.listType : undefined;
       const keys = isSeq(kw.listMapKeys) ? kw.listMapKeys.items.map((k) => str(k as Node)).filter((k): k is string => !!k) : undefined;
-      return { ...base, type: 'array', items, listType, listMapKeys: keys };
+      return { type: 'array', pointer, pos, description, nullable, doc, items, listType, listMapKeys: keys };
     }
     case 'string':
     case 'integer':
     case 'number':
     case 'boolean': {
-      const scalar: ScalarNode = { ...base, type: kw.type };
+      const scalar: ScalarNode = { type: kw.type, pointer, pos, description, nullable, doc };
       if (kw.enum) scalar.enum = readEnum(ctx, kw.enum, pointer);
       return scalar;
     }
     case undefined:
-      if (kw.preserve) return kw.properties ? buildObject(ctx, kw, base) : { ...base, type: 'unknown' };
-      if (kw.properties || kw.additionalProperties) return buildObject(ctx, kw, base, pointer, map);
+      if (kw.preserve) return kw.properties ? buildObject(ctx, kw, pointer, pos) : { type: 'unknown', pointer, pos, description, nullable, doc };
+      if (kw.properties || kw.additionalProperties) {
+        ctx.diagnostics.push(ctx.source.diag(ctx.structural, 'KG111', 'non-structural schema: an object schema needs `type: object`', map, pointer));
+        return buildObject(ctx, kw, pointer, pos);
+      }
       ctx.diagnostics.push(ctx.source.diag(ctx.structural, 'KG111', 'non-structural schema: no `type` (and neither x-kubernetes-int-or-string nor x-kubernetes-preserve-unknown-fields)', map, pointer));
-      return { ...base, type: 'unknown' };
+      return { type: 'unknown', pointer, pos, description, nullable, doc };
     default:
       ctx.diagnostics.push(ctx.source.diag('error', 'KG114', `unknown schema type \`${kw.type}\``, map, pointer));
-      return { ...base, type: 'unknown' };
+      return { type: 'unknown', pointer, pos, description, nullable, doc };
   }
 }
 
-type Base = Pick<ObjectNode, 'pointer' | 'pos' | 'description' | 'nullable' | 'doc'>;
-
-function buildObject(ctx: SchemaContext, kw: Keywords, base: Base, untypedAt?: string, map?: YAMLMap): ObjectNode {
-  if (untypedAt !== undefined) {
-    ctx.diagnostics.push(ctx.source.diag(ctx.structural, 'KG111', 'non-structural schema: an object schema needs `type: object`', map, untypedAt));
-  }
+function buildObject(ctx: SchemaContext, kw: Keywords, pointer: string, pos: ObjectNode['pos']): ObjectNode {
   const required = new Set<string>();
   if (isSeq(kw.required)) for (const r of kw.required.items) if (isScalar(r)) required.add(String(r.value));
   const properties: PropertyNode[] = [];
   if (kw.properties) {
-    const propsPointer = pointerJoin(base.pointer, 'properties');
+    const propsPointer = pointerJoin(pointer, 'properties');
     for (const pair of kw.properties.items) {
       const name = isScalar(pair.key) ? String(pair.key.value) : '';
       const schema = buildSchema(ctx, pair.value as Node, pointerJoin(propsPointer, name));
@@ -99,19 +100,29 @@ function buildObject(ctx: SchemaContext, kw: Keywords, base: Base, untypedAt?: s
     }
     properties.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
-  const node: ObjectNode = { ...base, type: 'object', properties, preserveUnknownFields: kw.preserve, embeddedResource: kw.embedded };
+  const node: ObjectNode = {
+    type: 'object',
+    pointer,
+    pos,
+    description: kw.description,
+    nullable: kw.nullable,
+    doc: kw.doc,
+    properties,
+    preserveUnknownFields: kw.preserve,
+    embeddedResource: kw.embedded,
+  };
   const ap = deref(kw.additionalProperties, ctx.doc);
   if (isScalar(ap)) {
     if (ap.value === true) node.additionalProperties = 'any';
   } else if (ap) {
-    node.additionalProperties = buildSchema(ctx, ap, pointerJoin(base.pointer, 'additionalProperties'));
+    node.additionalProperties = buildSchema(ctx, ap, pointerJoin(pointer, 'additionalProperties'));
   }
   return node;
 }
 
 function readKeywords(ctx: SchemaContext, map: YAMLMap, pointer: string): Keywords {
-  const kw: Keywords = { nullable: false, preserve: false, intOrString: false, embedded: false, doc: {} };
-  const doc = kw.doc;
+  const kw: Keywords = { nullable: false, preserve: false, intOrString: false, embedded: false, doc: NO_DOC };
+  let tags: DocTags | undefined; // allocated on the first documentation keyword
   for (const pair of map.items) {
     const key = isScalar(pair.key) ? pair.key.value : undefined;
     const value = deref(pair.value, ctx.doc);
@@ -129,22 +140,23 @@ function readKeywords(ctx: SchemaContext, map: YAMLMap, pointer: string): Keywor
       case 'x-kubernetes-embedded-resource': kw.embedded = isTrue(value); break;
       case 'x-kubernetes-list-type': kw.listType = str(value); break;
       case 'x-kubernetes-list-map-keys': kw.listMapKeys = value; break;
-      case 'format': doc.format = str(value); break;
-      case 'default': doc.default = plain(value, ctx.doc); break;
-      case 'example': doc.example = plain(value, ctx.doc); break;
-      case 'minimum': doc.minimum = num(value); break;
-      case 'maximum': doc.maximum = num(value); break;
-      case 'exclusiveMinimum': doc.exclusiveMinimum = isTrue(value); break;
-      case 'exclusiveMaximum': doc.exclusiveMaximum = isTrue(value); break;
-      case 'minLength': doc.minLength = num(value); break;
-      case 'maxLength': doc.maxLength = num(value); break;
-      case 'minItems': doc.minItems = num(value); break;
-      case 'maxItems': doc.maxItems = num(value); break;
-      case 'pattern': doc.pattern = str(value); break;
-      case 'x-kubernetes-validations': doc.validations = readValidations(ctx, value, pointer); break;
+      case 'format': (tags ??= {}).format = str(value); break;
+      case 'default': (tags ??= {}).default = plain(value, ctx.doc); break;
+      case 'example': (tags ??= {}).example = plain(value, ctx.doc); break;
+      case 'minimum': (tags ??= {}).minimum = num(value); break;
+      case 'maximum': (tags ??= {}).maximum = num(value); break;
+      case 'exclusiveMinimum': (tags ??= {}).exclusiveMinimum = isTrue(value); break;
+      case 'exclusiveMaximum': (tags ??= {}).exclusiveMaximum = isTrue(value); break;
+      case 'minLength': (tags ??= {}).minLength = num(value); break;
+      case 'maxLength': (tags ??= {}).maxLength = num(value); break;
+      case 'minItems': (tags ??= {}).minItems = num(value); break;
+      case 'maxItems': (tags ??= {}).maxItems = num(value); break;
+      case 'pattern': (tags ??= {}).pattern = str(value); break;
+      case 'x-kubernetes-validations': (tags ??= {}).validations = readValidations(ctx, value, pointer); break;
       default: break;
     }
   }
+  if (tags) kw.doc = tags;
   return kw;
 }
 
