@@ -3,8 +3,8 @@
  * (top-level `validation`, `subresources`, `additionalPrinterColumns` with `JSONPath`, a single
  * `version`) into the same per-version shape.
  */
-import type { Document, Node, YAMLMap } from 'yaml';
-import { pointerJoin, type Diagnostic } from '../diagnostics.js';
+import { isScalar, type Document, type Node, type YAMLMap } from 'yaml';
+import { pointerJoin, type Diagnostic, type SourcePos } from '../diagnostics.js';
 import { asMap, asSeq, bool, get, num, str, type CrdNode } from '../load/source.js';
 import type { CrdModel, ObjectNode, PrinterColumn, ScaleSubresource, VersionModel } from './ir.js';
 import { buildSchema, type SchemaContext } from './schema.js';
@@ -47,6 +47,7 @@ export function buildCrd(crd: CrdNode, diagnostics: Diagnostic[]): CrdModel | un
     categories: strings(get(names, 'categories', doc)),
     scope: str(get(spec, 'scope', doc)) === 'Cluster' ? 'Cluster' : 'Namespaced',
     annotations: stringMap(asMap(get(metadata, 'annotations', doc)), doc),
+    annotationPos: annotationPositions(crd, asMap(get(metadata, 'annotations', doc)), doc),
     versions: readVersions(r, spec!, specPointer),
   };
   if (model.versions.length === 0) {
@@ -140,7 +141,8 @@ function readColumns(r: Reader, seq: ReturnType<typeof asSeq>, pointer: string):
   seq.items.forEach((item, i) => {
     const map = asMap(item as Node);
     const at = pointerJoin(pointer, i);
-    const jsonPath = str(get(map, 'jsonPath', doc)) ?? str(get(map, 'JSONPath', doc));
+    const jsonPathNode = get(map, 'jsonPath', doc) ?? get(map, 'JSONPath', doc);
+    const jsonPath = str(jsonPathNode);
     const name = str(get(map, 'name', doc));
     if (!map || !jsonPath || !name) {
       r.diagnostics.push(crd.source.diag('warning', 'KG108', 'printer column needs `name` and `jsonPath`; ignored', item as Node, at));
@@ -152,6 +154,7 @@ function readColumns(r: Reader, seq: ReturnType<typeof asSeq>, pointer: string):
       name,
       type: str(get(map, 'type', doc)) ?? 'string',
       jsonPath,
+      jsonPathPos: valuePos(crd, jsonPathNode),
       description: str(get(map, 'description', doc)),
       format: str(get(map, 'format', doc)),
       priority: num(get(map, 'priority', doc)),
@@ -178,6 +181,24 @@ function stringMap(map: YAMLMap | undefined, doc: Document.Parsed): Record<strin
     const k = str(pair.key as Node);
     const v = str(get(map, k ?? '', doc));
     if (k !== undefined && v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+/** Where a scalar's value text starts: after the opening quote of a quoted scalar, so columns computed inside the value are exact. */
+function valuePos(crd: CrdNode, node: Node | undefined): SourcePos | undefined {
+  if (!node?.range) return undefined;
+  const quoted = isScalar(node) && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE');
+  return crd.source.pos(node.range[0] + (quoted ? 1 : 0));
+}
+
+function annotationPositions(crd: CrdNode, map: YAMLMap | undefined, doc: Document.Parsed): Record<string, SourcePos> {
+  const out: Record<string, SourcePos> = {};
+  if (!map) return out;
+  for (const pair of map.items) {
+    const k = str(pair.key as Node);
+    const pos = valuePos(crd, get(map, k ?? '', doc));
+    if (k !== undefined && pos) out[k] = pos;
   }
   return out;
 }

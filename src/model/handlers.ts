@@ -180,11 +180,11 @@ function annotationIds(crd: CrdModel, diagnostics: Diagnostic[]): NamedId[] {
   const value = crd.annotations[HANDLERS_ANNOTATION];
   if (value === undefined) return [];
   const pos = crd.annotationPos?.[HANDLERS_ANNOTATION] ?? crd.pos;
-  const pointer = pointerJoin('/metadata/annotations', HANDLERS_ANNOTATION);
+  const pointer = pointerJoin(crd.pointer, 'metadata', 'annotations', HANDLERS_ANNOTATION);
   const out: NamedId[] = [];
   const re = /[^,\s]+/g;
   for (let m = re.exec(value); m; m = re.exec(value)) {
-    // Columns inside a single-line value are exact for plain scalars; quoted ones shift by the quote.
+    // The loader positions the value after any opening quote, so columns inside a single-line value are exact.
     const col = crd.annotationPos && !value.includes('\n') ? pos.col + m.index : pos.col;
     out.push({ id: m[0], source: 'annotation', at: { pointer, pos: { ...pos, col } }, what: `annotation ${HANDLERS_ANNOTATION}` });
   }
