@@ -199,3 +199,12 @@ test('warnings and notes are reported on a cache hit too, once each', async () =
     assert.deepEqual(report.diagnostics.map((d) => `${d.file} ${d.severity}`), ['crds/cm.yaml note']);
   }
 });
+
+test('a missing input does not hide the problems of the inputs that exist; nothing is written', async () => {
+  const dir = await tempProject({ 'crds/broken.yaml': BROKEN_CRD, 'crds/my.yaml': EXAMPLE_CRD });
+  const r = await kopfgen(['generate', 'crds', 'missing.yaml', '--out', 'gen'], dir);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /missing\.yaml:1:1 error KG101/);
+  assert.match(r.stderr, /crds\/broken\.yaml:\d+:\d+ error KG1\d\d/, 'the broken CRD is reported in the same run');
+  assert.deepEqual(await tree(dir), ['crds/broken.yaml', 'crds/my.yaml'], 'nothing written');
+});

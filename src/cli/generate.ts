@@ -63,7 +63,12 @@ function targetsOf(run: ResolvedRun): WriteTargets {
 async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter): Promise<Produced> {
   reporter.progress('reading inputs…');
   const read = await pipeline.read(run.inputs, run.cwd);
-  if (hasErrors(read.diagnostics)) return { diagnostics: read.diagnostics, files: [], hit: false };
+  // A missing input must not hide the problems of the others (one run reports every problem):
+  // the inputs that could be read are still generated, only to collect their diagnostics.
+  if (hasErrors(read.diagnostics)) {
+    const result = read.sources.length > 0 ? await pipeline.generate(read.sources, run.options) : undefined;
+    return { diagnostics: [...read.diagnostics, ...(result?.diagnostics ?? [])], files: [], hit: false };
+  }
   const cache = run.cache ? new Cache(run.cwd, run.outDir) : undefined;
   const entry = await cache?.load();
   const key = cache ? await cacheKey(read.sources, run.options, run.outDir, run.stubsDir) : undefined;
