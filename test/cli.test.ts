@@ -208,3 +208,13 @@ test('a missing input does not hide the problems of the inputs that exist; nothi
   assert.match(r.stderr, /crds\/broken\.yaml:\d+:\d+ error KG1\d\d/, 'the broken CRD is reported in the same run');
   assert.deepEqual(await tree(dir), ['crds/broken.yaml', 'crds/my.yaml'], 'nothing written');
 });
+
+test('--handlers Kind= opts the kind out: types without handler code or stubs', async () => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
+  const r = await kopfgen(['generate', 'crds', '--out', 'gen', '--handlers', 'MyResource='], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(await tree(dir), ['crds/my.yaml', 'gen/example.com/v1/myresources.ts', 'gen/index.ts'], 'no stub file');
+  const module = await read(dir, 'gen/example.com/v1/myresources.ts');
+  assert.ok(module.includes('export interface MyResourceSpec'), 'the types are there');
+  assert.ok(!module.includes('defineHandler'), 'no handler code');
+});

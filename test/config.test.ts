@@ -81,3 +81,11 @@ test('config errors exit 2 and write nothing', async () => {
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /KG304 configuration file nope\.json does not exist/);
 });
+
+test('handlers: [] opts a kind out; an empty string is a slip and an error', () => {
+  const ok = parseConfig('/p/kopfgen.config.json', 'kopfgen.config.json', '{ "handlers": { "Application": [] } }', false);
+  assert.deepEqual(ok.diagnostics, []);
+  assert.deepEqual(ok.config.handlers, { Application: [] });
+  const slip = parseConfig('/p/kopfgen.config.json', 'kopfgen.config.json', '{ "handlers": { "Application": "" } }', false);
+  assert.equal(slip.diagnostics[0]?.code, 'KG302');
+});

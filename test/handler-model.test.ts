@@ -225,3 +225,20 @@ test('every version gets its own handlers; an untyped status.<id> is typed from 
   assert.equal(statusProperty(model.versions[0], 'myapp.phase')?.type, 'string');
   assert.deepEqual(model.versions[1].handlers, []);
 });
+
+test('an empty configured list opts a kind out: no handlers from columns or the annotation, nothing synthesised, no KG207', () => {
+  const spec = {
+    annotations: { 'kopfgen.dev/handlers': 'cleanup' },
+    versions: [{ status: obj({}, { open: true }), columns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }] }],
+  };
+  for (const key of ['MyResource', 'myresources.example.com']) {
+    const model = crd(spec);
+    const diagnostics = resolveHandlers([model], { handlers: { [key]: [] } });
+    assert.deepEqual(diagnostics, [], key);
+    assert.deepEqual(model.versions[0].handlers, [], key);
+    assert.equal(statusProperty(model.versions[0], 'myapp'), undefined, `${key}: no status synthesised`);
+  }
+  const kept = crd(spec);
+  resolveHandlers([kept], { handlers: { Other: [] } });
+  assert.deepEqual(kept.versions[0].handlers.map((h) => h.id), ['cleanup', 'myapp'], 'another kind opting out changes nothing here');
+});

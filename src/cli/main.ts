@@ -83,7 +83,7 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .option('-o, --out <dir>', 'directory of generated files (default: "generated")')
     .option('--stubs <dir>', 'directory of handler stubs, merged into, never overwritten (default: "handlers")')
     .option('--no-stubs', 'do not create or update handler stubs')
-    .option('--handlers <Kind=ids>', 'handler ids for a kind, e.g. MyResource=myapp,cleanup (repeatable)', collect)
+    .option('--handlers <Kind=ids>', 'handler ids for a kind, e.g. MyResource=myapp,cleanup (repeatable; MyResource= for none)', collect)
     .option('-c, --config <file>', 'configuration file (default: kopfgen.config.json/.yaml or "kopfgen" in package.json)')
     .option('--check', 'write nothing; exit 1 and print diffs if any output is missing, stale or extra')
     .option('-w, --watch', 'regenerate whenever a CRD or the configuration changes, until interrupted')

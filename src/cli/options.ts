@@ -85,14 +85,15 @@ function resolveStubs(cwd: string, flag: string | false | undefined, loaded: Loa
   return setting === false ? undefined : resolve(loaded.dir, setting ?? DEFAULT_STUBS);
 }
 
-/** `--handlers MyResource=myapp,cleanup` (repeatable); a kind given twice gets the union. */
+/** `--handlers MyResource=myapp,cleanup` (repeatable; `Kind=` for none); a kind given twice gets the union. */
 export function parseHandlerFlags(values: string[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const value of values) {
     const eq = value.indexOf('=');
     const kind = eq < 0 ? '' : value.slice(0, eq).trim();
     const ids = eq < 0 ? [] : splitIds(value.slice(eq + 1));
-    if (kind === '' || ids.length === 0) {
+    // `Kind=` (no ids) says the kind has no handlers, like `[]` in the configuration.
+    if (kind === '') {
       throw new UsageError(`--handlers expects Kind=id1,id2 (e.g. --handlers MyResource=myapp), got "${value}"`);
     }
     out[kind] = [...new Set([...(out[kind] ?? []), ...ids])];

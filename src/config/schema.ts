@@ -20,7 +20,7 @@ export const CONFIG_KEYS: Record<string, string> = {
   inputs: 'CRD files, directories or globs (string or list of strings)',
   out: 'directory of generated files',
   stubs: 'directory of handler stubs, or false to skip them',
-  handlers: 'handler ids per kind: { Kind: [id, ...] } or { Kind: "id1, id2" }',
+  handlers: 'handler ids per kind: { Kind: [id, ...] } or { Kind: "id1, id2" }; [] for a kind without handlers',
 };
 
 /** Maps a node to `file:line:col` (supplied by the loader, which owns the LineCounter). */
@@ -97,7 +97,8 @@ function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<str
     const kind = isScalar(pair.key) ? String(pair.key.value) : '';
     const at = pointerJoin(pointer, kind);
     const ids = isString(pair.value) ? splitIds(pair.value.value) : stringList(pair.value);
-    if (kind === '' || ids === undefined || ids.length === 0) {
+    // `[]` says the kind has no handlers; an empty string is more likely a slip, so it is an error.
+    if (kind === '' || ids === undefined || (ids.length === 0 && isString(pair.value))) {
       report(ctx, pair.value ?? pair.key, 'KG302', at, `configuration key "handlers.${kind}" must be a list of handler ids or a comma-separated string, got ${describe(pair.value)}`);
       continue;
     }

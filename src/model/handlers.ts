@@ -6,7 +6,7 @@
  *
  * Ids come from three sources, merged: printer columns reading `.status.<id>` or
  * `.status.<id>.<field>`, the CRD annotation `kopfgen.dev/handlers: "a, b"`, and
- * `options.handlers` keyed by Kind or `plural.group`. Explicitly named ids (annotation, config)
+ * `options.handlers` keyed by Kind or `plural.group` (an empty list there: no handlers at all). Explicitly named ids (annotation, config)
  * that cannot work are errors; doubtful columns are warnings or notes, since a column alone
  * does not prove a handler exists.
  */
@@ -40,6 +40,12 @@ export function resolveHandlers(crds: CrdModel[], options: GenerateOptions): Dia
   const diagnostics: Diagnostic[] = [];
   const usedKeys = new Set<string>();
   for (const crd of crds) {
+    if (optedOut(crd, options, usedKeys)) {
+      // An empty list in the configuration is the user's word that this kind has no handlers
+      // (types only, e.g. another operator's CRD): its columns name none and no stubs appear.
+      for (const version of crd.versions) version.handlers = [];
+      continue;
+    }
     const named = [...annotationIds(crd, diagnostics), ...configIds(crd, options, usedKeys)].filter((n) =>
       checkId(n.id, n.at, 'error', n.what, diagnostics),
     );
@@ -192,6 +198,12 @@ function annotationIds(crd: CrdModel, diagnostics: Diagnostic[]): NamedId[] {
     diagnostics.push(diagnostic({ pointer, pos }, 'warning', 'KG206', `annotation ${HANDLERS_ANNOTATION} names no handler ids (expected e.g. "myapp, cleanup")`));
   }
   return out;
+}
+
+function optedOut(crd: CrdModel, options: GenerateOptions, usedKeys: Set<string>): boolean {
+  const keys = [crd.kind, `${crd.plural}.${crd.group}`].filter((key) => options.handlers?.[key]?.length === 0);
+  for (const key of keys) usedKeys.add(key);
+  return keys.length > 0;
 }
 
 function configIds(crd: CrdModel, options: GenerateOptions, usedKeys: Set<string>): NamedId[] {
