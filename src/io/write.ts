@@ -185,10 +185,27 @@ async function startsWithHeader(path: string): Promise<boolean> {
  */
 export async function applyPlan(plan: WritePlan): Promise<void> {
   const writes = plan.files.filter((f) => f.change === 'create' || f.change === 'update');
+  await assertUntouched(writes);
   await writeFilesAtomic(writes.map((f) => ({ path: f.absPath, content: f.after ?? '' })));
   const removed = plan.files.filter((f) => f.change === 'remove');
   for (const f of removed) await fs.rm(f.absPath, { force: true });
   await pruneEmptyDirs(removed.map((f) => dirname(f.absPath)), plan.outDir);
+}
+
+/** A file changed on disk between planning and applying: nothing was written. */
+export class ConcurrentEditError extends Error {}
+
+/**
+ * Every target must still read as it did when the plan was made. A merged stub file is computed
+ * from what the user had then; renaming it over a save made meanwhile (an editor during `--watch`)
+ * would lose that save, so the whole run writes nothing instead and asks for another.
+ */
+async function assertUntouched(writes: PlannedFile[]): Promise<void> {
+  for (const f of writes) {
+    if ((await readIfExists(f.absPath)) !== f.before) {
+      throw new ConcurrentEditError(`${f.displayPath} changed while kopfgen was running; nothing was written: run it again`);
+    }
+  }
 }
 
 /** Writes every file to a temporary beside it, then renames all into place; on failure nothing changed. */
