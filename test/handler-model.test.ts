@@ -242,3 +242,61 @@ test('an empty configured list opts a kind out: no handlers from columns or the 
   resolveHandlers([kept], { handlers: { Other: [] } });
   assert.deepEqual(kept.versions[0].handlers.map((h) => h.id), ['cleanup', 'myapp'], 'another kind opting out changes nothing here');
 });
+
+test('the remaining cross-checks, each at its place: ids from columns and config, columns below a schema-defined status, whole-status columns', () => {
+  // Ids rejected from a column are reported at its jsonPath; from the configuration, at the CRD.
+  const ids = crd({
+    versions: [
+      {
+        status: obj({}, { open: true }),
+        columns: [
+          { name: 'Progress', type: 'string', jsonPath: '.status.kopf.progress' },
+          { name: 'Bad', type: 'string', jsonPath: '.status.-bad.phase' },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(codes(resolveHandlers([ids], { handlers: { MyResource: ['my app'] } })), [
+    'error KG202 1:1',
+    `warning KG201 ${columnLine(0, 0)}:21`,
+    `warning KG202 ${columnLine(0, 1)}:21`,
+  ]);
+  assert.deepEqual(ids.versions[0].handlers, []);
+
+  // Below a schema-defined status: a field of a scalar (KG204), a step that cannot be followed (KG205).
+  const defined = crd({
+    versions: [
+      {
+        status: obj({ myapp: obj({ phase: scalar('string'), endpoint: obj({ host: scalar('string') }) }) }),
+        columns: [
+          { name: 'Sub', type: 'string', jsonPath: '.status.myapp.phase.sub' },
+          { name: 'Any', type: 'string', jsonPath: '.status.myapp.endpoint[*]' },
+          { name: 'Host', type: 'string', jsonPath: '.status.myapp.endpoint.host' },
+        ],
+      },
+    ],
+  });
+  const below = resolveHandlers([defined], {});
+  assert.deepEqual(codes(below), [`warning KG204 ${columnLine(0, 0)}:21`, `note KG205 ${columnLine(0, 1)}:21`]);
+  assert.match(below[0].message, /reads `sub` below status\.myapp\.phase, which the schema types as string/);
+  assert.deepEqual(defined.versions[0].handlers.map((h) => [h.id, h.columns.length]), [['myapp', 3]]);
+
+  // Columns showing status.<id> whole: of different types, or beside columns reading its fields (KG208).
+  const whole = crd({
+    versions: [
+      {
+        status: obj({}, { open: true }),
+        columns: [
+          { name: 'Count', type: 'integer', jsonPath: '.status.count' },
+          { name: 'CountText', type: 'string', jsonPath: '.status.count' },
+          { name: 'Raw', type: 'string', jsonPath: '.status.myapp' },
+          { name: 'Phase', type: 'string', jsonPath: '.status.myapp.phase' },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(codes(resolveHandlers([whole], {})), [`warning KG208 ${columnLine(0, 1)}:21`, `warning KG208 ${columnLine(0, 2)}:21`]);
+  const [count, myapp] = whole.versions[0].handlers;
+  assert.equal(count.status.type, 'integer', 'the first column types a whole status');
+  assert.ok(myapp.status.type === 'object' && myapp.status.properties.some((p) => p.name === 'phase'), 'fields win over a whole-status column');
+});
