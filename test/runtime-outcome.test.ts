@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PermanentError, TemporaryError } from '../src/runtime/index.js';
-import { prunedFields } from '../src/runtime/json.js';
+import { applyMergePatch, combineMergePatches, prunedFields } from '../src/runtime/json.js';
 import { applyLimits, classify, exhausted, nextRecord, DEFAULT_BACKOFF_SECONDS } from '../src/runtime/outcome.js';
 import { emptyPatch, outcomePatch, splitPatch } from '../src/runtime/patches.js';
 import { handlerKey, progressAnnotation, purgeProgress, readProgress, encodeProgress, type ProgressRecord } from '../src/runtime/progress.js';
@@ -123,5 +123,23 @@ describe('progress annotations', () => {
     assert.equal(purge[progressAnnotation('a')], null);
     assert.deepEqual(JSON.parse(purge[progressAnnotation(long)] ?? ''), { ...bad, done: true });
     assert.equal('other' in purge, false);
+  });
+});
+
+describe('merge patches (RFC 7386)', () => {
+  it('applies nested changes and deletions without touching its inputs', () => {
+    const target = { a: { b: { c: 1, d: 2 }, e: [1] }, f: 'x' };
+    const patch = { a: { b: { c: null, g: { h: 3 } }, e: [2] }, f: null };
+    const before = JSON.stringify([target, patch]);
+    assert.deepEqual(applyMergePatch(target, patch), { a: { b: { d: 2, g: { h: 3 } }, e: [2] } });
+    assert.equal(JSON.stringify([target, patch]), before);
+  });
+  it('combining two patches equals applying one after the other', () => {
+    const target = { a: { b: 1, c: { d: 2 } }, x: 1 };
+    const first = { a: { b: null, c: { e: 3 } }, y: 2 };
+    const second = { a: { c: { d: null }, f: 4 }, x: null };
+    const combined = combineMergePatches(first, second);
+    assert.deepEqual(applyMergePatch(target, combined), applyMergePatch(applyMergePatch(target, first), second));
+    assert.deepEqual(first, { a: { b: null, c: { e: 3 } }, y: 2 }, 'inputs untouched');
   });
 });

@@ -23,25 +23,33 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /** Applies an RFC 7386 merge patch to `target` and returns the result (inputs are not modified). */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  return mergeInto(clone(target), patch);
+}
+
+/** Merges `patch` into `target`, which the caller owns (a fresh copy): each level is copied once, not again per depth. */
+function mergeInto(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return clone(patch);
-  const result: Record<string, unknown> = isPlainObject(target) ? clone(target) : {};
+  const result: Record<string, unknown> = isPlainObject(target) ? target : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;
     if (value === null) delete result[key];
-    else result[key] = applyMergePatch(result[key], value);
+    else result[key] = mergeInto(result[key], value);
   }
   return result;
 }
 
 /** Merges merge patch `b` into merge patch `a` so that applying the result equals applying a then b. */
 export function combineMergePatches(a: unknown, b: unknown): unknown {
+  return combineInto(clone(a), b);
+}
+
+function combineInto(a: unknown, b: unknown): unknown {
   if (!isPlainObject(a) || !isPlainObject(b)) return clone(b);
-  const result: Record<string, unknown> = clone(a);
   for (const [key, value] of Object.entries(b)) {
     if (value === undefined) continue;
-    result[key] = key in result && isPlainObject(value) && isPlainObject(result[key]) ? combineMergePatches(result[key], value) : clone(value);
+    a[key] = key in a && isPlainObject(value) && isPlainObject(a[key]) ? combineInto(a[key], value) : clone(value);
   }
-  return result;
+  return a;
 }
 
 export function getPath(value: unknown, path: readonly string[]): unknown {
