@@ -1,7 +1,5 @@
 /** Small JSON helpers: plain-object checks, deep equality, RFC 7386 merge patches, field paths. */
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -73,23 +71,20 @@ export function pruneEmpty(value: Record<string, unknown>): Record<string, unkno
 }
 
 /**
- * The leaves a merge patch sets (not deletions), as paths. Used to spot what the API server
- * dropped from a write: a leaf that was sent but is absent from the answer was pruned.
+ * Paths (dotted) of the leaves a merge patch `written` sets (not deletions) that the server's
+ * `answer` does not hold: what the API server dropped from a write.
  */
-export function writtenLeaves(patch: unknown, prefix: readonly string[] = []): { path: string[]; value: unknown }[] {
-  if (!isPlainObject(patch)) return [{ path: [...prefix], value: patch }];
-  const leaves: { path: string[]; value: unknown }[] = [];
+export function prunedFields(written: unknown, answer: unknown): string[] {
+  return writtenLeaves(written, []).filter((path) => getPath(answer, path) === undefined).map((path) => path.join('.'));
+}
+
+function writtenLeaves(patch: unknown, prefix: string[]): string[][] {
+  if (!isPlainObject(patch)) return [prefix];
+  const leaves: string[][] = [];
   for (const [key, value] of Object.entries(patch)) {
     if (value === null || value === undefined) continue;
     if (isPlainObject(value) && Object.keys(value).length > 0) leaves.push(...writtenLeaves(value, [...prefix, key]));
-    else leaves.push({ path: [...prefix, key], value });
+    else leaves.push([...prefix, key]);
   }
   return leaves;
-}
-
-/** Paths (dotted) of leaves in `written` that the server's `answer` does not hold. */
-export function prunedFields(written: unknown, answer: unknown, prefix: readonly string[] = []): string[] {
-  return writtenLeaves(written, prefix)
-    .filter((leaf) => getPath(answer, leaf.path) === undefined)
-    .map((leaf) => leaf.path.join('.'));
 }

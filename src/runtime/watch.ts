@@ -13,7 +13,7 @@ export interface WatchConsumer {
   upsert(body: Record<string, unknown>): void;
   delete(body: Record<string, unknown>): void;
   /** After each (re)list: the uids that exist now; any other known object is gone. */
-  listed(uids: Set<string>, first: boolean): void;
+  listed(uids: Set<string>): void;
 }
 
 export interface WatchOptions {
@@ -33,7 +33,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
   });
 
-async function list(client: KubeClient, resource: ResourceDescriptor, consumer: WatchConsumer, options: WatchOptions, first: boolean): Promise<string> {
+async function list(client: KubeClient, resource: ResourceDescriptor, consumer: WatchConsumer, options: WatchOptions): Promise<string> {
   const uids = new Set<string>();
   let token: string | undefined;
   let rv = '';
@@ -49,7 +49,7 @@ async function list(client: KubeClient, resource: ResourceDescriptor, consumer: 
     token = page.metadata.continue || undefined;
     rv = page.metadata.resourceVersion;
   } while (token && !options.signal.aborted);
-  consumer.listed(uids, first);
+  consumer.listed(uids);
   return rv;
 }
 
@@ -71,13 +71,11 @@ function onEvent(event: unknown, consumer: WatchConsumer, state: { rv: string })
 export async function watchResource(client: KubeClient, resource: ResourceDescriptor, consumer: WatchConsumer, options: WatchOptions): Promise<void> {
   const { signal, logger } = options;
   const path = resourcePath(resource, options.namespace);
-  let first = true;
   let failures = 0;
   while (!signal.aborted) {
     const state = { rv: '' };
     try {
-      state.rv = await list(client, resource, consumer, options, first);
-      first = false;
+      state.rv = await list(client, resource, consumer, options);
       failures = 0;
     } catch (error) {
       if (signal.aborted) return;

@@ -80,10 +80,6 @@ export class FaultProxy {
     return count;
   }
 
-  openWatches(): number {
-    return this.watches.size;
-  }
-
   private take(req: http.IncomingMessage, isWatch: boolean): Fault | undefined {
     const fault = this.faults.find((f) => f.left > 0 && (!f.method || f.method === req.method) && (!f.path || f.path.test(req.url ?? '')) && (f.watch === undefined || f.watch === isWatch));
     if (fault) fault.left--;
