@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import type { HandlerContext, Logger } from './context.js';
 import type { ResourceDescriptor } from './define.js';
-import { clone, getPath, prunedFields } from './json.js';
+import { clone, prunedFields } from './json.js';
 import { describe, KubeError, resourcePath, type KubeClient } from './kube.js';
 import { childLogger } from './log.js';
 import { isHandlerError } from './errors.js';
@@ -196,9 +196,4 @@ export async function postEvent(env: ExecEnv, body: Body, id: string, outcome: O
   } catch (error) {
     env.logger.warn(`could not post the Event for handler ${id} on ${objectRef(body)}: ${(error as Error).message}`);
   }
-}
-
-export function resourceVersionOf(body: Body | undefined): string | undefined {
-  const rv = getPath(body, ['metadata', 'resourceVersion']);
-  return typeof rv === 'string' ? rv : undefined;
 }

@@ -50,14 +50,14 @@ export function finalizersOf(body: Record<string, unknown>): string[] {
   return Array.isArray(list) ? (list as string[]) : [];
 }
 
-function resourceVersion(body: Record<string, unknown>): string | undefined {
+export function resourceVersionOf(body: Record<string, unknown> | undefined): string | undefined {
   const rv = getPath(body, ['metadata', 'resourceVersion']);
   return typeof rv === 'string' ? rv : undefined;
 }
 
 /** Finalizer list changes carry the resourceVersion: a concurrent change makes them fail (409) instead of being lost. */
 function finalizerPatch(body: Record<string, unknown>, finalizers: string[]): ObjectPatch {
-  return { metadata: { finalizers, resourceVersion: resourceVersion(body) } };
+  return { metadata: { finalizers, resourceVersion: resourceVersionOf(body) } };
 }
 
 interface Candidate {

@@ -5,12 +5,12 @@
  * operator's own patches, a relist — are dropped, so nothing is handled twice.
  */
 import type { ExecEnv } from './execute.js';
-import { Conflict, logOutcome, postEvent, resourceVersionOf, runHandler, writePatch } from './execute.js';
+import { Conflict, logOutcome, postEvent, runHandler, writePatch } from './execute.js';
 import { resourcePath } from './kube.js';
 import { exhausted, type Outcome } from './outcome.js';
 import { outcomePatch, emptyPatch } from './patches.js';
 import { applyMergePatch, combineMergePatches } from './json.js';
-import { decide, type ObjectPatch } from './plan.js';
+import { decide, resourceVersionOf, type ObjectPatch } from './plan.js';
 import type { RegisteredHandler } from './registry.js';
 import type { WatchConsumer } from './watch.js';
 
