@@ -83,6 +83,12 @@ test('inputs without any CRD: KG103, and the skipped document gets a KG106 note'
   assert.deepEqual(r.files, []);
 });
 
+test('KG103 stands at the first input by name, whatever order the inputs come in', () => {
+  const text = readFileSync(join(REPO, BAD, 'not-a-crd.yaml'), 'utf8');
+  const r = generate([{ file: 'b.yaml', text }, { file: 'a.yaml', text }], { stubs: false });
+  assert.deepEqual(brief(r.diagnostics), ['KG103 a.yaml:1:1 ']);
+});
+
 test('one run reports every problem of every file', () => {
   const r = run('malformed.yaml', 'no-schema.yaml', 'non-structural.yaml', 'helm.yaml');
   assert.deepEqual(brief(r.diagnostics).map((d) => d.split(' ')[0]), ['KG105', 'KG104', 'KG109', 'KG110', 'KG111']);

@@ -8,7 +8,7 @@ import { NameScope } from '../model/reserved.js';
 import { headerLine } from './header.js';
 import type { EmittedModule } from './module.js';
 
-export function emitIndex(modules: EmittedModule[]): GeneratedFile {
+export function emitIndex(modules: readonly EmittedModule[]): GeneratedFile {
   const sorted = [...modules].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
   const scope = new NameScope();
   const lines: string[] = [headerLine()];

@@ -5,15 +5,12 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { GenerateOptions, GenerateResult, GeneratedFile, SourceText } from '../api.js';
+import type { GenerateOptions, GenerateResult, SourceText } from '../api.js';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics.js';
-import { emitIndex } from '../emit/index-file.js';
-import type { EmittedModule } from '../emit/module.js';
-import { generate } from '../generate.js';
+import { emptyStats, generate, noCrdFound, outputFiles } from '../generate.js';
 import { Dedupe, sortSources } from '../load/index.js';
 import type { CrdModel } from '../model/ir.js';
 import { kindPrefixes, type KindName } from '../model/naming.js';
-import { emitStubFiles } from '../stubs/emit.js';
 import { Partition, type EmitReply, type EmitRequest, type FileSummary } from './partition.js';
 
 export interface ParallelOptions {
@@ -30,10 +27,9 @@ interface Share {
 }
 
 export async function generateParallel(sources: readonly SourceText[], options: GenerateOptions = {}, parallel: ParallelOptions = {}): Promise<GenerateResult> {
-  const bytes = sources.map((s) => Buffer.byteLength(s.text));
-  const bytesIn = bytes.reduce((a, b) => a + b, 0);
+  const stats = emptyStats(0, sources);
   const threads = Math.min(parallel.threads ?? availableParallelism(), sources.length);
-  if (threads <= 1 || bytesIn < (parallel.minBytes ?? 2_000_000)) return generate(sources, options);
+  if (threads <= 1 || stats.bytesIn < (parallel.minBytes ?? 2_000_000)) return generate(sources, options);
 
   const ordered = sortSources(sources);
   const assignment = shareOut(ordered, threads);
@@ -42,21 +38,12 @@ export async function generateParallel(sources: readonly SourceText[], options: 
     const loaded = await Promise.all(shares.map((s, i) => s.load(assignment[i].map((fi) => ordered[fi]))));
     const plan = planRun(ordered, assignment, loaded);
     const diagnostics = plan.diagnostics;
-    const stats = { crds: plan.kept.length, versions: 0, handlers: 0, bytesIn, bytesOut: 0 };
+    stats.crds = plan.kept.length;
     const prefixes = [...kindPrefixes(plan.kept.map((k) => k.built))];
     const replies = await Promise.all(shares.map((s, i) => s.emit({ keep: plan.keepByShare[i], prefixes, options })));
     diagnostics.push(...mergeHandlerDiagnostics(replies.map((r) => r.handlerDiagnostics)));
     if (hasErrors(diagnostics)) return { files: [], diagnostics: sortDiagnostics(diagnostics), stats };
-
-    const modules: EmittedModule[] = replies.flatMap((r) => r.modules);
-    const files: GeneratedFile[] = modules.map((m) => m.file);
-    files.push(emitIndex(modules));
-    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const shells = globalOrder(plan.kept, replies);
-    if (options.stubs !== false) files.push(...emitStubFiles(shells, options));
-    stats.versions = modules.length;
-    stats.handlers = shells.reduce((n, c) => n + c.versions.reduce((m, v) => m + (v.served ? v.handlers.length : 0), 0), 0);
-    for (const f of files) stats.bytesOut += Buffer.byteLength(f.content);
+    const files = outputFiles(replies.flatMap((r) => r.modules), globalOrder(plan.kept, replies), options, stats);
     return { files, diagnostics: sortDiagnostics(diagnostics), stats };
   } finally {
     for (const s of shares) s.close();
@@ -100,9 +87,7 @@ function planRun(ordered: SourceText[], assignment: number[][], loaded: FileSumm
       kept.push({ share, id: `${local}:${ni}`, built: node.built });
     });
   }
-  if (kept.length === 0 && ordered.length > 0 && !hasErrors(diagnostics)) {
-    diagnostics.push({ severity: 'error', code: 'KG103', message: 'no CustomResourceDefinition found in the inputs', file: ordered[0].file, line: 1, col: 1, pointer: '' });
-  }
+  diagnostics.push(...noCrdFound(kept.length, ordered, diagnostics));
   const keepByShare = assignment.map((_, share) => kept.filter((k) => k.share === share).map((k) => k.id));
   return { diagnostics, kept, keepByShare };
 }

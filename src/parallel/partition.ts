@@ -5,9 +5,10 @@
  * summaries and generated text cross threads, never the YAML trees or schema models.
  */
 import { createHash } from 'node:crypto';
-import type { GenerateOptions, GeneratedFile, SourceText } from '../api.js';
+import type { GenerateOptions, SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { emitModule, type ModuleExport } from '../emit/module.js';
+import type { EmittedModule } from '../emit/module.js';
+import { emitModules } from '../generate.js';
 import { crdIdentity, type CrdIdentity } from '../load/index.js';
 import { parseSource } from '../load/parse.js';
 import { buildCrd } from '../model/crd.js';
@@ -37,7 +38,7 @@ export interface EmitRequest {
 
 export interface EmitReply {
   handlerDiagnostics: Diagnostic[];
-  modules: { file: GeneratedFile; exports: ModuleExport[] }[];
+  modules: EmittedModule[];
   /** The kept CRDs without their version schemas (handler status nodes stay), for stub emission. */
   shells: { id: string; crd: CrdModel }[];
 }
@@ -64,14 +65,7 @@ export class Partition {
     const crds = request.keep.map((id) => this.models.get(id)!);
     this.models.clear();
     const handlerDiagnostics = resolveHandlers(crds, request.options);
-    const scopes = nameModels(crds, new Map(request.prefixes));
-    const modules: EmitReply['modules'] = [];
-    for (const crd of crds) {
-      for (const version of crd.versions) {
-        const scope = scopes.get(version);
-        if (scope) modules.push(emitModule(crd, version, scope));
-      }
-    }
+    const modules = emitModules(crds, nameModels(crds, new Map(request.prefixes)));
     const shells = crds.map((crd, i) => ({ id: request.keep[i], crd: { ...crd, versions: crd.versions.map((v) => ({ ...v, schema: undefined })) } }));
     return { handlerDiagnostics, modules, shells };
   }
