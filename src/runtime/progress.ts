@@ -6,7 +6,7 @@
  * characters: longer or unsafe handler keys are cut and suffixed with a hash (kopf-style).
  */
 import { createHash } from 'node:crypto';
-import { ANNOTATION_PREFIX } from './essence.js';
+import { ANNOTATION_PREFIX, LAST_HANDLED_ANNOTATION } from './essence.js';
 import { getPath, isPlainObject } from './json.js';
 import type { Cause } from './registry.js';
 
@@ -55,7 +55,11 @@ export function handlerKey(handler: { id: string; cause: Cause; field?: string }
 
 export function readProgress(body: Record<string, unknown>, key: string): ProgressRecord | undefined {
   const annotations = getPath(body, ['metadata', 'annotations']);
-  const raw = isPlainObject(annotations) ? annotations[progressAnnotation(key)] : undefined;
+  return parseProgress(isPlainObject(annotations) ? annotations[progressAnnotation(key)] : undefined);
+}
+
+/** A record from its annotation value; undefined when absent or not a record (hand-edited, broken). */
+function parseProgress(raw: unknown): ProgressRecord | undefined {
   if (typeof raw !== 'string') return undefined;
   try {
     const parsed: unknown = JSON.parse(raw);
@@ -86,7 +90,7 @@ export function progressAnnotations(body: Record<string, unknown>): string[] {
   const annotations = getPath(body, ['metadata', 'annotations']);
   if (!isPlainObject(annotations)) return [];
   return Object.keys(annotations).filter(
-    (key) => key.startsWith(`${ANNOTATION_PREFIX}/`) && key !== `${ANNOTATION_PREFIX}/last-handled-configuration`,
+    (key) => key.startsWith(`${ANNOTATION_PREFIX}/`) && key !== LAST_HANDLED_ANNOTATION,
   );
 }
 
@@ -98,12 +102,7 @@ export function purgeProgress(body: Record<string, unknown>): Record<string, str
   const annotations = getPath(body, ['metadata', 'annotations']) as Record<string, string>;
   const changes: Record<string, string | null> = {};
   for (const key of progressAnnotations(body)) {
-    let record: ProgressRecord | undefined;
-    try {
-      record = JSON.parse(annotations[key]) as ProgressRecord;
-    } catch {
-      record = undefined;
-    }
+    const record = parseProgress(annotations[key]);
     if (record && record.failure && !record.done) changes[key] = encodeProgress({ ...record, done: true });
     else if (!record || !record.failure) changes[key] = null;
   }
