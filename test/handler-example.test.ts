@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { generate } from '../src/generate.js';
 import { defaultRegistry, TemporaryError } from '../src/runtime/index.js';
 import { mergeStubFile } from '../src/stubs/merge.js';
-import { formatErrors, typeCheckFiles } from './handler-typecheck.js';
+import { typecheck } from './golden-support.js';
+import { formatErrors } from './handler-typecheck.js';
 
 const EXAMPLE = resolve(process.cwd(), 'examples/myresource');
 const CRD = 'crds/myresource.yaml';
@@ -51,7 +52,7 @@ test('regenerating leaves the filled-in handler file byte for byte as it is', ()
 test('the example type-checks under strict', () => {
   const files = filesUnder(EXAMPLE).filter((p) => p.endsWith('.ts'));
   assert.ok(files.includes(join(EXAMPLE, 'operator.ts')));
-  assert.deepEqual(formatErrors(typeCheckFiles(files)), []);
+  assert.deepEqual(formatErrors(typecheck(files)), []);
 });
 
 test('the example runs: Starting from the handler, Pending from the helpers\' TemporaryErrors', async (t) => {
