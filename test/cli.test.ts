@@ -75,6 +75,28 @@ test('the cache is not trusted when an output was edited or deleted', async () =
   assert.deepEqual(again.summary.written, ['generated/example.com/v1/myresources.ts']);
 });
 
+test('a cache hit leaves the cache file alone unless an output was touched; --no-cache neither reads nor writes it', async () => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
+  const cacheOf = async (): Promise<Map<string, [number, string]>> => snapshot(join(dir, '.kopfgen-cache'));
+  const run = async (...extra: string[]): Promise<string> => {
+    const r = await kopfgen(['generate', 'crds', '--no-stubs', '--format', 'json', ...extra], dir);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as { cache: string }).cache;
+  };
+  assert.equal(await run('--no-cache'), 'off');
+  assert.equal((await cacheOf()).size, 0, '--no-cache writes no cache');
+  assert.equal(await run(), 'miss');
+  const saved = await cacheOf();
+  await sleep(30);
+  assert.equal(await run(), 'hit');
+  assert.deepEqual(await cacheOf(), saved, 'a plain hit does not rewrite the cache');
+  assert.equal(await run('--no-cache'), 'off', '--no-cache ignores a valid cache');
+  const later = new Date(Date.now() + 60_000);
+  await fs.utimes(join(dir, 'generated/index.ts'), later, later);
+  assert.equal(await run(), 'hit', 'a touched but unchanged output is still a hit');
+  assert.notDeepEqual(await cacheOf(), saved, 'the touched file is stamped afresh');
+});
+
 test('stale generated files are removed; files without the header are never touched', async () => {
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, 'crds/widget.yaml': WIDGET_CRD });
   assert.equal((await kopfgen(['generate', 'crds', '--no-stubs'], dir)).code, 0);

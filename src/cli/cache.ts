@@ -99,21 +99,23 @@ export class Cache {
   }
 }
 
-/** True when every generated file the entry recorded is on disk with the recorded content. */
-export async function verifyGenerated(entry: CacheEntry, outDir: string): Promise<boolean> {
-  for (const stamp of entry.generated) {
-    const abs = join(outDir, stamp.path);
-    let st;
-    try {
-      st = await fs.stat(abs);
-    } catch {
-      return false;
-    }
-    if (st.size === stamp.size && st.mtimeMs === stamp.mtimeMs) continue;
-    const text = await readIfExists(abs);
-    if (text === undefined || hash(text) !== stamp.hash) return false;
-  }
-  return true;
+/**
+ * The entry's generated files as they are on disk now, when every one has the recorded content
+ * (same size and mtime, or failing that the same hash); undefined when any is missing or changed.
+ * A file touched without a change gets a fresh size/mtime, so the next run trusts it by stat alone.
+ */
+export async function verifyGenerated(entry: CacheEntry, outDir: string): Promise<FileStamp[] | undefined> {
+  const current = await Promise.all(
+    entry.generated.map(async (stamp) => {
+      const abs = join(outDir, stamp.path);
+      const st = await fs.stat(abs).catch(() => undefined);
+      if (!st) return undefined;
+      if (st.size === stamp.size && st.mtimeMs === stamp.mtimeMs) return stamp;
+      const text = await readIfExists(abs);
+      return text !== undefined && hash(text) === stamp.hash ? { ...stamp, size: st.size, mtimeMs: st.mtimeMs } : undefined;
+    }),
+  );
+  return current.every((s) => s !== undefined) ? (current as FileStamp[]) : undefined;
 }
 
 /** Stamps the generated files just written (or verified unchanged) for the next run. */

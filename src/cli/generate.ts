@@ -2,7 +2,6 @@
  * One run of `kopfgen generate` (or `--check`): read → (cache or generate) → plan → apply or
  * compare. Any error diagnostic, from reading, generating or planning, means nothing is written.
  */
-import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { GeneratedFile, GenerateOptions, GenerateResult, SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
@@ -27,6 +26,8 @@ interface Produced {
   files: GeneratedFile[];
   stats?: RunReport['stats'];
   entry?: CacheEntry;
+  /** On a hit: the entry's generated files as verified on disk (fresh size/mtime where touched). */
+  verified?: CacheEntry['generated'];
   key?: string;
   hit: boolean;
 }
@@ -73,12 +74,13 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
   const entry = await cache?.load();
   const key = cache ? await cacheKey(read.sources, run.options, run.outDir, run.stubsDir) : undefined;
   const memo = stubMemo(entry, run.stubsDir);
-  if (entry && entry.key === key && (await verifyGenerated(entry, run.outDir))) {
+  const verified = entry && entry.key === key ? await verifyGenerated(entry, run.outDir) : undefined;
+  if (entry && verified) {
     // Hit: the inputs, options and kopfgen are what produced the files on disk; skip parse and emit.
     const stubs = run.stubsDir ? entry.stubFiles : [];
-    const plan = await planWrite(stubs, targetsOf(run), { stubMemo: memo, verified: entry.generated.map((g) => g.path) });
+    const plan = await planWrite(stubs, targetsOf(run), { stubMemo: memo, verified: verified.map((g) => g.path) });
     const replayed = entry.diagnostics;
-    return finishPlan({ diagnostics: [...read.diagnostics, ...replayed], generatorDiagnostics: replayed, files: stubs, stats: entry.stats, entry, key, hit: true }, plan);
+    return finishPlan({ diagnostics: [...read.diagnostics, ...replayed], generatorDiagnostics: replayed, files: stubs, stats: entry.stats, entry, verified, key, hit: true }, plan);
   }
   const bytes = read.sources.reduce((n, s) => n + s.text.length, 0);
   reporter.progress(`generating from ${read.sources.length} files (${(bytes / 1e6).toFixed(1)} MB)…`, bytes > 1_000_000);
@@ -97,8 +99,7 @@ function finishPlan(produced: Produced, plan: WritePlan): Produced {
 }
 
 async function saveCache(run: ResolvedRun, produced: Produced, plan: WritePlan): Promise<void> {
-  const generated =
-    produced.hit && produced.entry ? await restamp(produced.entry, run.outDir) : await stampGenerated(produced.files, run.outDir);
+  const generated = produced.verified ?? (await stampGenerated(produced.files, run.outDir));
   const stubFiles = produced.files.filter((f) => f.role === 'stub');
   const byPath = new Map(plan.files.map((f) => [f.absPath, f]));
   const stubs: CacheEntry['stubs'] = {};
@@ -108,22 +109,15 @@ async function saveCache(run: ResolvedRun, produced: Produced, plan: WritePlan):
     if (abs && planned?.after !== undefined) stubs[abs] = stubRecord(file, planned.after, planned.orphanedStubs);
   }
   const nonErrors = (produced.generatorDiagnostics ?? []).filter((d) => d.severity !== 'error');
-  await new Cache(run.cwd, run.outDir).save({
+  const entry: CacheEntry = {
     key: produced.key ?? '',
     generated,
     stubFiles,
     stubs,
     diagnostics: nonErrors,
     stats: produced.stats ?? { crds: 0, versions: 0, handlers: 0 },
-  });
-}
-
-/** On a hit the files are unchanged, but a stamp may be stale (e.g. touched): refresh size/mtime. */
-async function restamp(entry: CacheEntry, outDir: string): Promise<CacheEntry['generated']> {
-  return Promise.all(
-    entry.generated.map(async (g) => {
-      const st = await fs.stat(join(outDir, g.path));
-      return { ...g, size: st.size, mtimeMs: st.mtimeMs };
-    }),
-  );
+  };
+  // A hit that found everything as recorded has nothing new to say: leave the cache file alone.
+  if (produced.hit && JSON.stringify(entry) === JSON.stringify(produced.entry)) return;
+  await new Cache(run.cwd, run.outDir).save(entry);
 }
