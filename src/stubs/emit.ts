@@ -47,11 +47,37 @@ function stubFile(crd: CrdModel, version: VersionModel, path: string, importPath
     types.add(names.status);
     for (const cause of STUB_CAUSES) stubs.push(stubEntry(version, handler, cause));
   }
-  const named = [...[...values].sort(), ...[...types].sort().map((t) => `type ${t}`)];
   const head = stubFileHead({ kind: crd.kind, crd: crd.name, source: crd.file });
-  const imports = `import type { HandlerContext } from "kopfgen/runtime";\nimport { ${named.join(', ')} } from ${JSON.stringify(importPath)};\n`;
+  const imports = importLines([
+    { module: 'kopfgen/runtime', name: 'HandlerContext', typeOnly: true },
+    ...[...values].sort().map((name) => ({ module: importPath, name, typeOnly: false })),
+    ...[...types].sort().map((name) => ({ module: importPath, name, typeOnly: true })),
+  ]);
   const content = head + imports + stubs.map((s) => '\n' + s.text).join('');
   return { path, content, role: 'stub', stubs };
+}
+
+export interface ImportSpec {
+  module: string;
+  name: string;
+  typeOnly: boolean;
+}
+
+/**
+ * Import declarations, one per module in order of first appearance: `import type { … }` when
+ * every name is a type, else `import { A, type B }`. Used for a new stub file's imports and
+ * for the ones a merge adds, so both read alike.
+ */
+export function importLines(specs: ImportSpec[]): string {
+  const byModule = new Map<string, ImportSpec[]>();
+  for (const s of specs) byModule.set(s.module, [...(byModule.get(s.module) ?? []), s]);
+  let out = '';
+  for (const [module, list] of byModule) {
+    const allTypes = list.every((s) => s.typeOnly);
+    const names = list.map((s) => (s.typeOnly && !allTypes ? `type ${s.name}` : s.name)).join(', ');
+    out += `import ${allTypes ? 'type ' : ''}{ ${names} } from ${JSON.stringify(module)};\n`;
+  }
+  return out;
 }
 
 /** `myappOnCreate`, from the definition name without the module prefix (`MyResourceMyapp` → `myapp`). */

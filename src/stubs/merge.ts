@@ -9,6 +9,7 @@
  */
 import { Node, Project, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { GeneratedFile, StubEntry } from '../api.js';
+import { importLines, type ImportSpec } from './emit.js';
 
 export interface StubMergeResult {
   /** The merged text; equal to `existing` byte for byte when nothing was missing. */
@@ -16,12 +17,6 @@ export interface StubMergeResult {
   added: StubEntry[];
   /** Exported functions in the file that no longer match a handler id/cause (reported, never deleted). */
   orphaned: string[];
-}
-
-interface ImportSpec {
-  module: string;
-  name: string;
-  typeOnly: boolean;
 }
 
 const STUB_NAME = /^(\w+?)On(Create|Update|Resume|Delete|Field)$/;
@@ -124,18 +119,6 @@ function orphans(user: SourceFile, exported: Set<string>, entries: StubEntry[], 
     for (const named of decl.getNamedImports()) if (!names.has(named.getName())) out.add(named.getName());
   }
   return [...out].sort();
-}
-
-function importLines(specs: ImportSpec[]): string {
-  const byModule = new Map<string, ImportSpec[]>();
-  for (const s of specs) byModule.set(s.module, [...(byModule.get(s.module) ?? []), s]);
-  let out = '';
-  for (const [module, list] of byModule) {
-    const allTypes = list.every((s) => s.typeOnly);
-    const names = list.map((s) => (s.typeOnly && !allTypes ? `type ${s.name}` : s.name)).join(', ');
-    out += `import ${allTypes ? 'type ' : ''}{ ${names} } from ${JSON.stringify(module)};\n`;
-  }
-  return out;
 }
 
 /** Just after the line of the last import; before the first statement when there is none. */
