@@ -6,6 +6,7 @@
 import type { GeneratedFile } from '../api.js';
 import { emitHandlerSection, type HandlerSection } from './handlers.js';
 import type { CrdModel, ObjectNode, VersionModel } from '../model/ir.js';
+import { IMPLIED_MEMBERS } from '../model/naming.js';
 import type { NameScope } from '../model/reserved.js';
 import { headerLine } from './header.js';
 import { stringLiteral } from './ident.js';
@@ -23,15 +24,13 @@ export interface EmittedModule {
   exports: ModuleExport[];
 }
 
-const ROOT_IMPLIED = new Set(['apiVersion', 'kind', 'metadata']);
-
 export function emitModule(crd: CrdModel, version: VersionModel, scope: NameScope): EmittedModule {
   const names = version.names!;
   const usage: TypeUsage = { kubernetesObject: false, objectMeta: true };
   const body: string[] = [];
   pushResource(body, crd, version);
   pushDescriptor(body, crd, version);
-  if (version.schema) pushNestedInterfaces(body, version.schema, usage, ROOT_IMPLIED);
+  if (version.schema) pushNestedInterfaces(body, version.schema, usage, IMPLIED_MEMBERS);
   const handlers = emitHandlerSection({
     crd,
     version,
@@ -75,7 +74,7 @@ function pushResource(out: string[], crd: CrdModel, version: VersionModel): void
   out.push(`  kind: ${stringLiteral(crd.kind)};\n`);
   out.push('  metadata?: ObjectMeta;\n');
   const schema = version.schema;
-  if (schema) pushMembers(out, withOptionalStatus(schema), ROOT_IMPLIED, [stringLiteral(apiVersion), stringLiteral(crd.kind), 'ObjectMeta', 'undefined']);
+  if (schema) pushMembers(out, withOptionalStatus(schema), IMPLIED_MEMBERS, [stringLiteral(apiVersion), stringLiteral(crd.kind), 'ObjectMeta', 'undefined']);
   else out.push('  [key: string]: unknown;\n');
   out.push('}\n');
 }
@@ -114,7 +113,7 @@ function topLevelTypes(schema: ObjectNode | undefined): ModuleExport[] {
   if (!schema) return [];
   const out: ModuleExport[] = [];
   for (const p of schema.properties) {
-    if (ROOT_IMPLIED.has(p.name)) continue;
+    if (IMPLIED_MEMBERS.has(p.name)) continue;
     if (p.schema.type === 'object' && p.schema.typeName) out.push({ name: p.schema.typeName, typeOnly: true });
   }
   return out;

@@ -3,6 +3,7 @@
  * does). Writes into a shared string array that the module emitter joins once.
  */
 import type { ObjectNode, PropertyNode, SchemaNode } from '../model/ir.js';
+import { IMPLIED_MEMBERS } from '../model/naming.js';
 import { propertyKey } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
 
@@ -66,8 +67,8 @@ export function pushMembers(out: string[], node: ObjectNode, skip?: ReadonlySet<
   if (index) out.push(`  [key: string]: ${index};\n`);
 }
 
-export function pushProperty(out: string[], prop: PropertyNode, typeOverride?: string): string {
-  const type = typeOverride ?? typeExpr(prop.schema);
+function pushProperty(out: string[], prop: PropertyNode): string {
+  const type = typeExpr(prop.schema);
   pushJsDoc(out, '  ', prop.schema.description, prop.schema.doc);
   out.push(`  ${propertyKey(prop.name)}${prop.required ? '' : '?'}: ${type};\n`);
   return type;
@@ -92,8 +93,6 @@ export function pushNestedInterfaces(out: string[], node: ObjectNode, usage: Typ
   if (node.additionalProperties && node.additionalProperties !== 'any') pushNamedBelow(out, node.additionalProperties, usage);
 }
 
-const EMBEDDED_IMPLIED = new Set(['apiVersion', 'kind', 'metadata']);
-
 function pushNamedBelow(out: string[], node: SchemaNode, usage: TypeUsage): void {
   if (node.type === 'array') {
     if (node.items) pushNamedBelow(out, node.items, usage);
@@ -101,7 +100,7 @@ function pushNamedBelow(out: string[], node: SchemaNode, usage: TypeUsage): void
   }
   if (node.type !== 'object') return;
   if (node.typeName) pushInterface(out, node, usage);
-  pushNestedInterfaces(out, node, usage, node.embeddedResource ? EMBEDDED_IMPLIED : undefined);
+  pushNestedInterfaces(out, node, usage, node.embeddedResource ? IMPLIED_MEMBERS : undefined);
 }
 
 function pushInterface(out: string[], node: ObjectNode, usage: TypeUsage): void {
@@ -112,7 +111,7 @@ function pushInterface(out: string[], node: ObjectNode, usage: TypeUsage): void 
     usage.objectMeta = true;
     out.push(`export interface ${node.typeName} extends KubernetesObject {\n`);
     out.push('  apiVersion: string;\n  kind: string;\n  metadata?: ObjectMeta;\n');
-    pushMembers(out, node, EMBEDDED_IMPLIED, ['string', 'ObjectMeta', 'undefined']);
+    pushMembers(out, node, IMPLIED_MEMBERS, ['string', 'ObjectMeta', 'undefined']);
   } else {
     out.push(`export interface ${node.typeName} {\n`);
     pushMembers(out, node);

@@ -27,7 +27,7 @@ export function nameModels(crds: CrdModel[], prefixes: Map<string, string> = kin
       version.names = { module: `${crd.group}/${version.name}/${crd.plural}`, prefix: versionPrefix, resource, descriptor };
       if (version.schema) {
         version.schema.typeName = resource;
-        nameChildren(version.schema, resource, scope, ROOT_IMPLIED);
+        nameChildren(version.schema, resource, scope, IMPLIED_MEMBERS);
       }
       scopes.set(version, scope);
     }
@@ -40,8 +40,11 @@ export function isPureMap(node: ObjectNode): boolean {
   return node.properties.length === 0 && node.additionalProperties !== undefined && !node.embeddedResource && !node.preserveUnknownFields;
 }
 
-/** Root properties the resource interface types itself (literal apiVersion/kind, ObjectMeta). */
-const ROOT_IMPLIED: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata']);
+/**
+ * Members a Kubernetes object types itself: the resource interface (literal apiVersion/kind,
+ * ObjectMeta) and an embedded resource. The schema's own nodes for them get no name and no member.
+ */
+export const IMPLIED_MEMBERS: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata']);
 
 /**
  * Breadth first, so a shallower path keeps the natural name when two paths PascalCase alike
@@ -69,7 +72,7 @@ function nameChildren(root: ObjectNode, rootName: string, scope: NameScope, skip
     }
     const name = scope.claim(base);
     node.typeName = name;
-    enqueueChildren(node, name, node.embeddedResource ? ROOT_IMPLIED : undefined);
+    enqueueChildren(node, name, node.embeddedResource ? IMPLIED_MEMBERS : undefined);
   }
 }
 
