@@ -83,6 +83,13 @@ test('inputs without any CRD: KG103, and the skipped document gets a KG106 note'
   assert.deepEqual(r.files, []);
 });
 
+test('an apiextensions apiVersion other than v1 and v1beta1: KG107 at the apiVersion', () => {
+  const text = 'apiVersion: apiextensions.k8s.io/v2\nkind: CustomResourceDefinition\nmetadata: { name: a.b.c }\nspec: {}\n';
+  const r = generate([{ file: 'v2.yaml', text }], { stubs: false });
+  assert.deepEqual(brief(r.diagnostics), ['KG107 v2.yaml:1:13 /apiVersion']);
+  assert.deepEqual(r.files, []);
+});
+
 test('KG103 stands at the first input by name, whatever order the inputs come in', () => {
   const text = readFileSync(join(REPO, BAD, 'not-a-crd.yaml'), 'utf8');
   const r = generate([{ file: 'b.yaml', text }, { file: 'a.yaml', text }], { stubs: false });

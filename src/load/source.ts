@@ -95,13 +95,3 @@ export function plain(node: Node | undefined, doc: Document.Parsed): unknown {
   if (!node) return undefined;
   return node.toJS(doc, { maxAliasCount: 100 });
 }
-
-/** A key's node (for positioning diagnostics at the key rather than its value). */
-export function keyNode(map: YAMLMap | undefined, key: string): Node | undefined {
-  if (!map) return undefined;
-  for (const pair of map.items) {
-    const k = pair.key as Node | null;
-    if (isScalar(k) && k.value === key) return k;
-  }
-  return undefined;
-}

@@ -5,6 +5,7 @@
  */
 import { isScalar, type Document, type Node, type YAMLMap } from 'yaml';
 import { pointerJoin, type Diagnostic, type SourcePos } from '../diagnostics.js';
+import { CRD_API_VERSIONS } from '../load/parse.js';
 import { asMap, asSeq, bool, get, num, str, type CrdNode } from '../load/source.js';
 import type { CrdModel, ObjectNode, PrinterColumn, ScaleSubresource, VersionModel } from './ir.js';
 import { buildSchema, type SchemaContext } from './schema.js';
@@ -19,7 +20,7 @@ interface Reader {
 export function buildCrd(crd: CrdNode, diagnostics: Diagnostic[]): CrdModel | undefined {
   const { doc, node, source } = crd;
   const apiVersion = str(get(node, 'apiVersion', doc)) ?? '';
-  if (apiVersion !== 'apiextensions.k8s.io/v1' && apiVersion !== 'apiextensions.k8s.io/v1beta1') {
+  if (!CRD_API_VERSIONS.includes(apiVersion)) {
     diagnostics.push(source.diag('error', 'KG107', `unsupported CRD apiVersion \`${apiVersion}\` (expected apiextensions.k8s.io/v1 or v1beta1)`, get(node, 'apiVersion', doc), pointerJoin(crd.pointer, 'apiVersion')));
     return undefined;
   }
