@@ -37,8 +37,7 @@ export function mergeStubFile(existing: string, file: GeneratedFile): StubMergeR
   const orphaned = orphans(user, exported, entries, offered);
   if (added.length === 0) return { text: existing, added, orphaned };
 
-  const needed = new Set<string>();
-  for (const entry of added) for (const id of identifierTexts(project.createSourceFile(`/stub-${entry.name}.ts`, entry.text))) needed.add(id);
+  const needed = identifiersWithin(generated, added.map((entry) => spanOf(file.content, entry)));
   const missingImports = offered.filter((i) => needed.has(i.name) && !declared.has(i.name));
   const importAt = importOffset(user, existing);
   const gap = importAt === existing.length && existing !== '' && !existing.endsWith('\n') ? '\n' : '';
@@ -67,6 +66,23 @@ function registeredDefinition(entry: StubEntry, offered: ImportSpec[]): string |
 
 function identifierTexts(source: SourceFile): Set<string> {
   return new Set(source.getDescendantsOfKind(SyntaxKind.Identifier).map((i) => i.getText()));
+}
+
+/** Where a stub's text sits in its file's content (the file is the stubs' texts joined after the imports). */
+function spanOf(content: string, entry: StubEntry): [number, number] {
+  const start = content.indexOf(entry.text);
+  if (start < 0) throw new Error(`kopfgen: stub ${entry.name} is not part of its stub file`);
+  return [start, start + entry.text.length];
+}
+
+/** Identifiers (also in JSDoc links) inside the given spans of an already parsed file. */
+function identifiersWithin(source: SourceFile, spans: [number, number][]): Set<string> {
+  const out = new Set<string>();
+  for (const id of source.getDescendantsOfKind(SyntaxKind.Identifier)) {
+    const at = id.getStart();
+    if (spans.some(([start, end]) => at >= start && at < end)) out.add(id.getText());
+  }
+  return out;
 }
 
 /**
