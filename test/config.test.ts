@@ -32,6 +32,16 @@ test('config: syntax errors are positioned; JSON must be JSON', () => {
   assert.match(problems('kopfgen.config.json', '[1]')[0], /KG302 \/ the configuration must be an object/);
 });
 
+test('config: a JSON error is one line, at the character that is not JSON', () => {
+  const cases: [string, string][] = [
+    ['{\n  "inputs": ["crds",],\n  "out": "gen"\n}\n', "kopfgen.config.json:2:21 KG300  cannot parse configuration: Unexpected token ']'"],
+    ['{\n  "inputs": "crds",\n  "out": gen\n}\n', "kopfgen.config.json:3:10 KG300  cannot parse configuration: Unexpected token 'g'"],
+    ["{\n  \"inputs\": 'crds'\n}\n", "kopfgen.config.json:2:13 KG300  cannot parse configuration: Unexpected token '''"],
+    ['{ "out": "gen" }\n# done\n', 'kopfgen.config.json:2:1 KG300  cannot parse configuration: Unexpected non-whitespace character after JSON'],
+  ];
+  for (const [text, expected] of cases) assert.deepEqual(problems('kopfgen.config.json', text), [expected], text);
+});
+
 test('config: valid forms', () => {
   const r = parseConfig('/p/kopfgen.config.yaml', 'kopfgen.config.yaml', 'inputs: [crds, "more/*.yaml"]\nout: src/gen\nstubs: false\nhandlers:\n  MyResource: myapp, cleanup\n  Widget: [resize]\n', false);
   assert.deepEqual(r.diagnostics, []);

@@ -98,15 +98,69 @@ function firstLine(message: string): string {
   return message.split('\n')[0];
 }
 
-/** JSON files must be JSON (YAML would accept comments and bare words): report JSON.parse's verdict with a position. */
+/**
+ * JSON files must be JSON (YAML would accept comments and bare words): JSON.parse's verdict, on
+ * one line and without the copy of the text V8 adds, at the offset where the JSON stops being JSON.
+ */
 function strictJsonError(text: string, lines: LineCounter): { message: string; line: number; col: number } | undefined {
   try {
     JSON.parse(text);
     return undefined;
   } catch (e) {
-    const message = (e as Error).message;
-    const at = /position (\d+)/.exec(message);
-    const { line, col } = lines.linePos(at ? Number(at[1]) : 0);
-    return { message: message.replace(/ in JSON at position \d+.*$/, ''), line, col };
+    const message = (e as Error).message
+      .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
+      .replace(/ (?:in JSON )?at position \d+.*$/s, '');
+    const { line, col } = lines.linePos(jsonErrorOffset(text));
+    return { message, line, col };
+  }
+}
+
+const JSON_LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+
+/** The offset of the first character that is not JSON (V8 names it only for some errors). */
+function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const fail = (): never => {
+    throw i;
+  };
+  const space = (): void => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
+  const string = (): void => {
+    if (text[i] !== '"') fail();
+    for (i++; text[i] !== '"'; i++) {
+      if (i >= text.length || text[i] < ' ') fail();
+      if (text[i] === '\\') i++;
+    }
+    i++;
+  };
+  const members = (close: string, member: () => void): void => {
+    i++;
+    space();
+    if (text[i] === close) return void i++;
+    for (;;) {
+      member();
+      space();
+      if (text[i] === close) return void i++;
+      if (text[i] !== ',') fail();
+      i++;
+      space();
+    }
+  };
+  const value = (): void => {
+    space();
+    if (text[i] === '{') return members('}', () => (string(), space(), text[i] === ':' ? (i++, value()) : fail()));
+    if (text[i] === '[') return members(']', value);
+    if (text[i] === '"') return string();
+    JSON_LITERAL.lastIndex = i;
+    if (!JSON_LITERAL.test(text)) fail();
+    i = JSON_LITERAL.lastIndex;
+  };
+  try {
+    value();
+    space();
+    return i < text.length ? i : 0;
+  } catch (at) {
+    return Math.min(at as number, text.length);
   }
 }
