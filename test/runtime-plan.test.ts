@@ -176,10 +176,17 @@ describe('progress across restarts', () => {
     const body = object({ annotations: { [progressAnnotation('myapp')]: rec({ retries: 2, delayed: '2025-12-31T00:00:00Z' }) } });
     assert.equal(run(decide({ body, handlers, now, initial: false })), 'create:other');
   });
-  it('exhausted limits fail the handler without running it', () => {
+  it("exhausted limits (the handler's retries, timeout) fail the handler without running it", () => {
+    const limited = registry((r) => {
+      defineHandler(resource, 'myapp').onCreate(noop, { registry: r, retries: 3 });
+      defineHandler(resource, 'other').onCreate(noop, { registry: r, timeout: 60 });
+    }).handlers;
     const body = object({ annotations: { [progressAnnotation('myapp')]: rec({ retries: 3, delayed: '2025-12-31T00:00:00Z' }) } });
-    const step = decide({ body, handlers, now, initial: false, exhausted: (_h, r) => (r.retries >= 3 ? 'gave up' : undefined) });
-    assert.equal(step.kind === 'fail' && step.key, 'myapp');
+    const step = decide({ body, handlers: limited, now, initial: false });
+    assert.deepEqual(step.kind === 'fail' && [step.key, step.message], ['myapp', 'gave up after 3 attempt(s)']);
+    const late = object({ annotations: { [progressAnnotation('other')]: rec({ started: '2025-12-31T23:58:00Z', delayed: '2025-12-31T23:59:00Z' }) } });
+    const timedOut = decide({ body: late, handlers: limited.filter((h) => h.id === 'other'), now, initial: false });
+    assert.deepEqual(timedOut.kind === 'fail' && [timedOut.key, timedOut.message], ['other', 'timed out after 60s']);
   });
   it('a failure record of a finished cause stays visible but does not block the next cause', () => {
     const failed = rec({ failure: true, message: 'boom', done: true });

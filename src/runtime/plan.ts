@@ -7,6 +7,7 @@
 import type { DiffItem } from './context.js';
 import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, lastHandledEssence, parseField, reduceDiff } from './essence.js';
 import { getPath } from './json.js';
+import { exhausted } from './outcome.js';
 import { currentProgress, handlerKey, isFinished, purgeProgress, readProgress, type ProgressRecord } from './progress.js';
 import type { Cause, RegisteredHandler } from './registry.js';
 
@@ -41,8 +42,6 @@ export interface DecideInput {
   now: Date;
   /** The object is seen for the first time by this operator process (kopf's `initial`): resume handlers are due. */
   initial: boolean;
-  /** Decides whether an attempt may still be made (limits); returns a failure message otherwise. */
-  exhausted?: (handler: RegisteredHandler, record: ProgressRecord, now: Date) => string | undefined;
 }
 
 export function finalizersOf(body: Record<string, unknown>): string[] {
@@ -98,7 +97,7 @@ function next(input: DecideInput, cause: Cause, candidates: Candidate[]): Step |
   for (const candidate of candidates) {
     const record = currentProgress(readProgress(input.body, candidate.key), cause);
     if (isFinished(record)) continue;
-    const reason = record && input.exhausted?.(candidate.handler, record, input.now);
+    const reason = exhausted(candidate.handler.options, record, input.now);
     if (record && reason) return { kind: 'fail', handler: candidate.handler, key: candidate.key, cause, record, message: reason };
     const delayed = record?.delayed ? new Date(record.delayed) : undefined;
     if (delayed && delayed > input.now) {

@@ -7,7 +7,7 @@
 import type { ExecEnv } from './execute.js';
 import { Conflict, logOutcome, postEvent, runHandler, writePatch } from './execute.js';
 import { resourcePath } from './kube.js';
-import { exhausted, type Outcome } from './outcome.js';
+import type { Outcome } from './outcome.js';
 import { outcomePatch, emptyPatch } from './patches.js';
 import { applyMergePatch, combineMergePatches } from './json.js';
 import { decide, resourceVersionOf, type ObjectPatch } from './plan.js';
@@ -147,7 +147,7 @@ export class ResourceWorker implements WatchConsumer {
       const body = this.objects.get(uid);
       if (!body) return;
       const now = this.env.now();
-      const step = decide({ body, handlers: this.handlers, now, initial: this.initial.has(uid), exhausted: (h, r, at) => exhausted(h.options, r, at) });
+      const step = decide({ body, handlers: this.handlers, now, initial: this.initial.has(uid) });
       if (step.kind === 'none') { this.initial.delete(uid); return; }
       if (step.kind === 'sleep') return this.wakeAt(uid, step.until);
       if (step.kind === 'patch') {
