@@ -31,6 +31,7 @@ test('printer column .status.myapp.phase in an open status names handler myapp a
   assert.deepEqual(h.sources, ['printer-column']);
   assert.equal(h.synthesized, true);
   assert.deepEqual(h.pos, { file: FILE, line: columnLine(0, 0), col: 21 });
+  assert.equal(h.pointer, '/spec/versions/0/additionalPrinterColumns/0/jsonPath', 'pointer and position name the same place');
   assert.equal(h.columns[0].name, 'Status');
   assert.ok(h.status.type === 'object' && h.status.preserveUnknownFields, 'the synthesised status stays open');
   // Inserted into the schema IR, so the resource's status type shows it.

@@ -43,10 +43,15 @@ export function statusSlot(version: VersionModel, id: string): StatusSlot {
   };
 }
 
+/** A printer column's jsonPath value: where handler diagnostics about the column point. */
+export function jsonPathAt(column: PrinterColumn): Located {
+  return { pointer: pointerJoin(column.pointer, 'jsonPath'), pos: column.jsonPathPos ?? column.pos };
+}
+
 /** Diagnostic at a printer column's jsonPath. */
 export function columnDiagnostic(column: PrinterColumn, severity: Severity, code: string, message: string): Diagnostic {
-  const pos: SourcePos = column.jsonPathPos ?? column.pos;
-  return { severity, code, message, file: pos.file, line: pos.line, col: pos.col, pointer: pointerJoin(column.pointer, 'jsonPath') };
+  const { pointer, pos } = jsonPathAt(column);
+  return { severity, code, message, file: pos.file, line: pos.line, col: pos.col, pointer };
 }
 
 function scalarFor(column: PrinterColumn, at: Located): SchemaNode {
@@ -84,7 +89,7 @@ export function synthesizeStatus(id: string, columns: HandlerColumn[], pointer: 
         diagnostics.push(columnDiagnostic(other.column, 'warning', 'KG208', `printer column \`${other.column.name}\` shows status.${id} as ${other.column.type}, but column \`${first.name}\` shows it as ${first.type}; status.${id} is typed from \`${first.name}\``));
       }
     }
-    return scalarFor(first, { pointer, pos: first.jsonPathPos ?? first.pos });
+    return scalarFor(first, { pointer, pos: jsonPathAt(first).pos });
   }
   const root = openObject(pointer, pos, `Status of handler \`${id}\`, synthesised from the printer columns that read it.`);
   for (const c of whole) {
@@ -95,7 +100,7 @@ export function synthesizeStatus(id: string, columns: HandlerColumn[], pointer: 
 }
 
 function addColumn(root: ObjectNode, id: string, { column, rest }: HandlerColumn, diagnostics: Diagnostic[]): void {
-  const pos = column.jsonPathPos ?? column.pos;
+  const { pos } = jsonPathAt(column);
   let node = root;
   for (let i = 0; i < rest.length; i++) {
     const step = rest[i];

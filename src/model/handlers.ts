@@ -14,7 +14,7 @@ import type { GenerateOptions } from '../api.js';
 import { pointerJoin, sortDiagnostics, type Diagnostic, type Severity } from '../diagnostics.js';
 import type { CrdModel, HandlerModel, Located, VersionModel } from './ir.js';
 import { isValidHandlerId, parseColumnPath } from './handler-paths.js';
-import { checkColumn, columnDiagnostic, statusSlot, synthesizeStatus, type HandlerColumn } from './handler-status.js';
+import { checkColumn, columnDiagnostic, jsonPathAt, statusSlot, synthesizeStatus, type HandlerColumn } from './handler-status.js';
 
 export const HANDLERS_ANNOTATION = 'kopfgen.dev/handlers';
 
@@ -74,7 +74,7 @@ function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Di
     return c;
   };
   for (const [id, columns] of collectColumns(version, diagnostics)) {
-    const c = candidate(id, { pointer: columns[0].column.pointer, pos: columns[0].column.jsonPathPos ?? columns[0].column.pos });
+    const c = candidate(id, jsonPathAt(columns[0].column));
     c.sources.add('printer-column');
     c.columns.push(...columns);
   }
@@ -105,7 +105,7 @@ function collectColumns(version: VersionModel, diagnostics: Diagnostic[]): Map<s
       continue;
     }
     const id = head.name;
-    if (!checkId(id, { pointer: pointerJoin(column.pointer, 'jsonPath'), pos: column.jsonPathPos ?? column.pos }, 'warning', `printer column \`${column.name}\``, diagnostics)) continue;
+    if (!checkId(id, jsonPathAt(column), 'warning', `printer column \`${column.name}\``, diagnostics)) continue;
     if (!isHandlerColumn(version, id, column, rest, diagnostics)) continue;
     const list = byId.get(id) ?? [];
     list.push({ column, rest });
