@@ -72,7 +72,7 @@ function claimNames(input: HandlerSectionInput, handler: HandlerModel): NonNulla
   };
 }
 
-export function brandOf(crd: CrdModel, handler: HandlerModel): string {
+function brandOf(crd: CrdModel, handler: HandlerModel): string {
   return `${crd.group}/${crd.kind}/${handler.id}`;
 }
 

@@ -13,7 +13,7 @@ export interface HandlerColumn {
   rest: PathStep[];
 }
 
-export type StatusSlot =
+type StatusSlot =
   /** The schema defines `status.<id>` (as a property, or as the value schema of a status map). */
   | { kind: 'defined'; node: SchemaNode; owner: ObjectNode; property?: { name: string; schema: SchemaNode } }
   /** Unknown keys of status survive: the status is synthesised; `owner` is where it can be inserted. */

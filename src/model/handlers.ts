@@ -16,7 +16,7 @@ import type { CrdModel, HandlerModel, Located, VersionModel } from './ir.js';
 import { isValidHandlerId, parseColumnPath } from './handler-paths.js';
 import { checkColumn, columnDiagnostic, jsonPathAt, statusSlot, synthesizeStatus, type HandlerColumn } from './handler-status.js';
 
-export const HANDLERS_ANNOTATION = 'kopfgen.dev/handlers';
+const HANDLERS_ANNOTATION = 'kopfgen.dev/handlers';
 
 type Source = HandlerModel['sources'][number];
 

@@ -13,7 +13,7 @@ import type { GenerateOptions, GeneratedFile, StubEntry } from '../api.js';
 import type { CrdModel, HandlerModel, SchemaNode, VersionModel } from '../model/ir.js';
 import { stubFileHead, stubText } from './templates.js';
 
-export const STUB_CAUSES = ['create', 'update', 'resume'] as const;
+const STUB_CAUSES = ['create', 'update', 'resume'] as const;
 
 export function emitStubFiles(crds: CrdModel[], options: GenerateOptions): GeneratedFile[] {
   if (options.stubs === false) return [];
@@ -81,7 +81,7 @@ export function importLines(specs: ImportSpec[]): string {
 }
 
 /** `myappOnCreate`, from the definition name without the module prefix (`MyResourceMyapp` → `myapp`). */
-export function stubName(version: VersionModel, handler: HandlerModel, cause: string): string {
+function stubName(version: VersionModel, handler: HandlerModel, cause: string): string {
   const definition = handler.names!.definition;
   const prefix = version.names!.prefix;
   const bare = definition.startsWith(prefix) && definition.length > prefix.length ? definition.slice(prefix.length) : definition;
