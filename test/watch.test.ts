@@ -69,7 +69,7 @@ test('watch: regenerates on an edit, survives a broken CRD, stops on SIGTERM', a
   assert.match(w.stdout, /stopped watching/);
 });
 
-test('watch: follows the configuration and a new CRD file; a broken configuration keeps the previous settings', async (t) => {
+test('watch: follows the configuration and a new CRD file; a broken configuration or invalid settings keep the previous ones', async (t) => {
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, 'kopfgen.config.json': JSON.stringify({ inputs: ['crds'], out: 'gen', stubs: false }) });
   const w = new Watcher(['generate', '--watch'], dir);
   t.after(() => w.stop());
@@ -82,8 +82,12 @@ test('watch: follows the configuration and a new CRD file; a broken configuratio
   await writeFiles(dir, { 'kopfgen.config.json': '{ "inputs": ["crds"], "ot": "gen3" }' });
   await w.until('the configuration error', () => /kopfgen\.config\.json:1:\d+ error KG301 unknown configuration key "ot"/.test(w.stderr));
 
+  await writeFiles(dir, { 'kopfgen.config.json': JSON.stringify({ inputs: ['crds'], out: 'gen3', stubs: 'gen3/handlers' }) });
+  await w.until('the invalid settings', () => /kopfgen\.config\.json:1:1 error KG305 the stubs directory must not be inside the output directory/.test(w.stderr));
+
   await writeFiles(dir, { 'crds/more/widget.yaml': EXAMPLE_CRD.replace(/myresources/g, 'gadgets').replace(/MyResource/g, 'Gadget').replace(/myresource\b/g, 'gadget').replace('shortNames: [myr]', 'shortNames: [gad]') });
   await w.until('the new CRD in a new directory, with the previous settings', () => fs.access(join(dir, 'gen2/example.com/v1/gadgets.ts')).then(() => true, () => false));
+  await fs.access(join(dir, 'gen3')).then(() => assert.fail('the invalid settings were not used'), () => undefined);
   w.child.kill('SIGINT');
   assert.equal(await Promise.race([w.exited, sleep(WAIT_MS).then(() => 'timeout')]), 0);
 });
