@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isNewer, Slots } from '../src/runtime/worker.js';
+import { defineHandler, defineResource, Registry } from '../src/runtime/index.js';
+import type { ExecEnv } from '../src/runtime/execute.js';
+import { applyMergePatch } from '../src/runtime/json.js';
+import type { KubeClient } from '../src/runtime/kube.js';
+import { createLogger } from '../src/runtime/log.js';
+import { isNewer, ResourceWorker, Slots } from '../src/runtime/worker.js';
 
 const at = (rv: string) => ({ metadata: { resourceVersion: rv } });
 
@@ -30,5 +35,33 @@ describe('worker building blocks', () => {
     await drained;
     assert.equal(peak, 2);
     assert.equal(running, 0);
+  });
+});
+
+describe('ResourceWorker', () => {
+  it('does not bring back an object whose DELETED event arrived while its patch was in flight', async () => {
+    const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+    const registry = new Registry();
+    defineHandler(resource, 'myapp').onCreate(() => undefined, { registry });
+    const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: {} };
+    let worker!: ResourceWorker;
+    let patched!: () => void;
+    const done = new Promise<void>((resolve) => (patched = resolve));
+    const client = {
+      async request(_method: string, _path: string, options: { body: unknown }) {
+        worker.delete(body); // the watch delivers DELETED before the PATCH's answer comes back
+        const answer = applyMergePatch(body, options.body) as { metadata: Record<string, unknown> };
+        answer.metadata.resourceVersion = '6';
+        setImmediate(patched);
+        return answer;
+      },
+    } as unknown as KubeClient;
+    const env: ExecEnv = { client, resource, logger: createLogger({ write: () => {} }), signal: new AbortController().signal, now: () => new Date() };
+    const slots = new Slots(1);
+    worker = new ResourceWorker(env, registry.handlers, slots);
+    worker.upsert(structuredClone(body));
+    await done;
+    await slots.drained();
+    assert.equal(worker.objects.size, 0);
   });
 });

@@ -132,13 +132,17 @@ export class ResourceWorker implements WatchConsumer {
     this.timers.set(uid, timer);
   }
 
-  /** Records a state the operator produced itself (a patch's answer) unless a newer one is known. */
+  /**
+   * Records a state the operator produced itself (a patch's answer) unless a newer one is known.
+   * An object no longer known was deleted meanwhile (its DELETED event overtook the answer): it stays forgotten.
+   */
   private adopt(uid: string, answer: Body | undefined): void {
     if (!answer) return this.forget(uid);
-    slim(answer);
     const known = this.objects.get(uid);
-    if (!known || isNewer(answer, known) || resourceVersionOf(answer) === resourceVersionOf(known)) {
-      this.objects.set(uid, { apiVersion: known?.apiVersion, kind: known?.kind, ...answer });
+    if (!known) return;
+    slim(answer);
+    if (isNewer(answer, known) || resourceVersionOf(answer) === resourceVersionOf(known)) {
+      this.objects.set(uid, { apiVersion: known.apiVersion, kind: known.kind, ...answer });
     }
   }
 
