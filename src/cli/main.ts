@@ -42,7 +42,7 @@ async function generateCommand(inputs: string[], flags: GenerateFlags, argv: str
   if (flags.check && flags.watch) throw new UsageError('--check and --watch cannot be combined');
   const cwd = process.cwd();
   const loaded = await loadConfig(cwd, flags.config);
-  const reporter = new Reporter(streams, flags.format === 'json' ? 'json' : 'text', flags.quiet ?? false);
+  const reporter = new Reporter(streams, flags.format ?? 'text', flags.quiet ?? false);
   if (loaded.diagnostics.length > 0) {
     reporter.finish({ command: flags.check ? 'check' : 'generate', exitCode: EXIT_USAGE, diagnostics: loaded.diagnostics, cache: 'off', timeMs: 0 });
     return EXIT_USAGE;

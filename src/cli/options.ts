@@ -18,7 +18,8 @@ export interface GenerateFlags {
   config?: string;
   check?: boolean;
   watch?: boolean;
-  format?: string;
+  /** Restricted to the two formats by commander's `choices`. */
+  format?: OutputFormat;
   quiet?: boolean;
   /** `false` from `--no-cache`. */
   cache?: boolean;
@@ -58,8 +59,6 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
   if (stubsDir !== undefined && (stubsDir === outDir || stubsDir.startsWith(outDir + sep))) {
     throw new UsageError(`the stubs directory must not be inside the output directory (${relative(cwd, outDir) || '.'}): generated files there are replaced, stubs are yours`);
   }
-  const format = flags.format ?? 'text';
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, got "${format}"`);
   const handlers = { ...(config.handlers ?? {}), ...parseHandlerFlags(flags.handlers ?? []) };
   const options: GenerateOptions = {
     handlers,
@@ -71,7 +70,7 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
     configPath: loaded.path,
     check: flags.check ?? false,
     watch: flags.watch ?? false,
-    format,
+    format: flags.format ?? 'text',
     quiet: flags.quiet ?? false,
     cache: flags.cache ?? true,
   };

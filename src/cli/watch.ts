@@ -149,7 +149,7 @@ export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pi
         say('configuration has errors; keeping the previous settings and output');
         return;
       }
-      run = { ...next.run, watch: true };
+      run = next.run;
     }
     say('change detected, regenerating…');
     await once();
@@ -185,8 +185,7 @@ export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pi
   stopped = true;
   if (timer) clearTimeout(timer);
   for (const w of watchers) w.close();
-  await running;
-  for (const w of watchers) w.close();
+  await running; // a run in progress finishes; its listen() sees `stopped` and adds no watchers
   say('stopped watching');
   return 0;
 }
