@@ -13,9 +13,6 @@ import type { Diagnostic } from '../diagnostics.js';
 import { GENERATED_MARK } from '../emit/header.js';
 import { unifiedDiff } from './diff.js';
 
-/** The mark the emitter puts first in every generated file: the writer deletes only files that carry it. */
-export const GENERATED_HEADER = GENERATED_MARK;
-
 export interface WriteTargets {
   /** Absolute output directory of generated files. */
   outDir: string;
@@ -117,9 +114,9 @@ export async function planWrite(files: GeneratedFile[], targets: WriteTargets, e
 
 function planGenerated(file: GeneratedFile, abs: string, before: string | undefined, targets: WriteTargets, plan: WritePlan): PlannedFile {
   const shown = displayPath(targets.cwd, abs);
-  if (before !== undefined && before !== file.content && !before.startsWith(GENERATED_HEADER)) {
+  if (before !== undefined && before !== file.content && !before.startsWith(GENERATED_MARK)) {
     plan.diagnostics.push(
-      fileDiagnostic(shown, 'KG310', `refusing to overwrite ${shown}: it does not start with "${GENERATED_HEADER}", so it is not kopfgen's; move it or choose another --out`),
+      fileDiagnostic(shown, 'KG310', `refusing to overwrite ${shown}: it does not start with "${GENERATED_MARK}", so it is not kopfgen's; move it or choose another --out`),
     );
   }
   const change: Change = before === undefined ? 'create' : before === file.content ? 'unchanged' : 'update';
@@ -171,9 +168,9 @@ export async function listFiles(dir: string): Promise<string[]> {
 async function startsWithHeader(path: string): Promise<boolean> {
   const handle = await fs.open(path, 'r');
   try {
-    const buf = Buffer.alloc(GENERATED_HEADER.length);
+    const buf = Buffer.alloc(GENERATED_MARK.length);
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    return bytesRead === buf.length && buf.toString('utf8') === GENERATED_HEADER;
+    return bytesRead === buf.length && buf.toString('utf8') === GENERATED_MARK;
   } finally {
     await handle.close();
   }
