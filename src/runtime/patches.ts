@@ -5,7 +5,7 @@
  * its `/status` subresource.
  */
 import type { Patch } from './context.js';
-import { clone, combineMergePatches, isPlainObject } from './json.js';
+import { clone, combineMergePatches } from './json.js';
 import type { Outcome } from './outcome.js';
 import type { ObjectPatch } from './plan.js';
 import { encodeProgress, progressAnnotation, type ProgressRecord } from './progress.js';
@@ -16,10 +16,8 @@ export function emptyPatch(): Patch {
 
 export function outcomePatch(id: string, key: string, outcome: Outcome, handlerPatch: Patch, record: ProgressRecord): ObjectPatch {
   const status = clone(handlerPatch.status ?? {});
-  if (outcome.status !== undefined) {
-    // A handler's status is its own object: merged key by key like kopf merges the result into status.<id>.
-    status[id] = isPlainObject(outcome.status) ? combineMergePatches(status[id] ?? {}, outcome.status) : clone(outcome.status);
-  }
+  // A handler's status is its own object: merged key by key like kopf merges the result into status.<id>.
+  if (outcome.status !== undefined) status[id] = combineMergePatches(status[id], outcome.status);
   const annotations = { ...clone(handlerPatch.metadata?.annotations ?? {}), [progressAnnotation(key)]: encodeProgress(record) };
   const patch: ObjectPatch = { metadata: { annotations } };
   if (handlerPatch.metadata?.labels && Object.keys(handlerPatch.metadata.labels).length > 0) patch.metadata!.labels = clone(handlerPatch.metadata.labels);
