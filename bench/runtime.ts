@@ -9,7 +9,7 @@
  * `CONCURRENCY` sets the operator's bound on objects handled at once (default 16).
  * The handler is trivial (returns { phase: "Done" }), so this measures the runtime and the server.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { defineResource } from '../src/runtime/index.js';
 import { createLogger } from '../src/runtime/log.js';
@@ -88,6 +88,7 @@ async function main(): Promise<void> {
   }
   const cluster = startCluster();
   const abort = new AbortController();
+  let child: ChildProcess | undefined;
   try {
     await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
     await cluster.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } }).catch(() => undefined);
@@ -99,9 +100,9 @@ async function main(): Promise<void> {
     console.log(`created ${N} objects (no operator running) in ${createSeconds.toFixed(1)} s: ${(N / createSeconds).toFixed(0)} creates/s, ${PARALLEL} in parallel`);
 
     void watchDone(cluster, done, abort.signal);
-    const child = spawn(process.execPath, ['--input-type=module', '-e', operatorScript], { env: { ...process.env, KUBECONFIG: cluster.kubeconfig, CONCURRENCY: String(CONCURRENCY) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawn(process.execPath, ['--input-type=module', '-e', operatorScript], { env: { ...process.env, KUBECONFIG: cluster.kubeconfig, CONCURRENCY: String(CONCURRENCY) }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
+    child.stdout!.on('data', (d) => (out += d));
     const started = performance.now();
     await until('all backlog objects Done', () => done.size >= N, 1_800_000);
     const backlogSeconds = (performance.now() - started) / 1000;
@@ -127,10 +128,12 @@ async function main(): Promise<void> {
     const pacedLatencies = paced.map((name) => done.get(name)! - created.get(name)!);
     console.log(`paced: 100 objects created 20/s: created→status latency p50 ${pct(pacedLatencies, 50).toFixed(0)} ms, p99 ${pct(pacedLatencies, 99).toFixed(0)} ms`);
     child.kill('SIGTERM');
-    await new Promise((resolve) => child.on('exit', resolve));
+    await new Promise((resolve) => child!.on('exit', resolve));
     const stats = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { known: number; peakRssMB: number; rssMB: number; heapMB: number };
     console.log(`operator process with ${stats.known} objects watched: peak RSS ${stats.peakRssMB.toFixed(0)} MB, RSS at the end ${stats.rssMB.toFixed(0)} MB, heap used ${stats.heapMB.toFixed(0)} MB`);
   } finally {
+    // A wait that timed out must not leave the operator running against a stopped API server.
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     abort.abort();
     stopCluster(cluster);
   }
