@@ -46,6 +46,12 @@ export function formatDiagnostic(d: Diagnostic): string {
 /** JSON pointer escaping (RFC 6901): `~` → `~0`, `/` → `~1`. */
 export function pointerJoin(base: string, ...segments: (string | number)[]): string {
   let out = base;
-  for (const s of segments) out += '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1');
+  for (const s of segments) out = pointerAppend(out, String(s));
   return out;
+}
+
+/** `pointerJoin` for one string segment: the schema walk's per-node form, with no regular expression unless needed. */
+export function pointerAppend(base: string, segment: string): string {
+  if (segment.indexOf('~') === -1 && segment.indexOf('/') === -1) return base + '/' + segment;
+  return base + '/' + segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -27,6 +27,13 @@ test('schema nodes carry file:line:col and the JSON pointer into the CRD', () =>
   assert.equal(size.schema.pointer, '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/size');
 });
 
+test('pointers escape `/` in property names (RFC 6901)', () => {
+  const { crds } = load('test/fixtures/crds/quoted-names.yaml');
+  const spec = crds[0].versions[0].schema!.properties.find((p) => p.name === 'spec')!.schema as ObjectNode;
+  const withSpace = spec.properties.find((p) => p.name === 'with space')!.schema as ObjectNode;
+  assert.equal(withSpace.properties[0].schema.pointer, '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/with space/properties/a~1b');
+});
+
 test('v1beta1: top-level validation, subresources and JSONPath columns apply to every version', () => {
   const { crds, diagnostics } = load('crds/crontabs-v1beta1.yaml');
   assert.deepEqual(diagnostics, []);

@@ -4,15 +4,9 @@
  * (an array without `items`, a property without `type`) are reported, with position and pointer.
  */
 import { isMap, isScalar, isSeq, type Document, type Node, type YAMLMap } from 'yaml';
-import type { Diagnostic } from '../diagnostics.js';
+import { pointerAppend, type Diagnostic } from '../diagnostics.js';
 import { deref, num, plain, str, type ParsedSource } from '../load/source.js';
 import type { DocTags, ObjectNode, PropertyNode, ScalarNode, SchemaNode } from './ir.js';
-
-/** `pointerJoin` for one segment, without the regular expressions when nothing needs escaping. */
-function pointerJoin(base: string, segment: string): string {
-  if (segment.indexOf('~') === -1 && segment.indexOf('/') === -1) return base + '/' + segment;
-  return base + '/' + segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
 
 export interface SchemaContext {
   source: ParsedSource;
@@ -60,7 +54,7 @@ export function buildSchema(ctx: SchemaContext, node: Node | undefined, pointer:
       if (kw.items === undefined) {
         ctx.diagnostics.push(ctx.source.diag(ctx.structural, 'KG110', 'non-structural schema: array without `items`', map, pointer));
       }
-      const items = kw.items === undefined ? undefined : buildSchema(ctx, kw.items, pointerJoin(pointer, 'items'));
+      const items = kw.items === undefined ? undefined : buildSchema(ctx, kw.items, pointerAppend(pointer, 'items'));
       const listType = kw.listType === 'atomic' || kw.listType === 'set' || kw.listType === 'map' ? kw.listType : undefined;
       const keys = isSeq(kw.listMapKeys) ? kw.listMapKeys.items.map((k) => str(k as Node)).filter((k): k is string => !!k) : undefined;
       return { type: 'array', pointer, pos, description, nullable, doc, items, listType, listMapKeys: keys };
@@ -92,10 +86,10 @@ function buildObject(ctx: SchemaContext, kw: Keywords, pointer: string, pos: Obj
   if (isSeq(kw.required)) for (const r of kw.required.items) if (isScalar(r)) required.add(String(r.value));
   const properties: PropertyNode[] = [];
   if (kw.properties) {
-    const propsPointer = pointerJoin(pointer, 'properties');
+    const propsPointer = pointerAppend(pointer, 'properties');
     for (const pair of kw.properties.items) {
       const name = isScalar(pair.key) ? String(pair.key.value) : '';
-      const schema = buildSchema(ctx, pair.value as Node, pointerJoin(propsPointer, name));
+      const schema = buildSchema(ctx, pair.value as Node, pointerAppend(propsPointer, name));
       properties.push({ name, required: required.has(name), schema });
     }
     properties.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -115,7 +109,7 @@ function buildObject(ctx: SchemaContext, kw: Keywords, pointer: string, pos: Obj
   if (isScalar(ap)) {
     if (ap.value === true) node.additionalProperties = 'any';
   } else if (ap) {
-    node.additionalProperties = buildSchema(ctx, ap, pointerJoin(pointer, 'additionalProperties'));
+    node.additionalProperties = buildSchema(ctx, ap, pointerAppend(pointer, 'additionalProperties'));
   }
   return node;
 }
@@ -166,7 +160,7 @@ function isTrue(node: Node | undefined): boolean {
 
 function readEnum(ctx: SchemaContext, node: Node, pointer: string): ScalarNode['enum'] {
   if (!isSeq(node)) {
-    ctx.diagnostics.push(ctx.source.diag('error', 'KG114', '`enum` must be a list', node, pointerJoin(pointer, 'enum')));
+    ctx.diagnostics.push(ctx.source.diag('error', 'KG114', '`enum` must be a list', node, pointerAppend(pointer, 'enum')));
     return undefined;
   }
   const values: NonNullable<ScalarNode['enum']> = [];
@@ -180,7 +174,7 @@ function readEnum(ctx: SchemaContext, node: Node, pointer: string): ScalarNode['
 function readValidations(ctx: SchemaContext, node: Node | undefined, pointer: string): DocTags['validations'] {
   const raw = plain(node, ctx.doc);
   if (!Array.isArray(raw)) {
-    ctx.diagnostics.push(ctx.source.diag('warning', 'KG114', '`x-kubernetes-validations` must be a list', node, pointerJoin(pointer, 'x-kubernetes-validations')));
+    ctx.diagnostics.push(ctx.source.diag('warning', 'KG114', '`x-kubernetes-validations` must be a list', node, pointerAppend(pointer, 'x-kubernetes-validations')));
     return undefined;
   }
   return raw
