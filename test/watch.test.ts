@@ -91,3 +91,22 @@ test('watch: follows the configuration and a new CRD file; a broken configuratio
   w.child.kill('SIGINT');
   assert.equal(await Promise.race([w.exited, sleep(WAIT_MS).then(() => 'timeout')]), 0);
 });
+
+test('watch --format json: one JSON object per run on stdout, nothing else', async (t) => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
+  const w = new Watcher(['generate', 'crds', '--no-stubs', '--watch', '--format', 'json'], dir);
+  t.after(() => w.stop());
+  const runs = (): { command: string; exitCode: number; summary?: { written: string[] } }[] =>
+    w.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as ReturnType<typeof runs>[number]);
+  await w.until('the first run', () => w.stdout.endsWith('\n') && runs().length === 1);
+  assert.deepEqual([runs()[0].command, runs()[0].exitCode, runs()[0].summary?.written.length], ['generate', 0, 2]);
+  // JSON mode prints no "watching" line: save again until a run picks the edit up.
+  let saved = 0;
+  await w.until('a run with the edit', async () => {
+    if (saved++ % 10 === 0) await writeFiles(dir, { 'crds/my.yaml': WITH_PAUSED });
+    return w.stdout.endsWith('\n') && runs().some((r) => r.summary?.written.includes('generated/example.com/v1/myresources.ts'));
+  });
+  w.child.kill('SIGTERM');
+  assert.equal(await Promise.race([w.exited, sleep(WAIT_MS).then(() => 'timeout')]), 0);
+  assert.ok(runs().every((r) => r.exitCode === 0), 'every line is a run report');
+});
