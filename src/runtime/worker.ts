@@ -5,12 +5,12 @@
  * operator's own patches, a relist — are dropped, so nothing is handled twice.
  */
 import type { ExecEnv } from './execute.js';
-import { Conflict, logOutcome, postEvent, runHandler, writePatch } from './execute.js';
+import { Conflict, logOutcome, postEvent, runHandler, writePatch, type Result } from './execute.js';
 import { resourcePath } from './kube.js';
 import type { Outcome } from './outcome.js';
 import { outcomePatch, emptyPatch } from './patches.js';
 import { applyMergePatch, combineMergePatches } from './json.js';
-import { decide, resourceVersionOf, type ObjectPatch } from './plan.js';
+import { decide, resourceVersionOf, type ObjectPatch, type Step } from './plan.js';
 import type { RegisteredHandler } from './registry.js';
 import type { WatchConsumer } from './watch.js';
 
@@ -57,6 +57,13 @@ export function isNewer(a: Body, b: Body): boolean {
 function slim(body: Body): void {
   const meta = body.metadata as { managedFields?: unknown } | undefined;
   if (meta?.managedFields) delete meta.managedFields;
+}
+
+/** A handler whose limits ran out before another attempt: it fails for good without running. */
+function failed(step: Extract<Step, { kind: 'fail' }>, now: Date): Result {
+  const outcome: Outcome = { kind: 'permanent', message: step.message };
+  const record = { ...step.record, stopped: now.toISOString(), failure: true, delayed: undefined, message: step.message };
+  return { outcome, record, patch: outcomePatch(step.handler.id, step.key, outcome, emptyPatch(), record) };
 }
 
 export class ResourceWorker implements WatchConsumer {
@@ -167,13 +174,7 @@ export class ResourceWorker implements WatchConsumer {
         if (resourceVersionOf(this.objects.get(uid)) === resourceVersionOf(body)) return; // a no-op write: nothing will change
         continue;
       }
-      if (step.kind === 'fail') {
-        const outcome: Outcome = { kind: 'permanent', message: step.message };
-        const record = { ...step.record, stopped: now.toISOString(), failure: true, delayed: undefined, message: step.message };
-        await this.record(uid, body, step.handler.id, step.cause, outcome, outcomePatch(step.handler.id, step.key, outcome, emptyPatch(), record));
-        continue;
-      }
-      const result = await runHandler(this.env, step, body);
+      const result = step.kind === 'fail' ? failed(step, now) : await runHandler(this.env, step, body);
       const { patch, completes } = this.withCompletion(uid, body, result.patch);
       await this.record(uid, body, step.handler.id, step.cause, result.outcome, patch);
       if (completes) this.initial.delete(uid);
