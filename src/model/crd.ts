@@ -6,7 +6,7 @@
 import { isScalar, type Document, type Node, type YAMLMap } from 'yaml';
 import { pointerJoin, type Diagnostic, type SourcePos } from '../diagnostics.js';
 import { CRD_API_VERSIONS } from '../load/parse.js';
-import { asMap, asSeq, bool, get, num, str, type CrdNode } from '../load/source.js';
+import { asMap, asSeq, bool, deref, get, num, str, type CrdNode } from '../load/source.js';
 import type { CrdModel, ObjectNode, PrinterColumn, ScaleSubresource, VersionModel } from './ir.js';
 import { buildSchema, type SchemaContext } from './schema.js';
 
@@ -47,8 +47,7 @@ export function buildCrd(crd: CrdNode, diagnostics: Diagnostic[]): CrdModel | un
     shortNames: strings(get(names, 'shortNames', doc)),
     categories: strings(get(names, 'categories', doc)),
     scope: str(get(spec, 'scope', doc)) === 'Cluster' ? 'Cluster' : 'Namespaced',
-    annotations: stringMap(asMap(get(metadata, 'annotations', doc)), doc),
-    annotationPos: annotationPositions(crd, asMap(get(metadata, 'annotations', doc)), doc),
+    ...readAnnotations(crd, asMap(get(metadata, 'annotations', doc))),
     versions: readVersions(r, spec!, specPointer),
   };
   if (model.versions.length === 0) {
@@ -175,16 +174,6 @@ function strings(node: Node | undefined): string[] {
   return seq ? seq.items.map((i) => str(i as Node)).filter((s): s is string => s !== undefined) : [];
 }
 
-function stringMap(map: YAMLMap | undefined, doc: Document.Parsed): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!map) return out;
-  for (const pair of map.items) {
-    const k = str(pair.key as Node);
-    const v = str(get(map, k ?? '', doc));
-    if (k !== undefined && v !== undefined) out[k] = v;
-  }
-  return out;
-}
 
 /** Where a scalar's value text starts: after the opening quote of a quoted scalar, so columns computed inside the value are exact. */
 function valuePos(crd: CrdNode, node: Node | undefined): SourcePos | undefined {
@@ -193,13 +182,18 @@ function valuePos(crd: CrdNode, node: Node | undefined): SourcePos | undefined {
   return crd.source.pos(node.range[0] + (quoted ? 1 : 0));
 }
 
-function annotationPositions(crd: CrdNode, map: YAMLMap | undefined, doc: Document.Parsed): Record<string, SourcePos> {
-  const out: Record<string, SourcePos> = {};
-  if (!map) return out;
-  for (const pair of map.items) {
+/** `metadata.annotations` as strings, and where each value starts (for diagnostics about it). */
+function readAnnotations(crd: CrdNode, map: YAMLMap | undefined): Pick<CrdModel, 'annotations' | 'annotationPos'> {
+  const annotations: Record<string, string> = {};
+  const annotationPos: Record<string, SourcePos> = {};
+  for (const pair of map?.items ?? []) {
     const k = str(pair.key as Node);
-    const pos = valuePos(crd, get(map, k ?? '', doc));
-    if (k !== undefined && pos) out[k] = pos;
+    if (k === undefined) continue;
+    const value = deref(pair.value, crd.doc);
+    const v = str(value);
+    if (v !== undefined) annotations[k] = v;
+    const pos = valuePos(crd, value);
+    if (pos) annotationPos[k] = pos;
   }
-  return out;
+  return { annotations, annotationPos };
 }
