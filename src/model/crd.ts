@@ -174,7 +174,6 @@ function strings(node: Node | undefined): string[] {
   return seq ? seq.items.map((i) => str(i as Node)).filter((s): s is string => s !== undefined) : [];
 }
 
-
 /** Where a scalar's value text starts: after the opening quote of a quoted scalar, so columns computed inside the value are exact. */
 function valuePos(crd: CrdNode, node: Node | undefined): SourcePos | undefined {
   if (!node?.range) return undefined;
