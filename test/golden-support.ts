@@ -35,6 +35,8 @@ export function tempDir(prefix: string): string {
 export interface TsDiagnostic {
   file: string;
   line: number;
+  /** 1-based; 0 when the diagnostic has no position. */
+  col: number;
   code: number;
   message: string;
 }
@@ -52,12 +54,13 @@ export const STRICT_OPTIONS: ts.CompilerOptions = {
   paths: { 'kopfgen/runtime': [join(REPO, 'src/runtime/index.ts')] },
 };
 
-/** One Program over all files: every semantic and syntactic diagnostic, with 1-based lines. */
+/** One Program over all files: every semantic and syntactic diagnostic, with 1-based lines and columns. */
 export function typecheck(rootNames: readonly string[]): TsDiagnostic[] {
   const program = ts.createProgram({ rootNames, options: STRICT_OPTIONS });
   return ts.getPreEmitDiagnostics(program).map((d) => {
-    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
-    return { file: d.file?.fileName ?? '', line, code: d.code, message: ts.flattenDiagnosticMessageText(d.messageText, '\n') };
+    const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+    const where = at ? { line: at.line + 1, col: at.character + 1 } : { line: 0, col: 0 };
+    return { file: d.file?.fileName ?? '', ...where, code: d.code, message: ts.flattenDiagnosticMessageText(d.messageText, '\n') };
   });
 }
 

@@ -28,13 +28,21 @@ test('wrong statuses are compile errors with exact codes and lines (sync, async,
   assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.file}:${e.line} TS${e.code} ${e.message}`).join('\n'));
 });
 
-test('each error names the offending field or value', () => {
+test('each error sits on the offending field or names it', () => {
   const { errors } = exactness();
+  const text = readFixture('test/fixtures/handlers/cases/exactness.ts').split('\n');
   const on = (line: number) => {
     const e = errors.find((x) => x.line === line);
     assert.ok(e, `an error on line ${line}`);
     return e.message;
   };
+  const wordAt = (line: number) => {
+    const e = errors.find((x) => x.line === line);
+    assert.ok(e, `an error on line ${line}`);
+    return text[line - 1].slice(e.col - 1).match(/^[\w']+/)?.[0];
+  };
+  // Sync callbacks and error constructors: the error sits on the field itself.
+  assert.deepEqual([wordAt(14), wordAt(25), wordAt(33), wordAt(35)], ['bogus', 'phase', 'reason', 'phase']);
   // Sync callbacks and error constructors: the field's value is rejected (on line 14 `bogus: 1` is the only number).
   assert.match(on(14), /^Type 'number' is not assignable to type 'never'/);
   assert.match(on(25), /^Type '"Stopped"' is not assignable to type '"Pending" \| "Starting" \| "Ready"/);
