@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
 import { CONFIG_FILES } from '../config/load.js';
+import { globBase, isGlob } from '../io/read.js';
 import { CACHE_DIR } from './cache.js';
 import { runGenerate, type Pipeline } from './generate.js';
 import type { ResolvedRun } from './options.js';
@@ -26,17 +27,6 @@ interface WatchTarget {
   names?: Set<string>;
 }
 
-/** The directory a glob's matches live under: its segments up to the first with a wildcard. */
-function globBase(pattern: string): string {
-  const parts = pattern.split(/[\\/]/);
-  const fixed: string[] = [];
-  for (const part of parts) {
-    if (/[*?[\]{}]/.test(part)) break;
-    fixed.push(part);
-  }
-  return fixed.join('/') || '.';
-}
-
 async function isDirectory(path: string): Promise<boolean | undefined> {
   try {
     return (await fs.stat(path)).isDirectory();
@@ -49,8 +39,8 @@ async function isDirectory(path: string): Promise<boolean | undefined> {
 export async function watchTargets(run: ResolvedRun): Promise<WatchTarget[]> {
   const targets: WatchTarget[] = [];
   for (const input of run.inputs) {
-    const isGlob = /[*?[\]{}]/.test(input);
-    const abs = resolve(run.cwd, isGlob ? globBase(input) : input);
+    // The reader decides what a glob is; watching must agree, or an input would be watched wrongly.
+    const abs = resolve(run.cwd, isGlob(input) ? globBase(input) : input);
     const dir = await isDirectory(abs);
     if (dir) targets.push({ dir: abs, recursive: true });
     else if (dir === false) targets.push({ dir: dirname(abs), recursive: false, names: new Set([basename(abs)]) });

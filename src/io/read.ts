@@ -21,14 +21,26 @@ export interface ReadOptions {
 const YAML_FILE = /\.ya?ml$/i;
 const GLOB_CHAR = /[*?[]/;
 
+/** Whether an input is a glob (rather than a file or directory path). */
+export function isGlob(input: string): boolean {
+  return GLOB_CHAR.test(input);
+}
+
+/** The directory a glob's matches live under: its segments before the first with a wildcard (`.` if none). */
+export function globBase(pattern: string): string {
+  const segments = pattern.split(sep).join('/').split('/');
+  const firstGlob = segments.findIndex((s) => GLOB_CHAR.test(s));
+  return segments.slice(0, firstGlob < 0 ? segments.length : firstGlob).join('/') || '.';
+}
+
 export async function readInputs(inputs: readonly string[], options: ReadOptions = {}): Promise<ReadResult> {
   const cwd = options.cwd ?? process.cwd();
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
   for (const input of inputs) {
-    const found = GLOB_CHAR.test(input) ? await expandGlob(input, cwd) : await expandPath(input, cwd, diagnostics);
+    const found = isGlob(input) ? await expandGlob(input, cwd) : await expandPath(input, cwd, diagnostics);
     if (found && found.length === 0) {
-      const glob = GLOB_CHAR.test(input);
+      const glob = isGlob(input);
       diagnostics.push(problem(glob ? 'KG116' : 'KG102', input, glob ? `no file matches ${input}` : `directory ${input} holds no .yaml or .yml files`));
     }
     files.push(...(found ?? []));
@@ -64,12 +76,10 @@ async function walk(dir: string): Promise<string[]> {
 }
 
 async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
-  const normalized = pattern.split(sep).join('/');
-  const segments = normalized.split('/');
-  const firstGlob = segments.findIndex((s) => GLOB_CHAR.test(s));
-  const baseSegments = segments.slice(0, firstGlob);
-  const base = resolve(cwd, baseSegments.join('/') || '.');
-  const matcher = globToRegExp(segments.slice(firstGlob).join('/'));
+  const baseDir = globBase(pattern);
+  const base = resolve(cwd, baseDir);
+  const rest = pattern.split(sep).join('/').slice(baseDir === '.' ? 0 : baseDir.length + 1);
+  const matcher = globToRegExp(rest);
   const files = await walk(base);
   return files.filter((f) => matcher.test(relative(base, f).split(sep).join('/')));
 }
