@@ -144,6 +144,8 @@ function workerShare(): Share {
     else p.reject(new Error(`kopfgen worker failed: ${m.error}`));
   });
   worker.on('error', (e) => pending.splice(0).forEach((p) => p.reject(e)));
+  // A worker that stops without an 'error' (process.exit, or killed) must fail what it owed, not hang the run.
+  worker.on('exit', (code) => pending.splice(0).forEach((p) => p.reject(new Error(`kopfgen worker stopped (exit code ${code}) before answering`))));
   const call = <T>(message: unknown) =>
     new Promise<T>((resolve, reject) => {
       pending.push({ resolve: resolve as (v: never) => void, reject });
