@@ -6,7 +6,8 @@
  * at run time; it only makes one handler's status type unassignable to another's, so passing
  * `cleanup`'s status to `myapp`'s error class is a compile error even when the shapes agree.
  */
-import type { CrdModel, HandlerModel, ObjectNode, SchemaNode, VersionModel } from '../model/ir.js';
+import type { CrdModel, HandlerModel, VersionModel } from '../model/ir.js';
+import { nameChildren } from '../model/naming.js';
 import { pascal } from '../model/reserved.js';
 import { stringLiteral } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
@@ -98,23 +99,11 @@ function pushStatus(out: string[], input: HandlerSectionInput, handler: HandlerM
     return;
   }
   // Not reachable from the schema (no status object to insert into): this section names and emits it.
-  nameBelow(status, names.status, input.uniqueName);
+  nameChildren(status, names.status, input.uniqueName);
   out.push(`export interface ${names.status} {\n`);
   pushMembers(out, status);
   out.push(brand, '}\n');
   pushNestedInterfaces(out, status, usage);
-}
-
-/** Names the unnamed object nodes below a synthesised status, as the naming pass does for schema nodes. */
-function nameBelow(node: ObjectNode, name: string, uniqueName: (base: string) => string): void {
-  for (const prop of node.properties) {
-    let child: SchemaNode | undefined = prop.schema;
-    while (child?.type === 'array') child = child.items;
-    if (child?.type === 'object' && !child.typeName) {
-      child.typeName = uniqueName(name + pascal(prop.name));
-      nameBelow(child, child.typeName, uniqueName);
-    }
-  }
 }
 
 function pushErrors(out: string[], handler: HandlerModel): void {

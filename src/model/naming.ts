@@ -27,7 +27,7 @@ export function nameModels(crds: CrdModel[], prefixes: Map<string, string> = kin
       version.names = { module: `${crd.group}/${version.name}/${crd.plural}`, prefix: versionPrefix, resource, descriptor };
       if (version.schema) {
         version.schema.typeName = resource;
-        nameChildren(version.schema, resource, scope, IMPLIED_MEMBERS);
+        nameChildren(version.schema, resource, (base) => scope.claim(base), IMPLIED_MEMBERS);
       }
       scopes.set(version, scope);
     }
@@ -50,7 +50,8 @@ export const IMPLIED_MEMBERS: ReadonlySet<string> = new Set(['apiVersion', 'kind
  * Breadth first, so a shallower path keeps the natural name when two paths PascalCase alike
  * (`spec.fooBar` is `…SpecFooBar`, `spec.foo.bar` becomes `…SpecFooBar2`).
  */
-function nameChildren(root: ObjectNode, rootName: string, scope: NameScope, skip?: ReadonlySet<string>): void {
+/** Names every object node below `root` breadth first, each name claimed through `claim` (module-unique). */
+export function nameChildren(root: ObjectNode, rootName: string, claim: (base: string) => string, skip?: ReadonlySet<string>): void {
   const queue: { node: SchemaNode; base: string }[] = [];
   const enqueueChildren = (node: ObjectNode, name: string, omit?: ReadonlySet<string>) => {
     for (const prop of node.properties) if (!omit?.has(prop.name)) queue.push({ node: prop.schema, base: name + pascal(prop.name) });
@@ -70,7 +71,7 @@ function nameChildren(root: ObjectNode, rootName: string, scope: NameScope, skip
       if (node.additionalProperties && node.additionalProperties !== 'any') queue.push({ node: node.additionalProperties, base: base + 'Value' });
       continue;
     }
-    const name = scope.claim(base);
+    const name = claim(base);
     node.typeName = name;
     enqueueChildren(node, name, node.embeddedResource ? IMPLIED_MEMBERS : undefined);
   }
