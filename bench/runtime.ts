@@ -12,9 +12,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { defineResource } from '../src/runtime/index.js';
-import { createLogger } from '../src/runtime/log.js';
-import { watchResource } from '../src/runtime/watch.js';
-import { applyCrd, skip, startCluster, stopCluster, type Cluster } from '../test/support/envtest.js';
+import { createLogger } from '../src/runtime/effects/log.js';
+import { watchResource } from '../src/runtime/watcher.js';
+import { applyCrd, skip, startCluster, stopCluster, type Cluster } from '../test/helpers/envtest.js';
 
 const N = Number(process.env.KOPFGEN_BENCH_OBJECTS ?? process.argv[3] ?? 10_000);
 const M = Math.min(1000, Math.max(100, Math.floor(N / 10)));
@@ -27,7 +27,7 @@ const myResource = defineResource({ group: 'example.com', version: 'v1', plural:
 const operatorScript = `
 import { Operator } from './dist/src/runtime/operator.js';
 import { defineHandler, defineResource, Registry } from './dist/src/runtime/index.js';
-import { createLogger } from './dist/src/runtime/log.js';
+import { createLogger } from './dist/src/runtime/effects/log.js';
 const registry = new Registry();
 const r = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
 defineHandler(r, 'myapp').onCreate(() => ({ phase: 'Done' }), { registry });

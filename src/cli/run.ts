@@ -7,10 +7,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../runtime/kube.js';
-import { createLogger, type Level } from '../runtime/log.js';
+import { KubeClient } from '../runtime/kube/client.js';
+import { createLogger, type Level } from '../runtime/effects/log.js';
 import { Operator, StartupError } from '../runtime/operator.js';
-import { defaultRegistry, type Registry } from '../runtime/registry.js';
+import { defaultRegistry, type Registry } from '../runtime/api/registry.js';
 
 export interface RunOptions {
   /** Watch one namespace (default: all). */

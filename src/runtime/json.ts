@@ -1,7 +1,13 @@
 /** Small JSON helpers: plain-object checks, deep equality, RFC 7386 merge patches, field paths. */
+import type { KubernetesObject } from './api/kube-types.js';
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A JSON object whose `metadata`, if any, is an object: what the API server sends for any resource. */
+export function isKubernetesObject(value: unknown): value is KubernetesObject {
+  return isPlainObject(value) && (value.metadata === undefined || isPlainObject(value.metadata));
 }
 
 export function clone<T>(value: T): T {

@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runOperator } from '../src/cli/run.js';
-import { defineHandler, defineResource, Registry } from '../src/runtime/index.js';
+import { runOperator } from '../../src/cli/run.js';
+import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
 
 const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
 

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../../src/runtime/kube.js';
+import { KubeClient } from '../../src/runtime/kube/client.js';
 
 const envtestDir = resolve(process.cwd(), '../shared/envtest');
 const external = process.env.KOPFGEN_E2E_KUBECONFIG;

@@ -4,12 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { defineHandler, defineResource, PermanentError, Registry, TemporaryError } from '../src/runtime/index.js';
-import { Operator } from '../src/runtime/operator.js';
-import { FINALIZER } from '../src/runtime/essence.js';
-import { progressAnnotation } from '../src/runtime/progress.js';
-import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from './support/envtest.js';
-import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from './support/operator.js';
+import { defineHandler, defineResource, PermanentError, Registry, TemporaryError } from '../../src/runtime/index.js';
+import { Operator } from '../../src/runtime/operator.js';
+import { FINALIZER } from '../../src/runtime/reconcile/essence.js';
+import { progressAnnotation } from '../../src/runtime/reconcile/progress.js';
+import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
+import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from '../helpers/e2e-objects.js';
 
 type MyappStatus = { phase?: string };
 /** What `kopfgen generate` emits for the myapp handler (the e2e tests do not depend on the generator). */

@@ -7,8 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import { ANNOTATION_PREFIX, LAST_HANDLED_ANNOTATION } from './essence.js';
-import { getPath, isPlainObject } from './json.js';
-import type { Cause } from './registry.js';
+import type { KubernetesObject } from '../api/kube-types.js';
+import { isPlainObject } from '../json.js';
+import type { Cause } from '../api/registry.js';
 
 export interface ProgressRecord {
   /** ISO time of the first attempt for this cause. */
@@ -53,9 +54,8 @@ export function handlerKey(handler: { id: string; cause: Cause; field?: string }
   return handler.id; // create, update and delete never share a cause, so they share the plain id
 }
 
-export function readProgress(body: Record<string, unknown>, key: string): ProgressRecord | undefined {
-  const annotations = getPath(body, ['metadata', 'annotations']);
-  return parseProgress(isPlainObject(annotations) ? annotations[progressAnnotation(key)] : undefined);
+export function readProgress(body: KubernetesObject, key: string): ProgressRecord | undefined {
+  return parseProgress(body.metadata?.annotations?.[progressAnnotation(key)]);
 }
 
 /** A record from its annotation value; undefined when absent or not a record (hand-edited, broken). */
@@ -63,11 +63,15 @@ function parseProgress(raw: unknown): ProgressRecord | undefined {
   if (typeof raw !== 'string') return undefined;
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (!isPlainObject(parsed) || typeof parsed.started !== 'string' || typeof parsed.retries !== 'number') return undefined;
-    return parsed as unknown as ProgressRecord;
+    return isProgressRecord(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The fields every record has; the others are optional and read defensively where used. */
+function isProgressRecord(value: unknown): value is ProgressRecord {
+  return isPlainObject(value) && typeof value.started === 'string' && typeof value.retries === 'number';
 }
 
 export function encodeProgress(record: ProgressRecord): string {
@@ -86,10 +90,8 @@ export function isFinished(record: ProgressRecord | undefined): boolean {
 }
 
 /** All progress annotations on the object (ours, except the last-handled configuration). */
-export function progressAnnotations(body: Record<string, unknown>): string[] {
-  const annotations = getPath(body, ['metadata', 'annotations']);
-  if (!isPlainObject(annotations)) return [];
-  return Object.keys(annotations).filter(
+export function progressAnnotations(body: KubernetesObject): string[] {
+  return Object.keys(body.metadata?.annotations ?? {}).filter(
     (key) => key.startsWith(`${ANNOTATION_PREFIX}/`) && key !== LAST_HANDLED_ANNOTATION,
   );
 }
@@ -98,8 +100,8 @@ export function progressAnnotations(body: Record<string, unknown>): string[] {
  * Annotation changes when a cause completes: records are purged as in kopf, except failures,
  * which stay (marked done) so the reason remains visible on the object.
  */
-export function purgeProgress(body: Record<string, unknown>): Record<string, string | null> {
-  const annotations = getPath(body, ['metadata', 'annotations']) as Record<string, string>;
+export function purgeProgress(body: KubernetesObject): Record<string, string | null> {
+  const annotations = body.metadata?.annotations ?? {};
   const changes: Record<string, string | null> = {};
   for (const key of progressAnnotations(body)) {
     const record = parseProgress(annotations[key]);

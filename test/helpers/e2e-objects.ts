@@ -1,8 +1,8 @@
 /** Helpers for end-to-end tests: a captured logger, namespaces, objects and their reading back. */
-import type { Logger } from '../../src/runtime/context.js';
+import type { Logger } from '../../src/runtime/api/context.js';
 import { defineResource } from '../../src/runtime/index.js';
-import type { KubeClient } from '../../src/runtime/kube.js';
-import { createLogger } from '../../src/runtime/log.js';
+import type { KubeClient } from '../../src/runtime/kube/client.js';
+import { createLogger } from '../../src/runtime/effects/log.js';
 
 export type Body = Record<string, any>;
 

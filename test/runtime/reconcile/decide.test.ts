@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry } from '../src/runtime/index.js';
-import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, reduceDiff } from '../src/runtime/essence.js';
-import { applyMergePatch } from '../src/runtime/json.js';
-import { decide, type Step } from '../src/runtime/plan.js';
-import { encodeProgress, progressAnnotation, type ProgressRecord } from '../src/runtime/progress.js';
+import { defineHandler, defineResource, Registry } from '../../../src/runtime/index.js';
+import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, reduceDiff } from '../../../src/runtime/reconcile/essence.js';
+import { applyMergePatch } from '../../../src/runtime/json.js';
+import { decide, type Step } from '../../../src/runtime/reconcile/decide.js';
+import { encodeProgress, progressAnnotation, type ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
 
 const resource = defineResource<{ spec: { image: string; replicas?: number } }>({
   group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [],

@@ -7,7 +7,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import http from 'node:http';
 import https from 'node:https';
-import type { ResourceDescriptor } from './define.js';
+import type { ResourceDescriptor } from '../api/define.js';
 
 export class KubeError extends Error {
   constructor(

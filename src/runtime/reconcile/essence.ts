@@ -5,8 +5,9 @@
  * `kubectl.kubernetes.io/last-applied-configuration`. The operator's own writes (status,
  * progress, finalizers) therefore never change the essence and never trigger handlers again.
  */
-import type { DiffItem } from './context.js';
-import { clone, deepEqual, getPath, isPlainObject, pruneEmpty } from './json.js';
+import type { DiffItem } from '../api/context.js';
+import type { KubernetesObject } from '../api/kube-types.js';
+import { clone, deepEqual, getPath, isPlainObject, pruneEmpty } from '../json.js';
 
 export const ANNOTATION_PREFIX = 'kopfgen.dev';
 export const LAST_HANDLED_ANNOTATION = `${ANNOTATION_PREFIX}/last-handled-configuration`;
@@ -16,13 +17,13 @@ const IGNORED_ANNOTATIONS = new Set(['kubectl.kubernetes.io/last-applied-configu
 
 export type Essence = Record<string, unknown>;
 
-export function buildEssence(body: Record<string, unknown>): Essence {
+export function buildEssence(body: KubernetesObject): Essence {
   const essence: Essence = {};
   for (const [key, value] of Object.entries(body)) {
     if (key === 'apiVersion' || key === 'kind' || key === 'metadata' || key === 'status') continue;
     essence[key] = clone(value);
   }
-  const meta = isPlainObject(body.metadata) ? body.metadata : {};
+  const meta = body.metadata ?? {};
   const metadata: Record<string, unknown> = {};
   if (isPlainObject(meta.labels)) metadata.labels = clone(meta.labels);
   const annotations: Record<string, unknown> = {};
@@ -38,9 +39,8 @@ export function buildEssence(body: Record<string, unknown>): Essence {
 }
 
 /** The essence stored by the last completed cause, or undefined when the object was never handled. */
-export function lastHandledEssence(body: Record<string, unknown>): Essence | undefined {
-  const annotations = getPath(body, ['metadata', 'annotations']);
-  const raw = isPlainObject(annotations) ? annotations[LAST_HANDLED_ANNOTATION] : undefined;
+export function lastHandledEssence(body: KubernetesObject): Essence | undefined {
+  const raw = body.metadata?.annotations?.[LAST_HANDLED_ANNOTATION];
   if (typeof raw !== 'string') return undefined;
   try {
     const parsed: unknown = JSON.parse(raw);

@@ -3,7 +3,7 @@
  * (body, spec, status, meta, name, namespace, patch, logger, retry, started, runtime, diff, old, new).
  */
 import type { Cause } from './registry.js';
-import type { ObjectMeta } from './types.js';
+import type { ObjectMeta } from './kube-types.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

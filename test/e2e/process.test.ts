@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { runOperator } from '../src/cli/run.js';
-import { defineHandler, defineResource, Registry, TemporaryError } from '../src/runtime/index.js';
-import { Operator } from '../src/runtime/operator.js';
-import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from './support/envtest.js';
-import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from './support/operator.js';
+import { runOperator } from '../../src/cli/run.js';
+import { defineHandler, defineResource, Registry, TemporaryError } from '../../src/runtime/index.js';
+import { Operator } from '../../src/runtime/operator.js';
+import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
+import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from '../helpers/e2e-objects.js';
 
 let cluster: Cluster | undefined;
 const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);

@@ -1,51 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry } from '../src/runtime/index.js';
-import type { ExecEnv } from '../src/runtime/execute.js';
-import { applyMergePatch } from '../src/runtime/json.js';
-import type { KubeClient } from '../src/runtime/kube.js';
-import { createLogger } from '../src/runtime/log.js';
-import { encodeProgress, progressAnnotation } from '../src/runtime/progress.js';
-import { isNewer, ResourceWorker, Slots } from '../src/runtime/worker.js';
+import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
+import type { ResourceEnv } from '../../src/runtime/env.js';
+import { applyMergePatch } from '../../src/runtime/json.js';
+import { KubeError, type KubeClient } from '../../src/runtime/kube/client.js';
+import { createLogger } from '../../src/runtime/effects/log.js';
+import { encodeProgress, progressAnnotation } from '../../src/runtime/reconcile/progress.js';
+import { Controller } from '../../src/runtime/controller.js';
+import { Slots } from '../../src/runtime/queue.js';
 
-const at = (rv: string) => ({ metadata: { resourceVersion: rv } });
-
-describe('worker building blocks', () => {
-  it('orders states by resourceVersion numerically (etcd revisions), any difference otherwise', () => {
-    assert.equal(isNewer(at('10'), at('9')), true);
-    assert.equal(isNewer(at('9'), at('10')), false, 'an intermediate event of our own patch is older than its answer');
-    assert.equal(isNewer(at('10'), at('10')), false);
-    assert.equal(isNewer(at('b'), at('a')), true);
-  });
-  it('bounds the work in flight and reports when it drained', async () => {
-    const slots = new Slots(2);
-    let running = 0;
-    let peak = 0;
-    const job = async () => {
-      await slots.acquire();
-      running++;
-      peak = Math.max(peak, running);
-      await new Promise((r) => setTimeout(r, 10));
-      running--;
-      slots.release();
-    };
-    const jobs = Array.from({ length: 7 }, job);
-    await new Promise((r) => setTimeout(r, 1));
-    const drained = slots.drained();
-    await Promise.all(jobs);
-    await drained;
-    assert.equal(peak, 2);
-    assert.equal(running, 0);
-  });
-});
-
-describe('ResourceWorker', () => {
+describe('Controller', () => {
   it('does not bring back an object whose DELETED event arrived while its patch was in flight', async () => {
     const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
     const registry = new Registry();
     defineHandler(resource, 'myapp').onCreate(() => undefined, { registry });
     const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: {} };
-    let worker!: ResourceWorker;
+    let worker!: Controller;
     let patched!: () => void;
     const done = new Promise<void>((resolve) => (patched = resolve));
     const client = {
@@ -57,13 +27,13 @@ describe('ResourceWorker', () => {
         return answer;
       },
     } as unknown as KubeClient;
-    const env: ExecEnv = { client, resource, logger: createLogger({ write: () => {} }), signal: new AbortController().signal, now: () => new Date() };
+    const env: ResourceEnv = { client, resource, logger: createLogger({ write: () => {} }), signal: new AbortController().signal, now: () => new Date() };
     const slots = new Slots(1);
-    worker = new ResourceWorker(env, registry.handlers, slots);
+    worker = new Controller(env, registry.handlers, slots);
     worker.upsert(structuredClone(body));
     await done;
     await slots.drained();
-    assert.equal(worker.objects.size, 0);
+    assert.equal(worker.store.size, 0);
   });
 
   it('a handler failed by its limits before an attempt completes the cause in the same patch', async () => {
@@ -85,9 +55,9 @@ describe('ResourceWorker', () => {
         return structuredClone(state);
       },
     } as unknown as KubeClient;
-    const env: ExecEnv = { client, resource, logger: createLogger({ write: () => {} }), signal: new AbortController().signal, now: () => new Date() };
+    const env: ResourceEnv = { client, resource, logger: createLogger({ write: () => {} }), signal: new AbortController().signal, now: () => new Date() };
     const slots = new Slots(1);
-    const worker = new ResourceWorker(env, registry.handlers, slots);
+    const worker = new Controller(env, registry.handlers, slots);
     worker.upsert(structuredClone(body));
     await new Promise((r) => setTimeout(r, 50));
     await slots.drained();
@@ -96,5 +66,32 @@ describe('ResourceWorker', () => {
     const annotations = patches[0].metadata.annotations;
     assert.equal(JSON.parse(annotations[progressAnnotation('myapp')]).message, 'gave up after 3 attempt(s)');
     assert.ok(annotations['kopfgen.dev/last-handled-configuration']);
+  });
+});
+
+describe('Controller: failures', () => {
+  it('a write that cannot succeed goes through the error policy: one line naming it, the object retried later', async () => {
+    const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+    const registry = new Registry();
+    let calls = 0;
+    defineHandler(resource, 'myapp').onCreate(() => { calls++; }, { registry });
+    const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: {} };
+    const lines: string[] = [];
+    const client = {
+      async request() {
+        throw new KubeError('PATCH: 422 annotations too long', 422, undefined);
+      },
+    } as unknown as KubeClient;
+    const env: ResourceEnv = { client, resource, logger: createLogger({ write: (l) => lines.push(l) }), signal: new AbortController().signal, now: () => new Date() };
+    const slots = new Slots(1);
+    const controller = new Controller(env, registry.handlers, slots);
+    controller.upsert(structuredClone(body));
+    await new Promise((r) => setTimeout(r, 20));
+    await slots.drained();
+    controller.stop();
+    assert.equal(calls, 1);
+    const failures = lines.filter((l) => l.includes('processing failed'));
+    assert.equal(failures.length, 1, lines.join('\n'));
+    assert.match(failures[0], /ERROR processing failed, retrying in 10s: PATCH: 422 annotations too long resource=myresources uid=u1/);
   });
 });

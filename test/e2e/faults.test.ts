@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
-import { defineHandler, Registry } from '../src/runtime/index.js';
-import { KubeClient } from '../src/runtime/kube.js';
-import { Operator } from '../src/runtime/operator.js';
-import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from './support/envtest.js';
-import { captureLogger, create, myResource, namespace, objectPath, type Body } from './support/operator.js';
-import { FaultProxy } from './support/proxy.js';
+import { defineHandler, Registry } from '../../src/runtime/index.js';
+import { KubeClient } from '../../src/runtime/kube/client.js';
+import { Operator } from '../../src/runtime/operator.js';
+import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
+import { captureLogger, create, myResource, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
+import { FaultProxy } from '../helpers/proxy.js';
 
 let cluster: Cluster | undefined;
 let proxy: FaultProxy | undefined;

@@ -5,9 +5,9 @@
  * handler's `retries` limit and `timeout` turn the failing attempt itself into a permanent
  * failure instead of waiting one more backoff to find out.
  */
-import { isHandlerError } from './errors.js';
+import { isHandlerError } from '../api/errors.js';
 import type { ProgressRecord } from './progress.js';
-import type { Cause, HandlerOptions } from './registry.js';
+import type { Cause, HandlerOptions } from '../api/registry.js';
 
 export const DEFAULT_BACKOFF_SECONDS = 60;
 

@@ -1,10 +1,11 @@
 /** Writing an outcome's patch: which answers are retried, how often, and what a 404 or a conflict means. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineResource } from '../src/runtime/index.js';
-import { Conflict, writePatch, type ExecEnv } from '../src/runtime/execute.js';
-import { KubeError, type KubeClient } from '../src/runtime/kube.js';
-import { createLogger } from '../src/runtime/log.js';
+import { defineResource } from '../../../src/runtime/index.js';
+import { Conflict, writePatch } from '../../../src/runtime/effects/api-write.js';
+import type { ResourceEnv } from '../../../src/runtime/env.js';
+import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js';
+import { createLogger } from '../../../src/runtime/effects/log.js';
 
 const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
 const body = { metadata: { name: 'a', namespace: 'ns', uid: 'u', resourceVersion: '5' } };
@@ -21,7 +22,7 @@ function env(answers: (KubeError | Record<string, unknown>)[]) {
     },
   } as unknown as KubeClient;
   const logger = createLogger({ write: () => {} });
-  const exec: ExecEnv = { client, resource, logger, signal: new AbortController().signal, now: () => new Date() };
+  const exec: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => new Date() };
   return { exec, calls };
 }
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PermanentError, TemporaryError } from '../src/runtime/index.js';
-import { applyMergePatch, combineMergePatches, prunedFields } from '../src/runtime/json.js';
-import { applyLimits, classify, exhausted, nextRecord, DEFAULT_BACKOFF_SECONDS } from '../src/runtime/outcome.js';
-import { emptyPatch, outcomePatch, splitPatch } from '../src/runtime/patches.js';
-import { handlerKey, progressAnnotation, purgeProgress, readProgress, encodeProgress, type ProgressRecord } from '../src/runtime/progress.js';
+import { PermanentError, TemporaryError } from '../../../src/runtime/index.js';
+import { applyMergePatch, combineMergePatches, prunedFields } from '../../../src/runtime/json.js';
+import { applyLimits, classify, exhausted, nextRecord, DEFAULT_BACKOFF_SECONDS } from '../../../src/runtime/reconcile/outcome.js';
+import { emptyPatch, outcomePatch, splitPatch } from '../../../src/runtime/reconcile/patches.js';
+import { handlerKey, progressAnnotation, purgeProgress, readProgress, encodeProgress, type ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
 const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);

@@ -4,19 +4,14 @@
  * next, or which patch completes the cause. The engine calls `decide` again on the state its
  * patch produced, until nothing is left to do or every pending handler waits for a retry.
  */
-import type { DiffItem } from './context.js';
-import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, lastHandledEssence, parseField, reduceDiff } from './essence.js';
-import { getPath } from './json.js';
+import type { DiffItem } from '../api/context.js';
+import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, lastHandledEssence, parseField, reduceDiff, type Essence } from './essence.js';
+import { applyMergePatch, getPath, isKubernetesObject } from '../json.js';
 import { exhausted } from './outcome.js';
 import { currentProgress, handlerKey, isFinished, purgeProgress, readProgress, type ProgressRecord } from './progress.js';
-import type { Cause, RegisteredHandler } from './registry.js';
-
-/** A merge patch of the object, split so status can go through the `/status` subresource. */
-export interface ObjectPatch {
-  metadata?: { annotations?: Record<string, string | null>; labels?: Record<string, string | null>; finalizers?: string[] | null; resourceVersion?: string };
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-}
+import type { Cause, RegisteredHandler } from '../api/registry.js';
+import type { KubernetesObject } from '../api/kube-types.js';
+import { combinePatches, type ObjectPatch } from './patches.js';
 
 export interface RunStep {
   kind: 'run';
@@ -37,25 +32,25 @@ export type Step =
   | { kind: 'sleep'; until: Date };
 
 export interface DecideInput {
-  body: Record<string, unknown>;
+  body: KubernetesObject;
   handlers: readonly RegisteredHandler[];
   now: Date;
   /** The object is seen for the first time by this operator process (kopf's `initial`): resume handlers are due. */
   initial: boolean;
 }
 
-export function finalizersOf(body: Record<string, unknown>): string[] {
-  const list = getPath(body, ['metadata', 'finalizers']);
-  return Array.isArray(list) ? (list as string[]) : [];
+export function finalizersOf(body: KubernetesObject): string[] {
+  const list = body.metadata?.finalizers;
+  return Array.isArray(list) ? list : [];
 }
 
-export function resourceVersionOf(body: Record<string, unknown> | undefined): string | undefined {
-  const rv = getPath(body, ['metadata', 'resourceVersion']);
+export function resourceVersionOf(body: KubernetesObject | undefined): string | undefined {
+  const rv = body?.metadata?.resourceVersion;
   return typeof rv === 'string' ? rv : undefined;
 }
 
 /** Finalizer list changes carry the resourceVersion: a concurrent change makes them fail (409) instead of being lost. */
-function finalizerPatch(body: Record<string, unknown>, finalizers: string[]): ObjectPatch {
+function finalizerPatch(body: KubernetesObject, finalizers: string[]): ObjectPatch {
   return { metadata: { finalizers, resourceVersion: resourceVersionOf(body) } };
 }
 
@@ -68,7 +63,13 @@ interface Candidate {
 }
 
 /** The cause for a live (not deleting) object and the handlers it selects. */
-function changingCause(input: DecideInput): { cause: Cause; candidates: Candidate[]; essence: Record<string, unknown> } | undefined {
+interface Changing {
+  cause: Cause;
+  candidates: Candidate[];
+  essence: Essence;
+}
+
+function changingCause(input: DecideInput): Changing | undefined {
   const { body, handlers, initial } = input;
   const essence = buildEssence(body);
   const old = lastHandledEssence(body);
@@ -123,7 +124,7 @@ function deleting(input: DecideInput, deleteHandlers: Candidate[]): Step {
 export function decide(input: DecideInput): Step {
   const { body, handlers } = input;
   const deleteHandlers = handlers.filter((h) => h.cause === 'delete').map((handler) => ({ handler, key: handlerKey(handler), diff: [], old: undefined, new: undefined }));
-  if (getPath(body, ['metadata', 'deletionTimestamp'])) return deleting(input, deleteHandlers);
+  if (body.metadata?.deletionTimestamp) return deleting(input, deleteHandlers);
   const finalizers = finalizersOf(body);
   const hasFinalizer = finalizers.includes(FINALIZER);
   if (deleteHandlers.length > 0 && !hasFinalizer) {
@@ -138,8 +139,24 @@ export function decide(input: DecideInput): Step {
   if (step) return step;
   // Every handler of the cause finished: remember the essence and purge the progress, as kopf does.
   const annotations: Record<string, string | null> = { ...purgeProgress(body), [LAST_HANDLED_ANNOTATION]: encodeEssence(changing.essence) };
-  const current = getPath(body, ['metadata', 'annotations']) as Record<string, string> | undefined;
+  const current = body.metadata?.annotations;
   const changes = Object.entries(annotations).some(([key, value]) => (current?.[key] ?? null) !== value);
   if (!changes) return { kind: 'none' }; // e.g. a resume without resume handlers: nothing to write
   return { kind: 'patch', patch: { metadata: { annotations } }, reason: `${changing.cause} handled`, completes: changing.cause };
+}
+
+/**
+ * When an outcome's patch finishes the cause, the completing write (last-handled configuration,
+ * progress purge) rides along in the same patch, as kopf writes one patch per cycle: `decide`
+ * runs on the state the patch will produce. Not for finalizer removal, which carries a
+ * resourceVersion precondition of its own.
+ */
+export function withCompletion(input: DecideInput, patch: ObjectPatch): { patch: ObjectPatch; completes: boolean } {
+  const projected = applyMergePatch(input.body, patch);
+  if (!isKubernetesObject(projected)) return { patch, completes: false };
+  const following = decide({ ...input, body: projected });
+  if (following.kind !== 'patch' || !following.completes || following.patch.metadata?.resourceVersion !== undefined) {
+    return { patch, completes: false };
+  }
+  return { patch: combinePatches(patch, following.patch), completes: true };
 }

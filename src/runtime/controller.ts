@@ -1,0 +1,64 @@
+/**
+ * One resource's controller: wires the watcher's steps into the store, the store's changes
+ * into the queue, the queue to the reconciler, and any reconcile failure through the one
+ * error policy (kube-rs `Controller::run(reconcile, error_policy)`). Serial per object,
+ * concurrent across objects up to the slots shared by every resource.
+ */
+import type { RegisteredHandler } from './api/registry.js';
+import type { KubernetesObject } from './api/kube-types.js';
+import { logFailure } from './effects/log.js';
+import type { ResourceEnv } from './env.js';
+import { errorPolicy } from './error-policy.js';
+import { Queue, type Action, type Slots } from './queue.js';
+import { Reconciler } from './reconcile/reconciler.js';
+import { Store, uidOf } from './store.js';
+import type { WatchConsumer } from './watcher.js';
+
+export class Controller implements WatchConsumer {
+  readonly store = new Store();
+  private readonly queue: Queue;
+  private readonly reconciler: Reconciler;
+
+  constructor(
+    private readonly env: ResourceEnv,
+    handlers: readonly RegisteredHandler[],
+    slots: Slots,
+  ) {
+    this.queue = new Queue(slots, (uid) => this.work(uid));
+    const hooks = { gone: (uid: string) => this.forget(uid), stopping: () => this.queue.stopped };
+    this.reconciler = new Reconciler(env, handlers, this.store, hooks);
+  }
+
+  upsert(body: KubernetesObject): void {
+    const uid = this.store.apply(body);
+    if (uid !== undefined) this.queue.add(uid);
+  }
+
+  delete(body: KubernetesObject): void {
+    this.forget(uidOf(body));
+  }
+
+  listed(uids: Set<string>): void {
+    for (const uid of this.store.retain(uids)) this.queue.forget(uid);
+  }
+
+  /** No new reconciles; running ones finish (the operator waits for the shared slots to drain). */
+  stop(): void {
+    this.queue.stop();
+  }
+
+  private forget(uid: string): void {
+    this.store.delete(uid);
+    this.queue.forget(uid);
+  }
+
+  private async work(uid: string): Promise<Action> {
+    try {
+      return await this.reconciler.reconcile(uid);
+    } catch (error) {
+      const action = errorPolicy({ error, uid, object: this.store.get(uid) });
+      logFailure(this.env, uid, error, action.kind === 'requeue' ? action.afterMs : undefined);
+      return action;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Logs: a line logger (`<time> <LEVEL> <message> key=value ...`, to stderr by default), a child
+ * logger per object and handler, and the one line per handler outcome.
+ */
+import type { Logger } from '../api/context.js';
+import type { KubernetesObject } from '../api/kube-types.js';
+import type { ResourceEnv } from '../env.js';
+import type { Outcome } from '../reconcile/outcome.js';
+
+export type Level = 'debug' | 'info' | 'warn' | 'error';
+const ORDER: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+function format(fields: Record<string, unknown> | undefined): string {
+  if (!fields) return '';
+  return Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => ` ${key}=${typeof value === 'string' && !/\s/.test(value) ? value : JSON.stringify(value)}`)
+    .join('');
+}
+
+export function createLogger(options: { level?: Level; write?: (line: string) => void; prefix?: string } = {}): Logger {
+  const min = ORDER[options.level ?? 'info'];
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const prefix = options.prefix ? `${options.prefix}: ` : '';
+  const log = (level: Level) => (message: string, fields?: Record<string, unknown>) => {
+    if (ORDER[level] < min) return;
+    write(`${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${prefix}${message}${format(fields)}`);
+  };
+  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+/** A logger that prefixes every message, e.g. with the object a handler works on. */
+export function childLogger(parent: Logger, prefix: string): Logger {
+  const wrap = (fn: Logger['info']) => (message: string, fields?: Record<string, unknown>) => fn(`${prefix}: ${message}`, fields);
+  return { debug: wrap(parent.debug), info: wrap(parent.info), warn: wrap(parent.warn), error: wrap(parent.error) };
+}
+
+/** `namespace/name` (or `name` for cluster-scoped objects), as kubectl names an object. */
+export function objectRef(body: KubernetesObject): string {
+  const meta = body.metadata ?? {};
+  return meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
+}
+
+export function logOutcome(env: ResourceEnv, body: KubernetesObject, id: string, cause: string, outcome: Outcome): void {
+  const fields = { resource: env.resource.plural, object: objectRef(body), handler: id, cause };
+  switch (outcome.kind) {
+    case 'success':
+      return env.logger.info(`handler ${id} succeeded`, fields);
+    case 'ignored':
+      return env.logger.warn(`handler ${id} failed, error ignored: ${outcome.message}`, fields);
+    case 'temporary':
+      return env.logger.warn(`handler ${id} failed temporarily, retry in ${outcome.delay}s: ${outcome.message}`, fields);
+    case 'permanent':
+      return env.logger.error(`handler ${id} failed permanently: ${outcome.message}`, fields);
+  }
+}
+
+/** The one line for a reconcile that failed (the error policy decided what happens next). */
+export function logFailure(env: ResourceEnv, uid: string, error: unknown, retryInMs: number | undefined): void {
+  const why = error instanceof Error ? error.message : String(error);
+  const next = retryInMs === undefined ? 'not retrying' : `retrying in ${retryInMs / 1000}s`;
+  env.logger.error(`processing failed, ${next}: ${why}`, { resource: env.resource.plural, uid });
+}

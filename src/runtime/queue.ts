@@ -1,0 +1,109 @@
+/**
+ * Which object is reconciled when (kube-rs `runner`, controller-runtime's workqueue). Keys are
+ * object uids. Guarantees: a key is never reconciled twice at once — a key added while it runs
+ * is marked dirty and runs once more right after; a key waiting for a slot is queued once
+ * however often it is added; one timer per key (the newest `requeueAfter` wins); at most
+ * `Slots.limit` keys run at once across every queue sharing the slots.
+ */
+
+/** Shared bound on objects processed at once, across resources. */
+export class Slots {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  private idle: (() => void)[] = [];
+  constructor(readonly limit: number) {}
+  async acquire(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) return next(); // hand the slot over
+    this.active--;
+    if (this.active === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+  /** Resolves once nothing holds a slot. */
+  drained(): Promise<void> {
+    return this.active === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
+  }
+}
+
+/** What a reconcile asks of the queue afterwards (kube-rs `Action`). */
+export type Action = { kind: 'done' } | { kind: 'requeue'; afterMs: number };
+
+export const Action = {
+  done: (): Action => ({ kind: 'done' }),
+  requeueAfter: (ms: number): Action => ({ kind: 'requeue', afterMs: Math.max(0, ms) }),
+};
+
+/** Never rejects: failures are turned into an Action by the error policy before they reach the queue. */
+export type Work = (key: string) => Promise<Action>;
+
+export class Queue {
+  private readonly queued = new Set<string>();
+  private readonly running = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private stopping = false;
+
+  constructor(
+    private readonly slots: Slots,
+    private readonly work: Work,
+  ) {}
+
+  /** Reconcile `key` as soon as a slot is free (again after the running reconcile, if one runs). */
+  add(key: string): void {
+    if (this.stopping) return;
+    if (this.running.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
+    void this.slots.acquire().then(() => this.run(key));
+  }
+
+  private async run(key: string): Promise<void> {
+    this.queued.delete(key);
+    this.running.add(key);
+    try {
+      const action = await this.work(key);
+      if (action.kind === 'requeue') this.requeueAfter(key, action.afterMs);
+    } finally {
+      this.running.delete(key);
+      this.slots.release();
+      if (this.dirty.delete(key)) this.add(key);
+    }
+  }
+
+  /** Reconcile `key` after `ms`; replaces the key's earlier timer. */
+  requeueAfter(key: string, ms: number): void {
+    if (this.stopping) return; // a timer left after stop() would only keep the process alive
+    clearTimeout(this.timers.get(key));
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, Math.max(0, ms));
+    this.timers.set(key, timer);
+  }
+
+  /** The key's object is gone: no timer for it any more. */
+  forget(key: string): void {
+    clearTimeout(this.timers.get(key));
+    this.timers.delete(key);
+  }
+
+  /** No new reconciles; running ones finish (wait for them with the slots' `drained`). */
+  stop(): void {
+    this.stopping = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  get stopped(): boolean {
+    return this.stopping;
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * List then watch one resource, for ever, as an explicit state machine (kube-rs `watcher`):
+ * `transition(state, input)` is pure, takes what the last request came to and returns the
+ * next state, the steps for the store and, maybe, a line to log; `watchResource` performs the
+ * request each state asks for and feeds the answer back.
+ *
+ *   Listing  --page (more)-->  Listing           --page (last)-->  Watching(rv)   + listed(uids)
+ *   Watching --event-->        Watching(rv')     --ended-->        Watching(rv)
+ *   Watching --410 Gone-->     Listing           --other failure--> Backoff -> Watching(rv)
+ *   Listing  --failure-->      Backoff -> Listing (from the first page)
+ *
+ * Guarantees: every object the server holds is delivered (as `apply`) after each (re)list,
+ * followed by `listed` with the uids that exist, so the consumer learns what vanished while
+ * no watch ran; a watch resumes from the last resourceVersion seen (events or bookmarks), so
+ * no change is skipped; nothing here dedupes: the store drops states it already knows.
+ */
+import type { Logger } from './api/context.js';
+import type { ResourceDescriptor } from './api/define.js';
+import type { KubernetesObject } from './api/kube-types.js';
+import { isKubernetesObject, isPlainObject } from './json.js';
+import { KubeError, resourcePath, type KubeClient } from './kube/client.js';
+
+/** What the store receives (kube-rs `watcher::Event`). */
+export type WatcherStep =
+  | { kind: 'apply'; object: KubernetesObject }
+  | { kind: 'delete'; object: KubernetesObject }
+  /** After each (re)list: the uids that exist now; any other known object is gone. */
+  | { kind: 'listed'; uids: Set<string> };
+
+export interface WatchConsumer {
+  /** An object as listed or as a watch event delivered it (ADDED/MODIFIED). */
+  upsert(body: KubernetesObject): void;
+  delete(body: KubernetesObject): void;
+  listed(uids: Set<string>): void;
+}
+
+export type WatcherState =
+  | { phase: 'listing'; continueToken?: string; uids: Set<string>; failures: number }
+  | { phase: 'watching'; resourceVersion: string; failures: number }
+  | { phase: 'backoff'; delayMs: number; then: ListingState | WatchingState };
+
+type ListingState = Extract<WatcherState, { phase: 'listing' }>;
+type WatchingState = Extract<WatcherState, { phase: 'watching' }>;
+
+export interface ListPage {
+  items: KubernetesObject[];
+  continueToken?: string;
+  resourceVersion: string;
+}
+
+export type WatcherInput =
+  | { kind: 'page'; page: ListPage }
+  | { kind: 'event'; event: unknown }
+  /** The server ended the watch cleanly (its timeout). */
+  | { kind: 'ended' }
+  | { kind: 'failed'; error: unknown }
+  | { kind: 'waited' };
+
+export interface Transition {
+  state: WatcherState;
+  steps: WatcherStep[];
+  note?: { level: 'info' | 'warn'; message: string };
+}
+
+/** The identity stamped on listed items, which lack apiVersion/kind (handlers and Events want them). */
+export interface WatchedKind {
+  apiVersion: string;
+  kind: string;
+  /** For notes only. */
+  path: string;
+}
+
+export const initialState = (failures = 0): ListingState => ({ phase: 'listing', uids: new Set(), failures });
+
+const LIST_BACKOFF_MAX_MS = 30_000;
+const WATCH_BACKOFF_MAX_MS = 10_000;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function listPage(state: ListingState, page: ListPage, watched: WatchedKind): Transition {
+  const steps: WatcherStep[] = [];
+  for (const item of page.items) {
+    state.uids.add(String(item.metadata?.uid));
+    steps.push({ kind: 'apply', object: { apiVersion: watched.apiVersion, kind: watched.kind, ...item } });
+  }
+  if (page.continueToken) return { state: { ...state, continueToken: page.continueToken }, steps };
+  steps.push({ kind: 'listed', uids: state.uids });
+  return { state: { phase: 'watching', resourceVersion: page.resourceVersion, failures: 0 }, steps };
+}
+
+/** One line of the watch stream: ADDED/MODIFIED/DELETED/BOOKMARK move the resourceVersion on; ERROR ends the watch. */
+function watchEvent(state: WatchingState, event: unknown, watched: WatchedKind): Transition {
+  const type = isPlainObject(event) ? event.type : undefined;
+  const object = isPlainObject(event) ? event.object : undefined;
+  if (type === 'ERROR') {
+    const status = isPlainObject(object) ? object : {};
+    if (status.code === 410) {
+      const note = `watch of ${watched.path}: 410 Gone, relisting`;
+      return { state: initialState(state.failures), steps: [], note: { level: 'info', message: note } };
+    }
+    return watchFailed(state, new Error(`watch error event: ${JSON.stringify(object)}`), watched);
+  }
+  if (!isKubernetesObject(object)) return { state, steps: [] };
+  const rv = object.metadata?.resourceVersion;
+  const next = rv ? { ...state, resourceVersion: rv } : state;
+  if (type === 'ADDED' || type === 'MODIFIED') return { state: next, steps: [{ kind: 'apply', object }] };
+  if (type === 'DELETED') return { state: next, steps: [{ kind: 'delete', object }] };
+  return { state: next, steps: [] }; // BOOKMARK: only the resourceVersion matters
+}
+
+function watchFailed(state: WatchingState, error: unknown, watched: WatchedKind): Transition {
+  if (error instanceof KubeError && error.status === 410) {
+    return { state: initialState(state.failures), steps: [], note: { level: 'info', message: `watch of ${watched.path}: 410 Gone, relisting` } };
+  }
+  const failures = state.failures + 1;
+  const delayMs = Math.min(WATCH_BACKOFF_MAX_MS, 100 * 2 ** failures);
+  const note = `watch of ${watched.path} dropped, resuming from resourceVersion ${state.resourceVersion}: ${message(error)}`;
+  return { state: { phase: 'backoff', delayMs, then: { ...state, failures } }, steps: [], note: { level: 'warn', message: note } };
+}
+
+/** The pure step of the machine; an input a state does not expect leaves it unchanged. */
+export function transition(state: WatcherState, input: WatcherInput, watched: WatchedKind): Transition {
+  switch (state.phase) {
+    case 'listing':
+      if (input.kind === 'page') return listPage(state, input.page, watched);
+      if (input.kind === 'failed') {
+        const failures = state.failures + 1;
+        const delayMs = Math.min(LIST_BACKOFF_MAX_MS, 250 * 2 ** failures);
+        const note = `listing ${watched.path} failed, retrying: ${message(input.error)}`;
+        return { state: { phase: 'backoff', delayMs, then: initialState(failures) }, steps: [], note: { level: 'warn', message: note } };
+      }
+      return { state, steps: [] };
+    case 'watching':
+      if (input.kind === 'event') return watchEvent(state, input.event, watched);
+      if (input.kind === 'ended') return { state: { ...state, failures: 0 }, steps: [] }; // watch again from where we are
+      if (input.kind === 'failed') return watchFailed(state, input.error, watched);
+      return { state, steps: [] };
+    case 'backoff':
+      return input.kind === 'waited' ? { state: state.then, steps: [] } : { state, steps: [] };
+  }
+}
+
+export interface WatchOptions {
+  namespace?: string;
+  pageSize?: number;
+  /** Server-side watch timeout; the watch is simply reopened after it. */
+  timeoutSeconds?: number;
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+
+/** Ends a watch stream from inside its line callback once the machine has left `watching`. */
+class LeftWatching extends Error {}
+
+function deliver(consumer: WatchConsumer, steps: WatcherStep[]): void {
+  for (const step of steps) {
+    if (step.kind === 'apply') consumer.upsert(step.object);
+    else if (step.kind === 'delete') consumer.delete(step.object);
+    else consumer.listed(step.uids);
+  }
+}
+
+async function fetchPage(client: KubeClient, path: string, state: ListingState, options: WatchOptions): Promise<WatcherInput> {
+  try {
+    const query = { limit: options.pageSize ?? 500, continue: state.continueToken };
+    const page: unknown = await client.request('GET', path, { query, timeoutMs: 60_000 });
+    const meta = isPlainObject(page) && isPlainObject(page.metadata) ? page.metadata : {};
+    const items = isPlainObject(page) && Array.isArray(page.items) ? page.items.filter(isKubernetesObject) : [];
+    const continueToken = typeof meta.continue === 'string' && meta.continue ? meta.continue : undefined;
+    return { kind: 'page', page: { items, continueToken, resourceVersion: String(meta.resourceVersion ?? '') } };
+  } catch (error) {
+    return { kind: 'failed', error };
+  }
+}
+
+/** Runs until `options.signal` aborts. */
+export async function watchResource(
+  client: KubeClient,
+  resource: ResourceDescriptor,
+  consumer: WatchConsumer,
+  options: WatchOptions,
+): Promise<void> {
+  const { signal, logger } = options;
+  const path = resourcePath(resource, options.namespace);
+  const watched: WatchedKind = { apiVersion: `${resource.group}/${resource.version}`, kind: resource.kind, path };
+  const timeoutSeconds = options.timeoutSeconds ?? 300;
+  let state: WatcherState = initialState();
+  const feed = (input: WatcherInput): void => {
+    const next = transition(state, input, watched);
+    state = next.state;
+    if (next.note) logger[next.note.level](next.note.message);
+    deliver(consumer, next.steps);
+  };
+  /** Performs the request the state asks for and feeds its answer back. */
+  const perform = async (current: WatcherState): Promise<void> => {
+    if (current.phase === 'listing') {
+      const input = await fetchPage(client, path, current, options);
+      if (!signal.aborted) feed(input);
+    } else if (current.phase === 'backoff') {
+      await sleep(current.delayMs, signal);
+      feed({ kind: 'waited' });
+    } else {
+      const query = { watch: 1, resourceVersion: current.resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
+      const onLine = (event: unknown) => {
+        feed({ kind: 'event', event });
+        if (state.phase !== 'watching') throw new LeftWatching();
+      };
+      try {
+        await client.stream(path, query, onLine, signal, (timeoutSeconds + 60) * 1000);
+        feed({ kind: 'ended' });
+      } catch (error) {
+        if (!signal.aborted && !(error instanceof LeftWatching)) feed({ kind: 'failed', error });
+      }
+    }
+  };
+  while (!signal.aborted) await perform(state);
+}

@@ -1,0 +1,117 @@
+/** The queue: never two equal keys at once, dirty re-runs, one timer per key, the shared bound. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Action, Queue, Slots, type Work } from '../../src/runtime/queue.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Work that records each run and how many runs of the same key overlapped. */
+function recorder(ms: number, action: (key: string, run: number) => Action = () => Action.done()) {
+  const runs: string[] = [];
+  const active = new Map<string, number>();
+  let overlap = 0;
+  const work: Work = async (key) => {
+    runs.push(key);
+    const now = (active.get(key) ?? 0) + 1;
+    active.set(key, now);
+    overlap = Math.max(overlap, now);
+    await sleep(ms);
+    active.set(key, now - 1);
+    return action(key, runs.filter((k) => k === key).length);
+  };
+  return { runs, work, overlap: () => overlap };
+}
+
+describe('Slots', () => {
+  it('bounds the work in flight and reports when it drained', async () => {
+    const slots = new Slots(2);
+    let running = 0;
+    let peak = 0;
+    const job = async () => {
+      await slots.acquire();
+      running++;
+      peak = Math.max(peak, running);
+      await sleep(10);
+      running--;
+      slots.release();
+    };
+    const jobs = Array.from({ length: 7 }, job);
+    await sleep(1);
+    const drained = slots.drained();
+    await Promise.all(jobs);
+    await drained;
+    assert.equal(peak, 2);
+    assert.equal(running, 0);
+  });
+});
+
+describe('Queue', () => {
+  it('never runs one key twice at once: an add while it runs marks it dirty and it runs once more after', async () => {
+    const slots = new Slots(4);
+    const r = recorder(20);
+    const queue = new Queue(slots, r.work);
+    queue.add('a');
+    await sleep(5);
+    queue.add('a');
+    queue.add('a');
+    await sleep(5);
+    queue.add('a');
+    await sleep(80);
+    await slots.drained();
+    assert.equal(r.overlap(), 1);
+    assert.deepEqual(r.runs, ['a', 'a'], 'the adds during a run collapse into one re-run');
+  });
+  it('a key waiting for a slot is queued once however often it is added', async () => {
+    const slots = new Slots(1);
+    const r = recorder(10);
+    const queue = new Queue(slots, r.work);
+    queue.add('a');
+    for (let i = 0; i < 5; i++) queue.add('b');
+    await sleep(50);
+    await slots.drained();
+    assert.deepEqual(r.runs, ['a', 'b']);
+  });
+  it('different keys run concurrently up to the shared bound', async () => {
+    const slots = new Slots(2);
+    let running = 0;
+    let peak = 0;
+    const work: Work = async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await sleep(10);
+      running--;
+      return Action.done();
+    };
+    const queues = [new Queue(slots, work), new Queue(slots, work)];
+    for (const key of ['a', 'b', 'c']) for (const queue of queues) queue.add(key);
+    await sleep(5);
+    await slots.drained();
+    assert.equal(peak, 2);
+  });
+  it('requeue after a duration runs the key again then; the newest timer wins', async () => {
+    const slots = new Slots(1);
+    const r = recorder(0, (_key, run) => (run === 1 ? Action.requeueAfter(30) : Action.done()));
+    const queue = new Queue(slots, r.work);
+    queue.add('a');
+    await sleep(10);
+    assert.deepEqual(r.runs, ['a']);
+    queue.requeueAfter('a', 5); // replaces the 30 ms timer
+    await sleep(15);
+    assert.deepEqual(r.runs, ['a', 'a']);
+    await sleep(40);
+    assert.deepEqual(r.runs, ['a', 'a'], 'the replaced timer did not fire');
+  });
+  it('forget cancels the key’s timer; after stop nothing new runs', async () => {
+    const slots = new Slots(1);
+    const r = recorder(0);
+    const queue = new Queue(slots, r.work);
+    queue.requeueAfter('a', 5);
+    queue.forget('a');
+    queue.requeueAfter('b', 5);
+    queue.stop();
+    queue.add('c');
+    await sleep(20);
+    assert.deepEqual(r.runs, []);
+    assert.equal(queue.stopped, true);
+  });
+});
