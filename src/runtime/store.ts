@@ -12,7 +12,10 @@ export function uidOf(body: KubernetesObject): string {
   return String(body.metadata?.uid);
 }
 
-/** Whether `a` is a newer state than `b`. resourceVersions are etcd revisions (numbers) in practice; else any difference counts. */
+/**
+ * Whether `a` is a newer state than `b`. resourceVersions are etcd revisions (numbers) in
+ * practice; else any difference counts.
+ */
 export function isNewer(a: KubernetesObject, b: KubernetesObject): boolean {
   const ra = resourceVersionOf(a);
   const rb = resourceVersionOf(b);

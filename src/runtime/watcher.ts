@@ -90,15 +90,14 @@ function listPage(state: ListingState, page: ListPage, watched: WatchedKind): Tr
   return { state: { phase: 'watching', resourceVersion: page.resourceVersion, failures: 0 }, steps };
 }
 
-/** One line of the watch stream: ADDED/MODIFIED/DELETED/BOOKMARK move the resourceVersion on; ERROR ends the watch. */
+/** One line of the watch stream: ADDED/MODIFIED/DELETED/BOOKMARK move the resourceVersion on; ERROR ends it. */
 function watchEvent(state: WatchingState, event: unknown, watched: WatchedKind): Transition {
   const type = isPlainObject(event) ? event.type : undefined;
   const object = isPlainObject(event) ? event.object : undefined;
   if (type === 'ERROR') {
     const status = isPlainObject(object) ? object : {};
     if (status.code === 410) {
-      const note = `watch of ${watched.path}: 410 Gone, relisting`;
-      return { state: initialState(state.failures), steps: [], note: { level: 'info', message: note } };
+      return { state: initialState(state.failures), steps: [], note: gone(watched) };
     }
     return watchFailed(state, new Error(`watch error event: ${JSON.stringify(object)}`), watched);
   }
@@ -110,14 +109,20 @@ function watchEvent(state: WatchingState, event: unknown, watched: WatchedKind):
   return { state: next, steps: [] }; // BOOKMARK: only the resourceVersion matters
 }
 
+function gone(watched: WatchedKind): Transition['note'] {
+  return { level: 'info', message: `watch of ${watched.path}: 410 Gone, relisting` };
+}
+
 function watchFailed(state: WatchingState, error: unknown, watched: WatchedKind): Transition {
   if (error instanceof KubeError && error.status === 410) {
-    return { state: initialState(state.failures), steps: [], note: { level: 'info', message: `watch of ${watched.path}: 410 Gone, relisting` } };
+    return { state: initialState(state.failures), steps: [], note: gone(watched) };
   }
   const failures = state.failures + 1;
   const delayMs = Math.min(WATCH_BACKOFF_MAX_MS, 100 * 2 ** failures);
-  const note = `watch of ${watched.path} dropped, resuming from resourceVersion ${state.resourceVersion}: ${message(error)}`;
-  return { state: { phase: 'backoff', delayMs, then: { ...state, failures } }, steps: [], note: { level: 'warn', message: note } };
+  const note = `watch of ${watched.path} dropped, resuming from resourceVersion ${state.resourceVersion}: ` +
+    message(error);
+  const then = { ...state, failures };
+  return { state: { phase: 'backoff', delayMs, then }, steps: [], note: { level: 'warn', message: note } };
 }
 
 /** The pure step of the machine; an input a state does not expect leaves it unchanged. */
@@ -129,12 +134,14 @@ export function transition(state: WatcherState, input: WatcherInput, watched: Wa
         const failures = state.failures + 1;
         const delayMs = Math.min(LIST_BACKOFF_MAX_MS, 250 * 2 ** failures);
         const note = `listing ${watched.path} failed, retrying: ${message(input.error)}`;
-        return { state: { phase: 'backoff', delayMs, then: initialState(failures) }, steps: [], note: { level: 'warn', message: note } };
+        const then = initialState(failures);
+        return { state: { phase: 'backoff', delayMs, then }, steps: [], note: { level: 'warn', message: note } };
       }
       return { state, steps: [] };
     case 'watching':
       if (input.kind === 'event') return watchEvent(state, input.event, watched);
-      if (input.kind === 'ended') return { state: { ...state, failures: 0 }, steps: [] }; // watch again from where we are
+      // A clean end (the server's timeout): watch again from where we are.
+      if (input.kind === 'ended') return { state: { ...state, failures: 0 }, steps: [] };
       if (input.kind === 'failed') return watchFailed(state, input.error, watched);
       return { state, steps: [] };
     case 'backoff':
@@ -168,7 +175,12 @@ function deliver(consumer: WatchConsumer, steps: WatcherStep[]): void {
   }
 }
 
-async function fetchPage(client: KubeClient, path: string, state: ListingState, options: WatchOptions): Promise<WatcherInput> {
+async function fetchPage(
+  client: KubeClient,
+  path: string,
+  state: ListingState,
+  options: WatchOptions,
+): Promise<WatcherInput> {
   try {
     const query = { limit: options.pageSize ?? 500, continue: state.continueToken };
     const page: unknown = await client.request('GET', path, { query, timeoutMs: 60_000 });

@@ -48,18 +48,29 @@ describe('Slots', () => {
 describe('Queue', () => {
   it('never runs one key twice at once: an add while it runs marks it dirty and it runs once more after', async () => {
     const slots = new Slots(4);
-    const r = recorder(20);
-    const queue = new Queue(slots, r.work);
+    const runs: string[] = [];
+    const releases: (() => void)[] = [];
+    let active = 0;
+    let overlap = 0;
+    const work: Work = async (key) => {
+      runs.push(key);
+      overlap = Math.max(overlap, ++active);
+      await new Promise<void>((release) => releases.push(release));
+      active--;
+      return Action.done();
+    };
+    const queue = new Queue(slots, work);
     queue.add('a');
-    await sleep(5);
+    await sleep(1);
     queue.add('a');
     queue.add('a');
-    await sleep(5);
-    queue.add('a');
-    await sleep(80);
+    assert.deepEqual(runs, ['a'], 'the adds wait for the running reconcile');
+    releases.shift()?.();
+    await sleep(1);
+    assert.deepEqual(runs, ['a', 'a'], 'the adds during a run collapse into one re-run');
+    releases.shift()?.();
     await slots.drained();
-    assert.equal(r.overlap(), 1);
-    assert.deepEqual(r.runs, ['a', 'a'], 'the adds during a run collapse into one re-run');
+    assert.deepEqual([runs.length, overlap], [2, 1]);
   });
   it('a key waiting for a slot is queued once however often it is added', async () => {
     const slots = new Slots(1);
@@ -90,16 +101,18 @@ describe('Queue', () => {
   });
   it('requeue after a duration runs the key again then; the newest timer wins', async () => {
     const slots = new Slots(1);
-    const r = recorder(0, (_key, run) => (run === 1 ? Action.requeueAfter(30) : Action.done()));
+    const r = recorder(0, (_key, run) => (run === 1 ? Action.requeueAfter(20) : Action.done()));
     const queue = new Queue(slots, r.work);
     queue.add('a');
-    await sleep(10);
+    await sleep(1); // due before the 20 ms timer the first run asks for
     assert.deepEqual(r.runs, ['a']);
-    queue.requeueAfter('a', 5); // replaces the 30 ms timer
-    await sleep(15);
+    queue.requeueAfter('a', 60_000); // replaces the 20 ms timer
+    await sleep(60);
+    assert.deepEqual(r.runs, ['a'], 'the replaced timer did not fire');
+    queue.requeueAfter('a', 1);
+    await sleep(30);
     assert.deepEqual(r.runs, ['a', 'a']);
-    await sleep(40);
-    assert.deepEqual(r.runs, ['a', 'a'], 'the replaced timer did not fire');
+    queue.stop();
   });
   it('forget cancels the key’s timer; after stop nothing new runs', async () => {
     const slots = new Slots(1);

@@ -37,7 +37,7 @@ export abstract class HandlerError<S = unknown> extends Error {
 /** `temporary` / `permanent` for a TemporaryError / PermanentError (of any copy of this module), else undefined. */
 export function isHandlerError(error: unknown): 'temporary' | 'permanent' | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const value = (error as Record<PropertyKey, unknown>)[Symbol.for('kopfgen.handlerErrorKind')];
+  const value: unknown = Reflect.get(error, Symbol.for('kopfgen.handlerErrorKind'));
   return value === 'temporary' || value === 'permanent' ? value : undefined;
 }
 

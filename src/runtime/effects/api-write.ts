@@ -61,7 +61,8 @@ async function patchStatus(env: ResourceEnv, meta: Named, status: ObjectPatch): 
     return await patchWithRetries(env, resourcePath(env.resource, meta.namespace, meta.name, 'status'), status, false);
   } catch (error) {
     if (!(error instanceof KubeError && error.status === 404)) throw error;
-    await env.client.request('GET', resourcePath(env.resource, meta.namespace, meta.name)); // 404 too: the object is gone
+    // A 404 here too: the object is gone.
+    await env.client.request('GET', resourcePath(env.resource, meta.namespace, meta.name));
     throw new Error(
       `${describe(env.resource)} has no status subresource in the cluster, but its descriptor says ` +
         'statusSubresource: true (regenerate from the installed CRD)',

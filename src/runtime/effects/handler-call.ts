@@ -9,7 +9,7 @@ import { isHandlerError } from '../api/errors.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
 import { clone } from '../json.js';
-import type { RunStep } from '../reconcile/decide.js';
+import type { RunStep, Step } from '../reconcile/decide.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from '../reconcile/outcome.js';
 import { emptyPatch, outcomePatch, type ObjectPatch } from '../reconcile/patches.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
@@ -17,7 +17,8 @@ import { childLogger, objectRef } from './log.js';
 
 /** A timed-out attempt is permanent: the brand marks it so without a PermanentError instance. */
 function timedOut(seconds: number | undefined): Error {
-  return Object.assign(new Error(`timed out after ${seconds}s`), { [Symbol.for('kopfgen.handlerErrorKind')]: 'permanent' });
+  const brand = { [Symbol.for('kopfgen.handlerErrorKind')]: 'permanent' };
+  return Object.assign(new Error(`timed out after ${seconds}s`), brand);
 }
 
 async function attempt(step: RunStep, context: HandlerContext<unknown>, abort: AbortController, now: Date) {
@@ -49,8 +50,11 @@ async function attempt(step: RunStep, context: HandlerContext<unknown>, abort: A
  * did not fail on its own: the next operator retries it at once instead of after the backoff.
  */
 function interrupted(env: ResourceEnv, attempt: Attempt, outcome: Outcome): Outcome {
-  if (!env.signal.aborted || attempt.ok || isHandlerError(attempt.error) || outcome.kind !== 'temporary') return outcome;
-  return { ...outcome, delay: 0, interrupted: true, message: `interrupted by the operator's shutdown: ${outcome.message}` };
+  if (!env.signal.aborted || attempt.ok || isHandlerError(attempt.error) || outcome.kind !== 'temporary') {
+    return outcome;
+  }
+  const message = `interrupted by the operator's shutdown: ${outcome.message}`;
+  return { ...outcome, delay: 0, interrupted: true, message };
 }
 
 export interface Result {
@@ -59,7 +63,13 @@ export interface Result {
   patch: ObjectPatch;
 }
 
-function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, started: Date, now: Date, signal: AbortSignal) {
+interface Clock {
+  started: Date;
+  now: Date;
+}
+
+function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clock: Clock, signal: AbortSignal) {
+  const { started, now } = clock;
   const view = clone(body);
   const meta = view.metadata ?? {};
   const context: HandlerContext<unknown> = {
@@ -78,7 +88,7 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
   const abort = new AbortController();
   const onStop = () => abort.abort(new Error('operator shutting down'));
   env.signal.addEventListener('abort', onStop, { once: true });
-  const context = contextFor(env, step, body, started, now, abort.signal);
+  const context = contextFor(env, step, body, { started, now }, abort.signal);
   try {
     const result = await attempt(step, context, abort, now);
     const end = env.now();
@@ -92,9 +102,12 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
   }
 }
 
+type FailStep = Extract<Step, { kind: 'fail' }>;
+
 /** A handler whose limits ran out before another attempt: it fails for good without running. */
-export function failWithoutRunning(step: { handler: { id: string }; key: string; record: ProgressRecord; message: string }, now: Date): Result {
+export function failWithoutRunning(step: FailStep, now: Date): Result {
   const outcome: Outcome = { kind: 'permanent', message: step.message };
-  const record = { ...step.record, stopped: now.toISOString(), failure: true, delayed: undefined, message: step.message };
+  const stopped = now.toISOString();
+  const record = { ...step.record, stopped, failure: true, delayed: undefined, message: step.message };
   return { outcome, record, patch: outcomePatch(step.handler.id, step.key, outcome, emptyPatch(), record) };
 }

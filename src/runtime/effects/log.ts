@@ -41,15 +41,16 @@ export function objectRef(body: KubernetesObject): string {
   return meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
 }
 
-export function logOutcome(env: ResourceEnv, body: KubernetesObject, id: string, cause: string, outcome: Outcome): void {
+export function logOutcome(env: ResourceEnv, body: KubernetesObject, id: string, cause: string, outcome: Outcome) {
   const fields = { resource: env.resource.plural, object: objectRef(body), handler: id, cause };
+  const retry = `retry in ${outcome.delay}s`;
   switch (outcome.kind) {
     case 'success':
       return env.logger.info(`handler ${id} succeeded`, fields);
     case 'ignored':
       return env.logger.warn(`handler ${id} failed, error ignored: ${outcome.message}`, fields);
     case 'temporary':
-      return env.logger.warn(`handler ${id} failed temporarily, retry in ${outcome.delay}s: ${outcome.message}`, fields);
+      return env.logger.warn(`handler ${id} failed temporarily, ${retry}: ${outcome.message}`, fields);
     case 'permanent':
       return env.logger.error(`handler ${id} failed permanently: ${outcome.message}`, fields);
   }

@@ -8,6 +8,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import http from 'node:http';
 import https from 'node:https';
 import type { ResourceDescriptor } from '../api/define.js';
+import { isPlainObject } from '../json.js';
 
 export class KubeError extends Error {
   constructor(
@@ -29,6 +30,13 @@ export interface RequestOptions {
 }
 
 const AUTH_TTL_MS = 30_000;
+
+/** A response body as text; node delivers Buffers when no encoding is set. */
+async function readText(stream: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 export class KubeClient {
   readonly server: URL;
@@ -85,9 +93,10 @@ export class KubeClient {
       headers['Content-Length'] = String(payload.length);
     }
     const transport = url.protocol === 'https:' ? https : http;
-    let req!: http.ClientRequest;
+    let answered: (res: http.IncomingMessage) => void = () => undefined;
+    const req = transport.request(url, { method, headers, agent: this.agent }, (res) => answered(res));
     const res = new Promise<http.IncomingMessage>((resolve, reject) => {
-      req = transport.request(url, { method, headers, agent: this.agent }, resolve);
+      answered = resolve;
       req.on('error', reject);
     });
     if (options.timeoutMs) req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${options.timeoutMs} ms`)));
@@ -99,9 +108,7 @@ export class KubeClient {
   async request<T = Record<string, unknown>>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const { res } = await this.open(method, path, { timeoutMs: 30_000, ...options });
     const response = await res;
-    const chunks: Buffer[] = [];
-    for await (const chunk of response) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const text = await readText(response);
     let body: unknown = text;
     try {
       body = text ? JSON.parse(text) : undefined;
@@ -110,7 +117,7 @@ export class KubeClient {
     }
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
-      const message = typeof body === 'object' && body && 'message' in body ? String((body as { message: unknown }).message) : text.slice(0, 200);
+      const message = isPlainObject(body) && 'message' in body ? String(body.message) : text.slice(0, 200);
       const retryAfter = Number(response.headers['retry-after']);
       throw new KubeError(`${method} ${path}: ${status} ${message}`, status, body, Number.isFinite(retryAfter) ? retryAfter : undefined);
     }
@@ -128,14 +135,14 @@ export class KubeClient {
     try {
       const response = await res;
       if ((response.statusCode ?? 0) >= 300) {
-        const chunks: Buffer[] = [];
-        for await (const chunk of response) chunks.push(chunk as Buffer);
-        throw new KubeError(`watch ${path}: ${response.statusCode}`, response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'));
+        const status = response.statusCode ?? 0;
+        throw new KubeError(`watch ${path}: ${response.statusCode}`, status, await readText(response));
       }
       req.setTimeout(idleMs, () => req.destroy(new Error(`watch ${path}: idle for ${idleMs} ms`)));
       let buffered = '';
-      for await (const chunk of response) {
-        buffered += (chunk as Buffer).toString('utf8');
+      const chunks: AsyncIterable<Buffer> = response;
+      for await (const chunk of chunks) {
+        buffered += chunk.toString('utf8');
         let newline: number;
         while ((newline = buffered.indexOf('\n')) >= 0) {
           const line = buffered.slice(0, newline).trim();

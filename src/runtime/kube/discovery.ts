@@ -33,7 +33,9 @@ export async function checkResource(client: KubeClient, resource: ResourceDescri
   try {
     served = servedNames(await client.request(`GET`, path, { timeoutMs: 10_000 }));
   } catch (error) {
-    if (!(error instanceof KubeError && error.status === 404)) throw new StartupError(`cannot read ${path}: ${message(error)}`);
+    if (!(error instanceof KubeError && error.status === 404)) {
+      throw new StartupError(`cannot read ${path}: ${message(error)}`);
+    }
   }
   if (!served.includes(resource.plural)) {
     throw new StartupError(

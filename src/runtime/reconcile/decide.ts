@@ -5,7 +5,10 @@
  * patch produced, until nothing is left to do or every pending handler waits for a retry.
  */
 import type { DiffItem } from '../api/context.js';
-import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, lastHandledEssence, parseField, reduceDiff, type Essence } from './essence.js';
+import {
+  FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, lastHandledEssence, parseField, reduceDiff,
+  type Essence,
+} from './essence.js';
 import { applyMergePatch, getPath, isKubernetesObject } from '../json.js';
 import { exhausted } from './outcome.js';
 import { currentProgress, handlerKey, isFinished, purgeProgress, readProgress, type ProgressRecord } from './progress.js';

@@ -32,6 +32,11 @@ function messageOf(error: unknown): string {
   return String(error);
 }
 
+/** A property of a thrown value (any copy of the error classes, or a look-alike); undefined if absent. */
+function carried(error: unknown, key: 'delay' | 'status'): unknown {
+  return typeof error === 'object' && error !== null ? Reflect.get(error, key) : undefined;
+}
+
 /** Classifies one attempt's result, before limits are applied. */
 export function classify(attempt: Attempt, options: HandlerOptions): Outcome {
   if (attempt.ok) return { kind: 'success', status: attempt.value ?? undefined };
@@ -39,10 +44,13 @@ export function classify(attempt: Attempt, options: HandlerOptions): Outcome {
   const kind = isHandlerError(error);
   const backoff = options.backoff ?? DEFAULT_BACKOFF_SECONDS;
   if (kind === 'temporary') {
-    const delay = (error as { delay?: number }).delay;
-    return { kind: 'temporary', status: (error as { status?: unknown }).status, delay: Math.max(0, delay ?? backoff), message: messageOf(error), error };
+    const given = carried(error, 'delay');
+    const delay = Math.max(0, typeof given === 'number' ? given : backoff);
+    return { kind: 'temporary', status: carried(error, 'status'), delay, message: messageOf(error), error };
   }
-  if (kind === 'permanent') return { kind: 'permanent', status: (error as { status?: unknown }).status, message: messageOf(error), error };
+  if (kind === 'permanent') {
+    return { kind: 'permanent', status: carried(error, 'status'), message: messageOf(error), error };
+  }
   const mode = options.errors ?? 'temporary';
   if (mode === 'permanent') return { kind: 'permanent', message: messageOf(error), error };
   if (mode === 'ignored') return { kind: 'ignored', message: messageOf(error), error };

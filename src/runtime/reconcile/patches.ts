@@ -29,7 +29,9 @@ export function combinePatches(a: ObjectPatch, b: ObjectPatch): ObjectPatch {
     return isPlainObject(combined) ? combined : undefined;
   };
   const combined: ObjectPatch = {};
-  if (a.metadata || b.metadata) combined.metadata = { ...a.metadata, ...b.metadata, ...metadataMaps(a.metadata, b.metadata) };
+  if (a.metadata || b.metadata) {
+    combined.metadata = { ...a.metadata, ...b.metadata, ...metadataMaps(a.metadata, b.metadata) };
+  }
   const spec = section(a.spec, b.spec);
   const status = section(a.status, b.status);
   if (spec) combined.spec = spec;
@@ -57,7 +59,8 @@ export function outcomePatch(id: string, key: string, outcome: Outcome, handlerP
   if (outcome.status !== undefined) status[id] = combineMergePatches(status[id], outcome.status);
   const annotations = { ...clone(handlerPatch.metadata?.annotations ?? {}), [progressAnnotation(key)]: encodeProgress(record) };
   const labels = handlerPatch.metadata?.labels;
-  const patch: ObjectPatch = { metadata: labels && Object.keys(labels).length > 0 ? { annotations, labels: clone(labels) } : { annotations } };
+  const withLabels = labels && Object.keys(labels).length > 0;
+  const patch: ObjectPatch = { metadata: withLabels ? { annotations, labels: clone(labels) } : { annotations } };
   if (handlerPatch.spec && Object.keys(handlerPatch.spec).length > 0) patch.spec = clone(handlerPatch.spec);
   if (Object.keys(status).length > 0) patch.status = status;
   return patch;

@@ -21,6 +21,11 @@ import type { ObjectPatch } from './patches.js';
 /** Bounds one reconcile: a decide/write cycle that never settles must not hold a slot for ever. */
 const MAX_STEPS = 1000;
 
+interface Recorded {
+  id: string;
+  cause: string;
+}
+
 export interface ReconcileHooks {
   /** The object is gone (404 on a write or read-back): forget it everywhere. */
   gone(uid: string): void;
@@ -63,7 +68,7 @@ export class Reconciler {
       }
       const result = step.kind === 'fail' ? failWithoutRunning(step, now) : await runHandler(this.env, step, body);
       const { patch, completes } = withCompletion({ ...input, now: this.env.now() }, result.patch);
-      await this.record(uid, body, step.handler.id, step.cause, result.outcome, patch);
+      await this.record(uid, body, { id: step.handler.id, cause: step.cause }, result.outcome, patch);
       if (completes) this.store.settle(uid);
     }
     return Action.done();
@@ -74,7 +79,9 @@ export class Reconciler {
     else this.hooks.gone(uid);
   }
 
-  private async record(uid: string, body: KubernetesObject, id: string, cause: string, outcome: Outcome, patch: ObjectPatch) {
+  /** Writes the outcome's patch, then logs it and posts its Event: what is logged has been recorded. */
+  private async record(uid: string, body: KubernetesObject, step: Recorded, outcome: Outcome, patch: ObjectPatch) {
+    const { id, cause } = step;
     this.adopt(uid, await writePatch(this.env, body, patch));
     logOutcome(this.env, body, id, cause, outcome);
     if (eventWorthy(outcome)) await postEvent(this.env, body, id, outcome);

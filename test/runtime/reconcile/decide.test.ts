@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineHandler, defineResource, Registry } from '../../../src/runtime/index.js';
-import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, reduceDiff } from '../../../src/runtime/reconcile/essence.js';
+import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, encodeEssence } from '../../../src/runtime/reconcile/essence.js';
 import { applyMergePatch } from '../../../src/runtime/json.js';
 import { decide, type Step } from '../../../src/runtime/reconcile/decide.js';
 import { encodeProgress, progressAnnotation, type ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
@@ -39,32 +39,6 @@ function handled(body: Record<string, unknown>): Record<string, unknown> {
 function run(step: Step): string {
   return step.kind === 'run' ? `${step.cause}:${step.key}` : step.kind;
 }
-
-describe('essence', () => {
-  it('keeps spec, labels and foreign annotations; drops status, runtime metadata and our annotations', () => {
-    const body = object({ annotations: { team: 'x', [progressAnnotation('myapp')]: '{}', 'kubectl.kubernetes.io/last-applied-configuration': '{}' } });
-    (body.metadata as Record<string, unknown>).labels = { app: 'a' };
-    (body.metadata as Record<string, unknown>).ownerReferences = [{ uid: 'o' }];
-    assert.deepEqual(buildEssence(body), { spec: { image: 'nginx' }, metadata: { labels: { app: 'a' }, annotations: { team: 'x' } } });
-  });
-});
-
-describe('diff (kopf-style)', () => {
-  it('lists changed, added and removed leaves with their paths', () => {
-    assert.deepEqual(diff({ spec: { a: 1, b: 2 } }, { spec: { a: 1, b: 3, c: 4 } }), [
-      ['change', ['spec', 'b'], 2, 3],
-      ['add', ['spec', 'c'], undefined, 4],
-    ]);
-    assert.deepEqual(diff({ spec: { a: [1] } }, { spec: {} }), [['remove', ['spec', 'a'], [1], undefined]]);
-    assert.deepEqual(diff(undefined, { spec: { a: 1 } }), [['add', [], undefined, { spec: { a: 1 } }]]);
-  });
-  it('reduces to a field, also when the change is above it', () => {
-    const items = diff({ spec: { image: 'a', replicas: 1 } }, { spec: { image: 'b', replicas: 1 } });
-    assert.deepEqual(reduceDiff(items, ['spec', 'replicas']), []);
-    assert.deepEqual(reduceDiff(items, ['spec', 'image']), [['change', [], 'a', 'b']]);
-    assert.deepEqual(reduceDiff(diff(undefined, { spec: { replicas: 2 } }), ['spec', 'replicas']), [['add', [], undefined, 2]]);
-  });
-});
 
 describe('causes', () => {
   const handlers = registry((r) => {

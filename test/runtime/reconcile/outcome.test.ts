@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PermanentError, TemporaryError } from '../../../src/runtime/index.js';
-import { applyMergePatch, combineMergePatches, prunedFields } from '../../../src/runtime/json.js';
 import { applyLimits, classify, exhausted, nextRecord, DEFAULT_BACKOFF_SECONDS } from '../../../src/runtime/reconcile/outcome.js';
-import { emptyPatch, outcomePatch, splitPatch } from '../../../src/runtime/reconcile/patches.js';
-import { handlerKey, progressAnnotation, purgeProgress, readProgress, encodeProgress, type ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
+import type { ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
 const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
@@ -68,78 +66,5 @@ describe('retry arithmetic', () => {
     assert.deepEqual(second, { started: t0.toISOString(), purpose: 'create', retries: 2, stopped: at(2).toISOString(), success: true });
     const failed = nextRecord(first, 'create', { kind: 'permanent', message: 'no' }, t0, at(2));
     assert.deepEqual([failed.failure, failed.message, failed.retries], [true, 'no', 2]);
-  });
-});
-
-describe('outcome patch', () => {
-  const record: ProgressRecord = { started: t0.toISOString(), purpose: 'create', retries: 1, success: true };
-  it('merges the status into status.<id>, with the handler patch edits, even on failure', () => {
-    const patch = emptyPatch();
-    patch.status.other = { x: 1 };
-    patch.status.myapp = { kept: true };
-    patch.metadata.labels = { stage: 'two' };
-    const out = outcomePatch('myapp', 'myapp', { kind: 'temporary', status: { phase: 'Pending' } }, patch, record);
-    assert.deepEqual(out.status, { other: { x: 1 }, myapp: { kept: true, phase: 'Pending' } });
-    assert.deepEqual(out.metadata?.labels, { stage: 'two' });
-    assert.equal(out.metadata?.annotations?.['kopfgen.dev/myapp'], encodeProgress(record));
-  });
-  it('splits status to the subresource when there is one', () => {
-    const out = outcomePatch('myapp', 'myapp', { kind: 'success', status: { phase: 'Starting' } }, emptyPatch(), record);
-    const split = splitPatch(out, true);
-    assert.deepEqual(split.status, { status: { myapp: { phase: 'Starting' } } });
-    assert.equal(split.main?.status, undefined);
-    assert.deepEqual(splitPatch(out, false), { main: out });
-  });
-  it('names the fields the server pruned', () => {
-    const written = { status: { myapp: { phase: 'Starting', extra: 1 } } };
-    const answer = { status: { myapp: { phase: 'Starting' } } };
-    assert.deepEqual(prunedFields(written, answer), ['status.myapp.extra']);
-  });
-});
-
-describe('progress annotations', () => {
-  it('uses the handler id when it is a valid name', () => {
-    assert.equal(progressAnnotation(handlerKey({ id: 'myapp', cause: 'create' })), 'kopfgen.dev/myapp');
-    assert.equal(progressAnnotation(handlerKey({ id: 'myapp', cause: 'resume' })), 'kopfgen.dev/myapp.resume');
-  });
-  it('hashes ids longer than 63 characters or with unsafe characters, within the limit and stable', () => {
-    const long = 'a-very-long-handler-id-that-goes-on-and-on-beyond-sixty-three-characters-total';
-    assert.ok(long.length >= 64);
-    const key = progressAnnotation(long);
-    const name = key.slice('kopfgen.dev/'.length);
-    assert.ok(name.length <= 63, name);
-    assert.match(name, /^[A-Za-z0-9]([-._A-Za-z0-9]*[A-Za-z0-9])?$/);
-    assert.equal(progressAnnotation(long), key);
-    assert.notEqual(progressAnnotation(`${long}x`), key);
-    assert.match(progressAnnotation('field/spec:x').slice(12), /^field.spec.x-[0-9a-f]{10}$/);
-  });
-  it('reads back what it writes; the purge keeps failures (marked done)', () => {
-    const ok: ProgressRecord = { started: t0.toISOString(), purpose: 'create', retries: 1, success: true };
-    const bad: ProgressRecord = { started: t0.toISOString(), purpose: 'create', retries: 2, failure: true, message: 'why' };
-    const long = 'x'.repeat(80);
-    const body = { metadata: { annotations: { [progressAnnotation('a')]: encodeProgress(ok), [progressAnnotation(long)]: encodeProgress(bad), other: 'v' } } };
-    assert.deepEqual(readProgress(body, long), bad);
-    const purge = purgeProgress(body);
-    assert.equal(purge[progressAnnotation('a')], null);
-    assert.deepEqual(JSON.parse(purge[progressAnnotation(long)] ?? ''), { ...bad, done: true });
-    assert.equal('other' in purge, false);
-  });
-});
-
-describe('merge patches (RFC 7386)', () => {
-  it('applies nested changes and deletions without touching its inputs', () => {
-    const target = { a: { b: { c: 1, d: 2 }, e: [1] }, f: 'x' };
-    const patch = { a: { b: { c: null, g: { h: 3 } }, e: [2] }, f: null };
-    const before = JSON.stringify([target, patch]);
-    assert.deepEqual(applyMergePatch(target, patch), { a: { b: { d: 2, g: { h: 3 } }, e: [2] } });
-    assert.equal(JSON.stringify([target, patch]), before);
-  });
-  it('combining two patches equals applying one after the other', () => {
-    const target = { a: { b: 1, c: { d: 2 } }, x: 1 };
-    const first = { a: { b: null, c: { e: 3 } }, y: 2 };
-    const second = { a: { c: { d: null }, f: 4 }, x: null };
-    const combined = combineMergePatches(first, second);
-    assert.deepEqual(applyMergePatch(target, combined), applyMergePatch(applyMergePatch(target, first), second));
-    assert.deepEqual(first, { a: { b: null, c: { e: 3 } }, y: 2 }, 'inputs untouched');
   });
 });
