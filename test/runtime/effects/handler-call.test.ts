@@ -1,0 +1,90 @@
+/** One handler attempt: its context, its timeout, a shutdown that interrupts it, and what it came to. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defineHandler, defineResource, Registry, TemporaryError } from '../../../src/runtime/index.js';
+import type { HandlerContext } from '../../../src/runtime/api/context.js';
+import { failWithoutRunning, runHandler } from '../../../src/runtime/effects/handler-call.js';
+import { createLogger } from '../../../src/runtime/effects/log.js';
+import type { ResourceEnv } from '../../../src/runtime/env.js';
+import type { KubeClient } from '../../../src/runtime/kube/client.js';
+import type { RunStep } from '../../../src/runtime/reconcile/decide.js';
+
+const resource = defineResource({
+  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
+  statusSubresource: true, printerColumns: [],
+});
+const body = {
+  apiVersion: 'example.com/v1', kind: 'MyResource',
+  metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: { image: 'nginx' },
+};
+
+function setup(fn: (context: HandlerContext<unknown>) => unknown, options: { timeout?: number } = {}) {
+  const registry = new Registry();
+  defineHandler(resource, 'myapp').onCreate(fn, { registry, ...options });
+  const handler = registry.handlers[0];
+  const step: RunStep = { kind: 'run', handler, key: 'myapp', cause: 'create', record: undefined, diff: [], old: undefined, new: undefined };
+  const abort = new AbortController();
+  const env: ResourceEnv = {
+    client: {} as KubeClient, resource, logger: createLogger({ write: () => {} }), signal: abort.signal, now: () => new Date(),
+  };
+  return { step, env, abort };
+}
+
+describe('runHandler', () => {
+  it('gives the handler a copy of the object, its names and a patch it can edit; the result is the status', async () => {
+    let seen: HandlerContext<unknown> | undefined;
+    const { step, env } = setup((context) => {
+      seen = context;
+      context.patch.metadata.labels = { stage: 'one' };
+      return { phase: 'Ok' };
+    });
+    const result = await runHandler(env, step, body);
+    assert.deepEqual([seen?.name, seen?.namespace, seen?.uid, seen?.cause, seen?.retry], ['a', 'ns', 'u1', 'create', 0]);
+    assert.notEqual(seen?.body, body, 'a copy');
+    assert.equal(result.outcome.kind, 'success');
+    assert.deepEqual(result.patch.status, { myapp: { phase: 'Ok' } });
+    assert.deepEqual(result.patch.metadata?.labels, { stage: 'one' });
+    assert.equal(result.record.success, true);
+  });
+  it('a handler past its timeout fails permanently and its signal is aborted', async () => {
+    let signal: AbortSignal | undefined;
+    const { step, env } = setup((context) => {
+      signal = context.signal;
+      return new Promise(() => undefined); // never settles
+    }, { timeout: 0.02 });
+    const result = await runHandler(env, step, body);
+    assert.deepEqual([result.outcome.kind, result.outcome.message], ['permanent', 'timed out after 0.02s']);
+    assert.equal(signal?.aborted, true);
+  });
+  it('a handler that gives up because the operator stops is retried at once, without an Event', async () => {
+    const { step, env, abort } = setup((context) => new Promise((_, reject) => {
+      context.signal.addEventListener('abort', () => reject(new Error('aborted')));
+    }));
+    const running = runHandler(env, step, body);
+    abort.abort();
+    const { outcome } = await running;
+    assert.deepEqual([outcome.kind, outcome.delay, outcome.interrupted], ['temporary', 0, true]);
+  });
+  it('a TemporaryError thrown during shutdown is the handler’s own word: not an interruption', async () => {
+    const { step, env, abort } = setup(() => {
+      abort.abort();
+      throw new TemporaryError('later', { delay: 7 });
+    });
+    const { outcome } = await runHandler(env, step, body);
+    assert.deepEqual([outcome.kind, outcome.delay, outcome.interrupted], ['temporary', 7, undefined]);
+  });
+});
+
+describe('failWithoutRunning', () => {
+  it('records a permanent failure with the reason, no longer delayed', () => {
+    const { step } = setup(() => undefined);
+    const record = { started: '2026-01-01T00:00:00Z', purpose: 'create' as const, retries: 3, delayed: '2026-01-01T00:01:00Z' };
+    const now = new Date('2026-01-01T00:02:00Z');
+    const result = failWithoutRunning({ ...step, kind: 'fail', record, message: 'gave up after 3 attempt(s)' }, now);
+    assert.equal(result.outcome.kind, 'permanent');
+    assert.deepEqual(
+      [result.record.failure, result.record.delayed, result.record.stopped, result.record.retries],
+      [true, undefined, now.toISOString(), 3],
+    );
+  });
+});

@@ -1,0 +1,56 @@
+/** The log lines: their format, the object's name, one line per outcome and per failure. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defineResource } from '../../../src/runtime/index.js';
+import { childLogger, createLogger, logFailure, logOutcome, objectRef } from '../../../src/runtime/effects/log.js';
+import type { ResourceEnv } from '../../../src/runtime/env.js';
+import type { KubeClient } from '../../../src/runtime/kube/client.js';
+import type { Outcome } from '../../../src/runtime/reconcile/outcome.js';
+
+const resource = defineResource({
+  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
+  statusSubresource: true, printerColumns: [],
+});
+
+function env() {
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'debug', write: (l) => lines.push(l.slice(25)) }); // without the timestamp
+  const exec: ResourceEnv = { client: {} as KubeClient, resource, logger, signal: new AbortController().signal, now: () => new Date() };
+  return { exec, lines };
+}
+
+describe('log lines', () => {
+  it('level, message, then key=value fields (quoted when they hold spaces); below the level nothing', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', write: (l) => lines.push(l.slice(25)) });
+    logger.debug('hidden');
+    childLogger(logger, 'ns/a myapp').warn('slow', { took: 'two seconds', n: 3 });
+    assert.deepEqual(lines, ['WARN  ns/a myapp: slow took="two seconds" n=3']);
+  });
+  it('names an object as kubectl does', () => {
+    assert.equal(objectRef({ metadata: { name: 'a', namespace: 'ns' } }), 'ns/a');
+    assert.equal(objectRef({ metadata: { name: 'cluster-wide' } }), 'cluster-wide');
+  });
+  it('one line per outcome, at the level its kind deserves', () => {
+    const cases: { given: Outcome; want: string }[] = [
+      { given: { kind: 'success' }, want: 'INFO  handler myapp succeeded' },
+      { given: { kind: 'ignored', message: 'x' }, want: 'WARN  handler myapp failed, error ignored: x' },
+      { given: { kind: 'temporary', delay: 5, message: 'x' }, want: 'WARN  handler myapp failed temporarily, retry in 5s: x' },
+      { given: { kind: 'permanent', message: 'x' }, want: 'ERROR handler myapp failed permanently: x' },
+    ];
+    for (const { given, want } of cases) {
+      const { exec, lines } = env();
+      logOutcome(exec, { metadata: { name: 'a', namespace: 'ns' } }, 'myapp', 'create', given);
+      assert.deepEqual(lines, [`${want} resource=myresources object=ns/a handler=myapp cause=create`]);
+    }
+  });
+  it('a failed reconcile: what the error policy decided, and why', () => {
+    const { exec, lines } = env();
+    logFailure(exec, 'u1', new Error('PATCH: 422 too long'), 10_000);
+    logFailure(exec, 'u1', 'odd', undefined);
+    assert.deepEqual(lines, [
+      'ERROR processing failed, retrying in 10s: PATCH: 422 too long resource=myresources uid=u1',
+      'ERROR processing failed, not retrying: odd resource=myresources uid=u1',
+    ]);
+  });
+});
