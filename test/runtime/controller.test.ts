@@ -70,19 +70,24 @@ describe('Controller', () => {
 });
 
 describe('Controller: failures', () => {
-  it('a write that cannot succeed goes through the error policy: one line naming it, the object retried later', async () => {
-    const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+  it('a write that cannot succeed goes through the error policy: one line, the object retried later', async () => {
+    const resource = defineResource({
+      group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
+      statusSubresource: true, printerColumns: [],
+    });
     const registry = new Registry();
     let calls = 0;
     defineHandler(resource, 'myapp').onCreate(() => { calls++; }, { registry });
-    const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: {} };
+    const metadata = { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' };
+    const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata, spec: {} };
     const lines: string[] = [];
     const client = {
       async request() {
-        throw new KubeError('PATCH: 422 annotations too long', 422, undefined);
+        throw new KubeError('PATCH: 422 too long', 422, undefined);
       },
     } as unknown as KubeClient;
-    const env: ResourceEnv = { client, resource, logger: createLogger({ write: (l) => lines.push(l) }), signal: new AbortController().signal, now: () => new Date() };
+    const logger = createLogger({ write: (l) => lines.push(l) });
+    const env: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => new Date() };
     const slots = new Slots(1);
     const controller = new Controller(env, registry.handlers, slots);
     controller.upsert(structuredClone(body));
@@ -92,6 +97,7 @@ describe('Controller: failures', () => {
     assert.equal(calls, 1);
     const failures = lines.filter((l) => l.includes('processing failed'));
     assert.equal(failures.length, 1, lines.join('\n'));
-    assert.match(failures[0], /ERROR processing failed, retrying in 10s: PATCH: 422 annotations too long resource=myresources uid=u1/);
+    const want = /ERROR processing failed, retrying in 10s: PATCH: 422 too long resource=myresources uid=u1/;
+    assert.match(failures[0], want);
   });
 });

@@ -6,9 +6,12 @@ import { KubeError } from '../../src/runtime/kube/client.js';
 
 describe('errorPolicy', () => {
   it('retries the object after a fixed 10 s, whatever failed', () => {
-    const errors = [new Error('network'), new KubeError('forbidden', 403, undefined), new KubeError('invalid', 422, undefined)];
+    const errors = [
+      new Error('network'), new KubeError('forbidden', 403, undefined), new KubeError('invalid', 422, undefined),
+    ];
     for (const error of errors) {
-      assert.deepEqual(errorPolicy({ error, uid: 'u', object: undefined }), { kind: 'requeue', afterMs: FAILURE_RETRY_MS });
+      const want = { kind: 'requeue', afterMs: FAILURE_RETRY_MS };
+      assert.deepEqual(errorPolicy({ error, uid: 'u', object: undefined }), want);
     }
     assert.equal(FAILURE_RETRY_MS, 10_000);
   });

@@ -4,7 +4,9 @@ import { describe, it } from 'node:test';
 import { isNewer, Store } from '../../src/runtime/store.js';
 
 const at = (rv: string) => ({ metadata: { resourceVersion: rv } });
-const obj = (uid: string, rv: string) => ({ kind: 'MyResource', metadata: { uid, resourceVersion: rv, managedFields: [{}] } });
+const obj = (uid: string, rv: string) => ({
+  kind: 'MyResource', metadata: { uid, resourceVersion: rv, managedFields: [{}] },
+});
 
 describe('isNewer', () => {
   it('orders states by resourceVersion numerically (etcd revisions), any difference otherwise', () => {

@@ -6,9 +6,12 @@ import {
   initialState, transition, type Transition, type WatchedKind, type WatcherInput, type WatcherState,
 } from '../../src/runtime/watcher.js';
 
-const watched: WatchedKind = { apiVersion: 'example.com/v1', kind: 'MyResource', path: '/apis/example.com/v1/myresources' };
+const watched: WatchedKind = {
+  apiVersion: 'example.com/v1', kind: 'MyResource', path: '/apis/example.com/v1/myresources',
+};
 const obj = (uid: string, rv: string) => ({ metadata: { name: uid, uid, resourceVersion: rv } });
-const watching = (rv: string, failures = 0): Extract<WatcherState, { phase: 'watching' }> => ({ phase: 'watching', resourceVersion: rv, failures });
+type Watching = Extract<WatcherState, { phase: 'watching' }>;
+const watching = (rv: string, failures = 0): Watching => ({ phase: 'watching', resourceVersion: rv, failures });
 const event = (type: string, object: unknown): WatcherInput => ({ kind: 'event', event: { type, object } });
 
 /** The steps in a short form: `apply:<uid>@<rv>`, `delete:<uid>`, `listed:<uids>`. */
@@ -21,14 +24,16 @@ function steps(t: Transition): string[] {
 }
 
 describe('watcher: listing', () => {
-  it('delivers each page, stamps apiVersion/kind, then reports the uids and watches from the list resourceVersion', () => {
-    const first = transition(initialState(), { kind: 'page', page: { items: [obj('a', '1')], continueToken: 'c1', resourceVersion: '9' } }, watched);
+  it('delivers each page, stamps apiVersion/kind, reports the uids, then watches from the list resourceVersion', () => {
+    const page = { items: [obj('a', '1')], continueToken: 'c1', resourceVersion: '9' };
+    const first = transition(initialState(), { kind: 'page', page }, watched);
     assert.deepEqual(steps(first), ['apply:a@1']);
     assert.deepEqual(first.state.phase === 'listing' && first.state.continueToken, 'c1');
     const applied = first.steps[0];
     assert.ok(applied.kind === 'apply');
     assert.deepEqual([applied.object.apiVersion, applied.object.kind], ['example.com/v1', 'MyResource']);
-    const last = transition(first.state, { kind: 'page', page: { items: [obj('b', '2')], resourceVersion: '10' } }, watched);
+    const lastPage = { items: [obj('b', '2')], resourceVersion: '10' };
+    const last = transition(first.state, { kind: 'page', page: lastPage }, watched);
     assert.deepEqual(steps(last), ['apply:b@2', 'listed:a,b']);
     assert.deepEqual(last.state, watching('10'));
   });
@@ -63,14 +68,20 @@ describe('watcher: watching', () => {
     }
   });
   it('410 Gone, as an ERROR event or an HTTP status, relists at once', () => {
-    for (const input of [event('ERROR', { code: 410, message: 'too old' }), { kind: 'failed', error: new KubeError('gone', 410, undefined) } as const]) {
+    const inputs: WatcherInput[] = [
+      event('ERROR', { code: 410, message: 'too old' }),
+      { kind: 'failed', error: new KubeError('gone', 410, undefined) },
+    ];
+    for (const input of inputs) {
       const t = transition(watching('10', 2), input, watched);
       assert.deepEqual(t.state, { phase: 'listing', uids: new Set(), failures: 2 });
       assert.match(t.note?.message ?? '', /410 Gone, relisting/);
     }
   });
   it('another failure backs off (growing, capped at 10 s) and resumes from the same resourceVersion', () => {
-    const cases: { given: number; want: number }[] = [{ given: 0, want: 200 }, { given: 2, want: 800 }, { given: 9, want: 10_000 }];
+    const cases: { given: number; want: number }[] = [
+      { given: 0, want: 200 }, { given: 2, want: 800 }, { given: 9, want: 10_000 },
+    ];
     for (const { given, want } of cases) {
       for (const input of [{ kind: 'failed', error: new Error('reset') } as const, event('ERROR', { code: 500 })]) {
         const t = transition(watching('10', given), input, watched);

@@ -16,7 +16,11 @@ const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { nam
 
 function env(answer: (path: string, event: unknown) => unknown) {
   const lines: string[] = [];
-  const client = { async request(_m: string, path: string, options: { body: unknown }) { return answer(path, options.body); } };
+  const client = {
+    async request(_method: string, path: string, options: { body: unknown }) {
+      return answer(path, options.body);
+    },
+  };
   const exec: ResourceEnv = {
     client: client as unknown as KubeClient, resource, logger: createLogger({ write: (l) => lines.push(l) }),
     signal: new AbortController().signal, now: () => new Date('2026-01-01T00:00:00Z'),
@@ -48,7 +52,8 @@ describe('postEvent', () => {
       ['Warning', 'myappFailed', 'Handler myapp failed temporarily: db down, retry in 5s'],
     );
     assert.deepEqual(posted?.event.involvedObject, {
-      apiVersion: 'example.com/v1', kind: 'MyResource', name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: undefined,
+      apiVersion: 'example.com/v1', kind: 'MyResource', name: 'a', namespace: 'ns', uid: 'u1',
+      resourceVersion: undefined,
     });
   });
   it('a failure to post is only logged', async () => {

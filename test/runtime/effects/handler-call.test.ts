@@ -22,16 +22,19 @@ function setup(fn: (context: HandlerContext<unknown>) => unknown, options: { tim
   const registry = new Registry();
   defineHandler(resource, 'myapp').onCreate(fn, { registry, ...options });
   const handler = registry.handlers[0];
-  const step: RunStep = { kind: 'run', handler, key: 'myapp', cause: 'create', record: undefined, diff: [], old: undefined, new: undefined };
+  const step: RunStep = {
+    kind: 'run', handler, key: 'myapp', cause: 'create', record: undefined, diff: [], old: undefined, new: undefined,
+  };
   const abort = new AbortController();
   const env: ResourceEnv = {
-    client: {} as KubeClient, resource, logger: createLogger({ write: () => {} }), signal: abort.signal, now: () => new Date(),
+    client: {} as KubeClient, resource, logger: createLogger({ write: () => {} }), signal: abort.signal,
+    now: () => new Date(),
   };
   return { step, env, abort };
 }
 
 describe('runHandler', () => {
-  it('gives the handler a copy of the object, its names and a patch it can edit; the result is the status', async () => {
+  it('gives the handler a copy of the object, its names, a patch to edit; the result is the status', async () => {
     let seen: HandlerContext<unknown> | undefined;
     const { step, env } = setup((context) => {
       seen = context;
@@ -39,7 +42,8 @@ describe('runHandler', () => {
       return { phase: 'Ok' };
     });
     const result = await runHandler(env, step, body);
-    assert.deepEqual([seen?.name, seen?.namespace, seen?.uid, seen?.cause, seen?.retry], ['a', 'ns', 'u1', 'create', 0]);
+    const names = [seen?.name, seen?.namespace, seen?.uid, seen?.cause, seen?.retry];
+    assert.deepEqual(names, ['a', 'ns', 'u1', 'create', 0]);
     assert.notEqual(seen?.body, body, 'a copy');
     assert.equal(result.outcome.kind, 'success');
     assert.deepEqual(result.patch.status, { myapp: { phase: 'Ok' } });
@@ -78,7 +82,8 @@ describe('runHandler', () => {
 describe('failWithoutRunning', () => {
   it('records a permanent failure with the reason, no longer delayed', () => {
     const { step } = setup(() => undefined);
-    const record = { started: '2026-01-01T00:00:00Z', purpose: 'create' as const, retries: 3, delayed: '2026-01-01T00:01:00Z' };
+    const started = '2026-01-01T00:00:00Z';
+    const record = { started, purpose: 'create' as const, retries: 3, delayed: '2026-01-01T00:01:00Z' };
     const now = new Date('2026-01-01T00:02:00Z');
     const result = failWithoutRunning({ ...step, kind: 'fail', record, message: 'gave up after 3 attempt(s)' }, now);
     assert.equal(result.outcome.kind, 'permanent');

@@ -15,7 +15,8 @@ const resource = defineResource({
 function env() {
   const lines: string[] = [];
   const logger = createLogger({ level: 'debug', write: (l) => lines.push(l.slice(25)) }); // without the timestamp
-  const exec: ResourceEnv = { client: {} as KubeClient, resource, logger, signal: new AbortController().signal, now: () => new Date() };
+  const signal = new AbortController().signal;
+  const exec: ResourceEnv = { client: {} as KubeClient, resource, logger, signal, now: () => new Date() };
   return { exec, lines };
 }
 
@@ -35,7 +36,10 @@ describe('log lines', () => {
     const cases: { given: Outcome; want: string }[] = [
       { given: { kind: 'success' }, want: 'INFO  handler myapp succeeded' },
       { given: { kind: 'ignored', message: 'x' }, want: 'WARN  handler myapp failed, error ignored: x' },
-      { given: { kind: 'temporary', delay: 5, message: 'x' }, want: 'WARN  handler myapp failed temporarily, retry in 5s: x' },
+      {
+        given: { kind: 'temporary', delay: 5, message: 'x' },
+        want: 'WARN  handler myapp failed temporarily, retry in 5s: x',
+      },
       { given: { kind: 'permanent', message: 'x' }, want: 'ERROR handler myapp failed permanently: x' },
     ];
     for (const { given, want } of cases) {

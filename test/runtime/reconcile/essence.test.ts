@@ -15,7 +15,8 @@ describe('essence', () => {
   it('keeps spec, labels and foreign annotations; drops status, runtime metadata and our annotations', () => {
     const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
     const body = object({ team: 'x', [progressAnnotation('myapp')]: '{}', [lastApplied]: '{}' });
-    const metadata = { ...body.metadata, labels: { app: 'a' }, ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'o', uid: 'o' }] };
+    const ownerReferences = [{ apiVersion: 'v1', kind: 'X', name: 'o', uid: 'o' }];
+    const metadata = { ...body.metadata, labels: { app: 'a' }, ownerReferences };
     const want = { spec: { image: 'nginx' }, metadata: { labels: { app: 'a' }, annotations: { team: 'x' } } };
     assert.deepEqual(buildEssence({ ...body, metadata }), want);
   });

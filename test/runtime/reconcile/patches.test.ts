@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyMergePatch } from '../../../src/runtime/json.js';
-import { combinePatches, emptyPatch, outcomePatch, splitPatch, type ObjectPatch } from '../../../src/runtime/reconcile/patches.js';
+import {
+  combinePatches, emptyPatch, outcomePatch, splitPatch, type ObjectPatch,
+} from '../../../src/runtime/reconcile/patches.js';
 import { encodeProgress, type ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
@@ -37,8 +39,14 @@ describe('combinePatches', () => {
     };
     const cases: { first: ObjectPatch; second: ObjectPatch }[] = [
       { first: { status: { myapp: { phase: 'Ok' } } }, second: { metadata: { annotations: { a: null, c: '3' } } } },
-      { first: { metadata: { annotations: { a: '9' }, labels: { x: null } } }, second: { metadata: { annotations: { a: null } } } },
-      { first: { spec: { replicas: 2 } }, second: { spec: { replicas: null, image: 'httpd' }, status: { other: { n: 1 } } } },
+      {
+        first: { metadata: { annotations: { a: '9' }, labels: { x: null } } },
+        second: { metadata: { annotations: { a: null } } },
+      },
+      {
+        first: { spec: { replicas: 2 } },
+        second: { spec: { replicas: null, image: 'httpd' }, status: { other: { n: 1 } } },
+      },
       { first: { metadata: { finalizers: [] } }, second: { metadata: { finalizers: ['g'], resourceVersion: '5' } } },
       { first: {}, second: {} },
     ];
