@@ -1,0 +1,65 @@
+/** One reconcile: the Action it returns, and what it does with the store. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defineHandler, defineResource, Registry } from '../../../src/runtime/index.js';
+import { createLogger } from '../../../src/runtime/effects/log.js';
+import type { ResourceEnv } from '../../../src/runtime/env.js';
+import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js';
+import { Reconciler } from '../../../src/runtime/reconcile/reconciler.js';
+import { encodeProgress, progressAnnotation } from '../../../src/runtime/reconcile/progress.js';
+import { Store } from '../../../src/runtime/store.js';
+
+const resource = defineResource({
+  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
+  statusSubresource: true, printerColumns: [],
+});
+const now = new Date('2026-01-01T00:00:00Z');
+
+function setup(annotations: Record<string, string>, request: () => unknown) {
+  const registry = new Registry();
+  let calls = 0;
+  defineHandler(resource, 'myapp').onCreate(() => { calls++; }, { registry });
+  const store = new Store();
+  const metadata = { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5', annotations };
+  store.apply({ apiVersion: 'example.com/v1', kind: 'MyResource', metadata, spec: {} });
+  const client = { async request() { return request(); } } as unknown as KubeClient;
+  const logger = createLogger({ write: () => {} });
+  const env: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => now };
+  const gone: string[] = [];
+  const hooks = {
+    gone: (uid: string) => {
+      gone.push(uid);
+      store.delete(uid); // as the controller does
+    },
+    stopping: () => false,
+  };
+  const reconciler = new Reconciler(env, registry.handlers, store, hooks);
+  return { reconciler, store, gone, calls: () => calls };
+}
+
+describe('Reconciler', () => {
+  it('a handler delayed by its last attempt: requeue when it is due, nothing written', async () => {
+    const delayed = new Date(now.getTime() + 30_000).toISOString();
+    const record = encodeProgress({ started: now.toISOString(), purpose: 'create', retries: 1, delayed });
+    const { reconciler, calls } = setup({ [progressAnnotation('myapp')]: record }, () => assert.fail('no request'));
+    assert.deepEqual(await reconciler.reconcile('u1'), { kind: 'requeue', afterMs: 30_000 });
+    assert.equal(calls(), 0);
+  });
+  it('an object no longer known: done', async () => {
+    const { reconciler } = setup({}, () => assert.fail('no request'));
+    assert.deepEqual(await reconciler.reconcile('other'), { kind: 'done' });
+  });
+  it('a 404 on the write: the object is gone, forgotten everywhere', async () => {
+    const { reconciler, gone, calls, store } = setup({}, () => {
+      throw new KubeError('PATCH: 404', 404, undefined);
+    });
+    assert.deepEqual(await reconciler.reconcile('u1'), { kind: 'done' });
+    assert.deepEqual([gone, calls(), store.get('u1')], [['u1'], 1, undefined]);
+  });
+  it('a failure it cannot handle is thrown, for the error policy', async () => {
+    const { reconciler } = setup({}, () => {
+      throw new KubeError('PATCH: 403 forbidden', 403, undefined);
+    });
+    await assert.rejects(reconciler.reconcile('u1'), /403 forbidden/);
+  });
+});
