@@ -81,12 +81,13 @@ function message(error: unknown): string {
 
 function listPage(state: ListingState, page: ListPage, watched: WatchedKind): Transition {
   const steps: WatcherStep[] = [];
+  const uids = new Set(state.uids); // a copy per page: the state passed in stays as it was
   for (const item of page.items) {
-    state.uids.add(String(item.metadata?.uid));
+    uids.add(String(item.metadata?.uid));
     steps.push({ kind: 'apply', object: { apiVersion: watched.apiVersion, kind: watched.kind, ...item } });
   }
-  if (page.continueToken) return { state: { ...state, continueToken: page.continueToken }, steps };
-  steps.push({ kind: 'listed', uids: state.uids });
+  if (page.continueToken) return { state: { ...state, continueToken: page.continueToken, uids }, steps };
+  steps.push({ kind: 'listed', uids });
   return { state: { phase: 'watching', resourceVersion: page.resourceVersion, failures: 0 }, steps };
 }
 

@@ -35,6 +35,7 @@ describe('watcher: listing', () => {
     const lastPage = { items: [obj('b', '2')], resourceVersion: '10' };
     const last = transition(first.state, { kind: 'page', page: lastPage }, watched);
     assert.deepEqual(steps(last), ['apply:b@2', 'listed:a,b']);
+    assert.deepEqual(first.state.phase === 'listing' && [...first.state.uids], ['a'], 'the earlier state is unchanged');
     assert.deepEqual(last.state, watching('10'));
   });
   it('a failed list backs off (growing, capped at 30 s) and lists again from the first page', () => {
