@@ -94,7 +94,8 @@ class FailureLog {
   failed(what: string, error: unknown): void {
     const status = error instanceof KubeError ? error.status : undefined;
     const message = error instanceof Error ? error.message : String(error);
-    const kind = `${what} ${status ?? message}`;
+    // the same failure with other numbers in it (a timeout left, a port) is the same kind
+    const kind = `${what} ${status ?? message.replace(/\d+/g, 'N')}`;
     this.count++;
     if (kind === this.kind) {
       this.logger.debug(`${what} failed again (${this.count} in a row): ${message}`, this.fields);
@@ -164,7 +165,11 @@ export class LeaderElector {
     if (this.running) throw new Error(`${describeLease(this.ref)}: this elector is already running`);
     this.running = true;
     this.callbacks = callbacks;
-    const onAbort = () => this.wake();
+    // The term ends in the abort itself, not at the loop's next turn: the user's signal aborts at once.
+    const onAbort = () => {
+      this.stopLeading('stopping');
+      this.wake();
+    };
     signal.addEventListener('abort', onAbort);
     this.logger.info(`campaigning for ${describeLease(this.ref)}`, { identity: this.identity, ...this.timings });
     try {
