@@ -1,5 +1,5 @@
 export { LeaderElector, leaderTimings } from './leader-elector.js';
-export type { LeaderCallbacks, LeaderElectorOptions, LeaderRole, LeaderState } from './leader-elector.js';
+export type { LeaderCallbacks, LeaderElectorOptions, LeaderRole, LeaseClient, LeaderState } from './leader-elector.js';
 export { DEFAULT_TIMINGS, decideLease, releaseRecord, timingProblems } from './lease-decision.js';
 export type { LeaderTimings, LeaseStep, LeaseView } from './lease-decision.js';
 export { defaultIdentity, leaseNamespace, SERVICE_ACCOUNT_NAMESPACE } from './leader-identity.js';

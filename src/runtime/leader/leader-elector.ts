@@ -14,8 +14,11 @@ import {
   type Lease, type LeaseRecord, type LeaseRef,
 } from './lease-record.js';
 
+/** The one call the elector makes; a KubeClient is one. */
+export type LeaseClient = Pick<KubeClient, 'request'>;
+
 export interface LeaderElectorOptions extends Partial<LeaderTimings> {
-  client: KubeClient;
+  client: LeaseClient;
   /** The Lease's name (the caller derives a default, e.g. from the operator's name). */
   name: string;
   /** Else the service account's namespace, POD_NAMESPACE, 'default' (see leaseNamespace). */
@@ -116,7 +119,7 @@ export class LeaderElector {
   readonly identity: string;
   readonly ref: LeaseRef;
   readonly timings: LeaderTimings;
-  private readonly client: KubeClient;
+  private readonly client: LeaseClient;
   private readonly logger: Logger;
   private readonly failures: FailureLog;
   private observed: Observed | undefined;
