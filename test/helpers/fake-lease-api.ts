@@ -49,7 +49,8 @@ export class FakeLeaseApi {
 
   /** Writes the lease as another client would (a new resourceVersion). */
   store(lease: Lease): Lease {
-    this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.version) } };
+    const metadata = { ...lease.metadata, resourceVersion: String(++this.version) };
+    this.lease = { ...structuredClone(lease), metadata };
     return this.lease;
   }
 

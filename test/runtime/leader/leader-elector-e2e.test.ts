@@ -11,9 +11,11 @@ import { fileURLToPath } from 'node:url';
 import type { KubeClient } from '../../../src/runtime/kube.js';
 import { LeaderElector } from '../../../src/runtime/leader/leader-elector.js';
 import type { LeaderTimings } from '../../../src/runtime/leader/lease-decision.js';
-import { recordOf, type Lease, type LeaseRecord } from '../../../src/runtime/leader/lease-record.js';
+import { leasePath, recordOf, type Lease, type LeaseRecord } from '../../../src/runtime/leader/lease-record.js';
 import { TcpSwitch } from '../../helpers/tcp-switch.js';
-import { eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../../support/envtest.js';
+import {
+  eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster,
+} from '../../support/envtest.js';
 import { captureLogger, namespace, type CapturedLogger } from '../../support/operator.js';
 
 const timings: LeaderTimings = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
@@ -28,7 +30,8 @@ const switches: TcpSwitch[] = [];
 
 /** When the test reads a lease it also notes the time: all candidates run on this machine's clock. */
 async function lease(name: string): Promise<LeaseRecord> {
-  return recordOf(await cluster!.client.request<Lease>('GET', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${name}`));
+  const path = leasePath({ namespace: ns, name });
+  return recordOf(await cluster!.client.request<Lease>('GET', path));
 }
 
 interface Candidate {
@@ -48,7 +51,9 @@ function candidate(leaseName: string, identity: string, client: KubeClient = clu
   const logger = captureLogger();
   const elector = new LeaderElector({ client, name: leaseName, namespace: ns, identity, logger, ...timings });
   const stop = new AbortController();
-  const c: Candidate = { elector, stop, logger, started: [], stopped: [], drained: [], leaders: [], done: Promise.resolve() };
+  const c: Candidate = {
+    elector, stop, logger, started: [], stopped: [], drained: [], leaders: [], done: Promise.resolve(),
+  };
   c.done = elector.run(stop.signal, {
     onStartedLeading: (signal) => {
       c.started.push(Date.now());
@@ -68,13 +73,25 @@ function candidate(leaseName: string, identity: string, client: KubeClient = clu
 
 const leading = (c: Candidate) => (c.elector.isLeader() ? true : undefined);
 
+interface ChildEvent {
+  event: string;
+  at: number;
+}
+
+interface Child {
+  child: ChildProcess;
+  events: ChildEvent[];
+}
+
 /** A candidate in a child process, for SIGKILL; resolves once it leads. */
-async function childCandidate(leaseName: string, identity: string): Promise<{ child: ChildProcess; events: { event: string; at: number }[] }> {
+async function childCandidate(leaseName: string, identity: string): Promise<Child> {
   const script = fileURLToPath(new URL('../../helpers/leader-child.js', import.meta.url));
-  const env = { ...process.env, LEADER_CHILD: JSON.stringify({ kubeconfig: cluster!.kubeconfig, namespace: ns, name: leaseName, identity, ...timings }) };
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', process.env.KOPFGEN_E2E_LOG === '1' ? 'inherit' : 'ignore'] });
+  const options = { kubeconfig: cluster!.kubeconfig, namespace: ns, name: leaseName, identity, ...timings };
+  const env = { ...process.env, LEADER_CHILD: JSON.stringify(options) };
+  const stderr = process.env.KOPFGEN_E2E_LOG === '1' ? 'inherit' : 'ignore';
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', stderr] });
   children.push(child);
-  const events: { event: string; at: number }[] = [];
+  const events: ChildEvent[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     buffered += chunk.toString('utf8');
@@ -82,7 +99,8 @@ async function childCandidate(leaseName: string, identity: string): Promise<{ ch
     buffered = lines.pop() ?? '';
     for (const line of lines) if (line.trim()) events.push(JSON.parse(line));
   });
-  await eventually(`${identity} to lead`, async () => (events.some((e) => e.event === 'started') ? true : undefined), 20_000);
+  const started = async () => (events.some((e) => e.event === 'started') ? true : undefined);
+  await eventually(`${identity} to lead`, started, 20_000);
   return { child, events };
 }
 
@@ -103,7 +121,7 @@ describe('leader election on a Lease, against a real API server', { skip }, () =
   it('two candidates on one lease: exactly one leads, the other knows it', { timeout: TEST_TIMEOUT }, async () => {
     const a = candidate('one', 'a_1');
     const b = candidate('one', 'b_1');
-    const leader = await eventually('a leader', async () => (a.elector.isLeader() ? a : b.elector.isLeader() ? b : undefined));
+    const leader = await eventually('a leader', async () => [a, b].find((c) => c.elector.isLeader()));
     const standby = leader === a ? b : a;
     // Watch it over two lease durations (many renews and standby looks): never two leaders, never none.
     const until = Date.now() + 2 * timings.leaseDurationMs;
@@ -124,7 +142,9 @@ describe('leader election on a Lease, against a real API server', { skip }, () =
     assert.equal(standby.started.length, 0);
   });
 
-  it('a graceful stop drains, releases, and the standby takes over within a retry period', { timeout: TEST_TIMEOUT }, async () => {
+  it('a graceful stop drains, releases, and the standby takes over within a retry period', {
+    timeout: TEST_TIMEOUT,
+  }, async () => {
     const drainMs = 300;
     const a = candidate('graceful', 'a_2', cluster!.client, drainMs);
     await eventually('a to lead', async () => leading(a));
@@ -147,7 +167,9 @@ describe('leader election on a Lease, against a real API server', { skip }, () =
     assert.equal(record.leaseDurationSeconds, 3);
   });
 
-  it('a leader killed with SIGKILL is replaced after the lease duration, not before', { timeout: TEST_TIMEOUT }, async () => {
+  it('a leader killed with SIGKILL is replaced after the lease duration, not before', {
+    timeout: TEST_TIMEOUT,
+  }, async () => {
     const { child, events } = await childCandidate('killed', 'k_3');
     const b = candidate('killed', 'b_3');
     await eventually('b to see k', async () => (b.leaders.includes('k_3') ? true : undefined));
@@ -162,8 +184,9 @@ describe('leader election on a Lease, against a real API server', { skip }, () =
     const fromKill = b.started[0] - killedAt;
     const fromRenew = b.started[0] - last.renewTime;
     console.log(`SIGKILL takeover: ${fromKill} ms after the kill, ${fromRenew} ms after the last renew`);
-    assert.ok(fromRenew >= timings.leaseDurationMs, `not before the lease duration after the last renew (${fromRenew} ms)`);
-    assert.ok(fromKill <= timings.leaseDurationMs + timings.retryPeriodMs + MARGIN_MS, `within lease + retry (${fromKill} ms)`);
+    assert.ok(fromRenew >= timings.leaseDurationMs, `not before a lease duration after the last renew (${fromRenew})`);
+    const bound = timings.leaseDurationMs + timings.retryPeriodMs + MARGIN_MS;
+    assert.ok(fromKill <= bound, `within lease + retry (${fromKill} ms)`);
     assert.ok(!events.some((e) => e.event === 'exited'));
     const record = await lease('killed');
     assert.equal(record.holderIdentity, 'b_3');
@@ -185,12 +208,14 @@ describe('leader election on a Lease, against a real API server', { skip }, () =
     await eventually('a to stop leading', async () => (a.stopped.length ? true : undefined), 10_000);
     const last = await lease('cut');
     const stoppedAfter = a.stopped[0] - cutAt;
-    console.log(`cut-off leader stopped ${stoppedAfter} ms after the cut, ${a.stopped[0] - last.renewTime} ms after its last renew`);
-    assert.ok(a.stopped[0] - last.renewTime <= timings.renewDeadlineMs + 100, 'at the renew deadline of the last renew');
-    assert.ok(stoppedAfter <= timings.renewDeadlineMs + 100, `within the renew deadline of the cut (${stoppedAfter} ms)`);
+    const afterRenew = a.stopped[0] - last.renewTime;
+    console.log(`cut-off leader stopped ${stoppedAfter} ms after the cut, ${afterRenew} ms after its last renew`);
+    assert.ok(afterRenew <= timings.renewDeadlineMs + 100, 'at the renew deadline of the last renew');
+    assert.ok(stoppedAfter <= timings.renewDeadlineMs + 100, `within the renew deadline of the cut (${stoppedAfter})`);
     assert.equal(a.elector.isLeader(), false);
     await eventually('b to take over', async () => leading(b), 10_000);
-    console.log(`standby took over ${b.started[0] - cutAt} ms after the cut, ${b.started[0] - a.stopped[0]} ms after a stopped`);
+    const gap = b.started[0] - a.stopped[0];
+    console.log(`standby took over ${b.started[0] - cutAt} ms after the cut, ${gap} ms after a stopped`);
     assert.ok(b.started[0] - last.renewTime >= timings.leaseDurationMs, 'b waited out the lease');
     assert.ok(b.started[0] > a.stopped[0], 'never two leaders');
     const warnings = a.logger.lines.filter((l) => / WARN /.test(l) && l.includes('failed'));

@@ -16,7 +16,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function start(api: FakeLeaseApi, drainMs = 0) {
   const logger = captureLogger();
-  const elector = new LeaderElector({ client: api, name: 'op', namespace: 'ns', identity: 'me_1', logger, ...timings });
+  const options = { client: api, name: 'op', namespace: 'ns', identity: 'me_1', logger, ...timings };
+  const elector = new LeaderElector(options);
   const stop = new AbortController();
   const seen = { started: [] as number[], stopped: [] as number[], drained: [] as number[], leaders: [] as string[] };
   const signals: AbortSignal[] = [];
@@ -40,11 +41,22 @@ function steal(api: FakeLeaseApi, holder = 'other_2'): void {
   const lease = api.lease;
   assert.ok(lease);
   const now = formatMicroTime(Date.now());
-  api.store({ ...lease, spec: { ...lease.spec, holderIdentity: holder, acquireTime: now, renewTime: now, leaseDurationSeconds: 1 } });
+  const spec = { ...lease.spec, holderIdentity: holder, acquireTime: now, renewTime: now, leaseDurationSeconds: 1 };
+  api.store({ ...lease, spec });
+}
+
+const recordIn = (api: FakeLeaseApi) => recordOf(api.lease ?? { metadata: { name: 'op' } });
+const holder = (api: FakeLeaseApi) => recordIn(api).holderIdentity;
+
+/** The term ended at the renew deadline of the last renew that reached the server, not later. */
+function assertAtDeadline(api: FakeLeaseApi, stoppedAt: number): void {
+  const late = stoppedAt - recordIn(api).renewTime;
+  const { renewDeadlineMs } = timings;
+  assert.ok(late >= renewDeadlineMs && late <= renewDeadlineMs + 50, `stopped ${late} ms after the last renew`);
 }
 
 describe('LeaderElector loop', () => {
-  it('a lone candidate creates the lease and renews it by PUT on its own resourceVersion, no GET per renew', async () => {
+  it('a lone candidate creates the lease, renews by PUT on its own resourceVersion, no GET per renew', async () => {
     const api = new FakeLeaseApi();
     const c = start(api);
     await eventually('leading', async () => (c.elector.isLeader() ? true : undefined), 2_000);
@@ -57,7 +69,7 @@ describe('LeaderElector loop', () => {
     assert.ok(api.count('PUT', since) >= 4, `renews every retry period (${api.count('PUT', since)} PUTs in 1.1 s)`);
     assert.equal(c.seen.started.length, 1);
     assert.deepEqual(c.seen.leaders, ['me_1']);
-    const record = recordOf(api.lease ?? { metadata: { name: 'op' } });
+    const record = recordIn(api);
     assert.equal(record.holderIdentity, '', 'released on stop');
     assert.equal(record.leaseDurationSeconds, 1);
     assert.equal(record.leaseTransitions, 0);
@@ -81,7 +93,7 @@ describe('LeaderElector loop', () => {
     assert.equal(api.requests[conflict + 1]?.method, 'GET', 'reads right after the conflict');
     c.stop.abort();
     await c.done;
-    assert.equal(recordOf(api.lease ?? { metadata: { name: 'op' } }).holderIdentity, 'other_2', 'not ours: not released');
+    assert.equal(holder(api), 'other_2', 'not ours: not released');
   });
 
   it("after a lost term it seeks no new term before the old term's work settled", async () => {
@@ -91,7 +103,7 @@ describe('LeaderElector loop', () => {
     steal(api); // and never renewed: expired for us a lease duration after we see it
     await eventually('leading again', async () => (c.seen.started.length === 2 ? true : undefined), 5_000);
     assert.ok(c.seen.started[1] >= c.seen.drained[0], 'the new term starts after the old work drained');
-    assert.equal(recordOf(api.lease ?? { metadata: { name: 'op' } }).leaseTransitions, 1);
+    assert.equal(recordIn(api).leaseTransitions, 1);
     c.stop.abort();
     await c.done;
   });
@@ -105,30 +117,30 @@ describe('LeaderElector loop', () => {
     assert.equal(c.elector.isLeader(), false);
     assert.ok(c.signals[0].aborted, 'aborted in the abort itself');
     await c.done;
-    const renewsWhileDraining = api.requests.filter((r) => r.method === 'PUT' && r.at > stoppedAt && r.at < c.seen.drained[0]);
+    const draining = (r: { at: number }) => r.at > stoppedAt && r.at < c.seen.drained[0];
+    const renewsWhileDraining = api.requests.filter((r) => r.method === 'PUT' && draining(r));
     assert.ok(renewsWhileDraining.length >= 3, `${renewsWhileDraining.length} renews while draining`);
     const release = api.requests.at(-1);
     assert.equal(release?.method, 'PUT');
     assert.ok((release?.at ?? 0) >= c.seen.drained[0], 'released after the drain');
-    assert.equal(recordOf(api.lease ?? { metadata: { name: 'op' } }).holderIdentity, '');
+    assert.equal(recordIn(api).holderIdentity, '');
     assert.equal(c.seen.stopped.length, 1);
   });
 
-  it('an API that fails every request: stops at the renew deadline, one line per kind of failure, recovers', async () => {
+  it('an API failing every request: stops at the renew deadline, one line per kind of failure, recovers', async () => {
     const api = new FakeLeaseApi();
     const c = start(api);
     await eventually('leading', async () => (c.elector.isLeader() ? true : undefined), 2_000);
     api.failing = 500;
     await eventually('stopped', async () => (c.seen.stopped.length ? true : undefined), 2_000);
-    const lastRenew = recordOf(api.lease ?? { metadata: { name: 'op' } }).renewTime;
-    const late = c.seen.stopped[0] - lastRenew;
-    assert.ok(late >= timings.renewDeadlineMs && late <= timings.renewDeadlineMs + 50, `stopped ${late} ms after the last renew`);
+    assertAtDeadline(api, c.seen.stopped[0]);
     await sleep(1_000);
     api.failing = undefined;
     await eventually('leading again', async () => (c.seen.started.length === 2 ? true : undefined), 3_000);
     const warnings = c.logger.lines.filter((l) => l.includes(' WARN ') && l.includes('failed'));
     assert.ok(api.requests.filter((r) => r.status === 500).length >= 5);
-    assert.deepEqual(warnings.map((l) => /(renewing|reading) lease/.exec(l)?.[1]), ['renewing', 'reading'], warnings.join('\n'));
+    const kinds = warnings.map((l) => /(renewing|reading) lease/.exec(l)?.[1]);
+    assert.deepEqual(kinds, ['renewing', 'reading'], warnings.join('\n'));
     assert.ok(c.logger.lines.some((l) => /reading lease ns\/op works again after \d+ failed attempts/.test(l)));
     c.stop.abort();
     await c.done;
@@ -140,9 +152,7 @@ describe('LeaderElector loop', () => {
     await eventually('leading', async () => (c.elector.isLeader() ? true : undefined), 2_000);
     api.failing = 0;
     await eventually('stopped', async () => (c.seen.stopped.length ? true : undefined), 2_000);
-    const lastRenew = recordOf(api.lease ?? { metadata: { name: 'op' } }).renewTime;
-    const late = c.seen.stopped[0] - lastRenew;
-    assert.ok(late >= timings.renewDeadlineMs && late <= timings.renewDeadlineMs + 50, `stopped ${late} ms after the last renew`);
+    assertAtDeadline(api, c.seen.stopped[0]);
     c.stop.abort();
     await c.done;
   });
@@ -150,7 +160,9 @@ describe('LeaderElector loop', () => {
   it('refuses timings client-go refuses, naming each problem', () => {
     const logger = captureLogger();
     assert.throws(
-      () => new LeaderElector({ client: new FakeLeaseApi(), name: 'op', logger, leaseDurationMs: 2_000, renewDeadlineMs: 2_000 }),
+      () => new LeaderElector({
+        client: new FakeLeaseApi(), name: 'op', logger, leaseDurationMs: 2_000, renewDeadlineMs: 2_000,
+      }),
       /leaseDurationMs \(2000\) must be greater than renewDeadlineMs \(2000\)/,
     );
   });

@@ -19,7 +19,8 @@ describe('defaultIdentity', () => {
 
   it('two processes with one pod name get different identities', () => {
     const env = { POD_NAME: 'op' };
-    assert.notEqual(defaultIdentity({ ...surroundings(env), random: () => 'a' }), defaultIdentity({ ...surroundings(env), random: () => 'b' }));
+    const first = defaultIdentity({ ...surroundings(env), random: () => 'a' });
+    assert.notEqual(first, defaultIdentity({ ...surroundings(env), random: () => 'b' }));
     const real = { ...processSurroundings, env };
     assert.match(defaultIdentity(real), /^op_[0-9a-f-]{36}$/);
     assert.notEqual(defaultIdentity(real), defaultIdentity(real));
@@ -28,11 +29,20 @@ describe('defaultIdentity', () => {
 
 describe('leaseNamespace', () => {
   const sa = { [SERVICE_ACCOUNT_NAMESPACE]: 'team-ops\n' };
-  const cases: { name: string; option?: string; env: Record<string, string>; files?: Record<string, string>; want: string }[] = [
+  interface Case {
+    name: string;
+    option?: string;
+    env: Record<string, string>;
+    files?: Record<string, string>;
+    want: string;
+  }
+  const cases: Case[] = [
     { name: 'the option first', option: 'flagged', env: { POD_NAMESPACE: 'x' }, files: sa, want: 'flagged' },
     { name: 'else the service account namespace file', env: { POD_NAMESPACE: 'x' }, files: sa, want: 'team-ops' },
     { name: 'else POD_NAMESPACE', env: { POD_NAMESPACE: 'from-env' }, want: 'from-env' },
     { name: "else 'default'", env: {}, want: 'default' },
   ];
-  for (const c of cases) it(c.name, () => assert.equal(leaseNamespace(c.option, surroundings(c.env, c.files)), c.want));
+  for (const c of cases) {
+    it(c.name, () => assert.equal(leaseNamespace(c.option, surroundings(c.env, c.files)), c.want));
+  }
 });

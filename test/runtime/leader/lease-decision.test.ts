@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideLease, releaseRecord, timingProblems, type LeaderTimings, type LeaseStep } from '../../../src/runtime/leader/lease-decision.js';
+import {
+  decideLease, releaseRecord, timingProblems, type LeaderTimings, type LeaseStep,
+} from '../../../src/runtime/leader/lease-decision.js';
 import type { LeaseRecord } from '../../../src/runtime/leader/lease-record.js';
 
 const timings: LeaderTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
@@ -8,7 +10,14 @@ const me = 'pod-a_1';
 const T = 1_000_000; // local clock, ms
 
 function held(holder: string, renewTime: number, extra: Partial<LeaseRecord> = {}): LeaseRecord {
-  return { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: 500_000, renewTime, leaseTransitions: 3, ...extra };
+  return {
+    holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: 500_000, renewTime, leaseTransitions: 3, ...extra,
+  };
+}
+
+/** What we write: our identity, our duration, renewed now. */
+function mine(extra: Pick<LeaseRecord, 'acquireTime' | 'leaseTransitions'>): LeaseRecord {
+  return { holderIdentity: me, leaseDurationSeconds: 15, renewTime: T, ...extra };
 }
 
 interface Case {
@@ -23,7 +32,7 @@ const cases: Case[] = [
   {
     name: 'no lease: create it, holding it, transitions 0',
     now: T, record: undefined, observedAt: T,
-    want: { kind: 'create', record: { holderIdentity: me, leaseDurationSeconds: 15, acquireTime: T, renewTime: T, leaseTransitions: 0 } },
+    want: { kind: 'create', record: mine({ acquireTime: T, leaseTransitions: 0 }) },
   },
   {
     name: 'another holder, seen 1 s ago: wait one retry period',
@@ -46,7 +55,7 @@ const cases: Case[] = [
     now: T, record: held('pod-b_2', T + 3_600_000), observedAt: T - 15_000,
     want: {
       kind: 'takeOver', previous: 'pod-b_2',
-      record: { holderIdentity: me, leaseDurationSeconds: 15, acquireTime: T, renewTime: T, leaseTransitions: 4 },
+      record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
   {
@@ -54,7 +63,7 @@ const cases: Case[] = [
     now: T, record: held('pod-b_2', T - 15_000), observedAt: T - 15_000,
     want: {
       kind: 'takeOver', previous: 'pod-b_2',
-      record: { holderIdentity: me, leaseDurationSeconds: 15, acquireTime: T, renewTime: T, leaseTransitions: 4 },
+      record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
   {
@@ -62,7 +71,7 @@ const cases: Case[] = [
     now: T, record: held('pod-b_2', T - 6_000, { leaseDurationSeconds: 5 }), observedAt: T - 6_000,
     want: {
       kind: 'takeOver', previous: 'pod-b_2',
-      record: { holderIdentity: me, leaseDurationSeconds: 15, acquireTime: T, renewTime: T, leaseTransitions: 4 },
+      record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
   {
@@ -70,18 +79,18 @@ const cases: Case[] = [
     now: T, record: held('', T, { leaseDurationSeconds: 1 }), observedAt: T,
     want: {
       kind: 'takeOver', previous: '',
-      record: { holderIdentity: me, leaseDurationSeconds: 15, acquireTime: T, renewTime: T, leaseTransitions: 4 },
+      record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
   {
     name: 'ours, renewed 2 s ago: renew, keeping acquireTime and transitions',
     now: T, record: held(me, T - 2_000), observedAt: T - 2_000,
-    want: { kind: 'renew', record: { holderIdentity: me, leaseDurationSeconds: 15, acquireTime: 500_000, renewTime: T, leaseTransitions: 3 } },
+    want: { kind: 'renew', record: mine({ acquireTime: 500_000, leaseTransitions: 3 }) },
   },
   {
     name: 'ours, 1 ms before the renew deadline: still renew',
     now: T, record: held(me, T - 9_999), observedAt: T - 9_999,
-    want: { kind: 'renew', record: { holderIdentity: me, leaseDurationSeconds: 15, acquireTime: 500_000, renewTime: T, leaseTransitions: 3 } },
+    want: { kind: 'renew', record: mine({ acquireTime: 500_000, leaseTransitions: 3 }) },
   },
   {
     name: 'ours, renew deadline reached: step down, wait until the lease expired for everyone',
@@ -99,7 +108,7 @@ const cases: Case[] = [
     now: T, record: held(me, T - 15_000), observedAt: T - 15_000,
     want: {
       kind: 'takeOver', previous: me,
-      record: { holderIdentity: me, leaseDurationSeconds: 15, acquireTime: T, renewTime: T, leaseTransitions: 4 },
+      record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
 ];
@@ -107,7 +116,8 @@ const cases: Case[] = [
 describe('decideLease', () => {
   for (const c of cases) {
     it(c.name, () => {
-      assert.deepEqual(decideLease({ now: c.now, record: c.record, observedAt: c.observedAt, identity: me, timings }), c.want);
+      const view = { now: c.now, record: c.record, observedAt: c.observedAt, identity: me, timings };
+      assert.deepEqual(decideLease(view), c.want);
     });
   }
 
@@ -115,7 +125,8 @@ describe('decideLease', () => {
     // the standby saw our write no earlier than we sent it (renewTime); sweep observation delays
     for (const seenAfter of [0, 1, 500, 1_999]) {
       const record = held(me, T);
-      const standby = (now: number) => decideLease({ now, record, observedAt: T + seenAfter, identity: 'pod-b_2', timings }).kind;
+      const observedAt = T + seenAfter;
+      const standby = (now: number) => decideLease({ now, record, observedAt, identity: 'pod-b_2', timings }).kind;
       const leader = (now: number) => decideLease({ now, record, observedAt: T, identity: me, timings }).kind;
       const firstTakeOver = [...Array(20_000).keys()].map((ms) => T + ms).find((now) => standby(now) === 'takeOver');
       const firstStepDown = [...Array(20_000).keys()].map((ms) => T + ms).find((now) => leader(now) === 'stepDown');
@@ -141,7 +152,10 @@ describe('releaseRecord', () => {
 describe('timingProblems', () => {
   const cases: { name: string; timings: LeaderTimings; want: string[] }[] = [
     { name: 'client-go defaults are fine', timings, want: [] },
-    { name: 'short test timings are fine', timings: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 }, want: [] },
+    {
+      name: 'short test timings are fine',
+      timings: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 }, want: [],
+    },
     {
       name: 'renew deadline not below the lease duration',
       timings: { leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },

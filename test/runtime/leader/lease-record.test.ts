@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  formatMicroTime, leasePath, newLease, parseMicroTime, recordOf, sameRecord, updatedLease, type Lease, type LeaseRecord,
+  formatMicroTime, leasePath, newLease, parseMicroTime, recordOf, sameRecord, updatedLease,
+  type Lease, type LeaseRecord,
 } from '../../../src/runtime/leader/lease-record.js';
 
 const at = Date.parse('2026-12-03T08:29:13.123Z');
-const record: LeaseRecord = { holderIdentity: 'pod-a_1', leaseDurationSeconds: 15, acquireTime: at, renewTime: at + 2_000, leaseTransitions: 2 };
+const record: LeaseRecord = {
+  holderIdentity: 'pod-a_1', leaseDurationSeconds: 15, acquireTime: at, renewTime: at + 2_000, leaseTransitions: 2,
+};
 
 describe('MicroTime', () => {
   const cases: { text: string | undefined; want: number | undefined }[] = [
@@ -51,7 +54,9 @@ describe('the Lease and its record', () => {
   });
 
   it('a released record leaves holderIdentity out', () => {
-    const observed: Lease = { metadata: { name: 'my-operator', resourceVersion: '42' }, spec: { holderIdentity: 'pod-a_1' } };
+    const observed: Lease = {
+      metadata: { name: 'my-operator', resourceVersion: '42' }, spec: { holderIdentity: 'pod-a_1' },
+    };
     const lease = updatedLease(observed, { ...record, holderIdentity: '', leaseDurationSeconds: 1 });
     assert.ok(!('holderIdentity' in (lease.spec ?? {})));
     assert.equal(recordOf(lease).holderIdentity, '');
@@ -65,7 +70,8 @@ describe('the Lease and its record', () => {
 
   it('records compare by every field', () => {
     assert.ok(sameRecord(record, { ...record }));
-    for (const change of [{ renewTime: at }, { holderIdentity: 'x' }, { leaseTransitions: 3 }, { leaseDurationSeconds: 1 }]) {
+    const changes = [{ renewTime: at }, { holderIdentity: 'x' }, { leaseTransitions: 3 }, { leaseDurationSeconds: 1 }];
+    for (const change of changes) {
       assert.ok(!sameRecord(record, { ...record, ...change }), JSON.stringify(change));
     }
   });
