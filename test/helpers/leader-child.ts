@@ -1,7 +1,8 @@
 /**
- * One leader-election candidate in its own process, so a test can `kill -9` it: the lease is then
- * neither renewed nor released. Reads LEADER_CHILD (JSON: kubeconfig, namespace, name, identity, timings)
- * and prints one JSON line per event on stdout: ready, started, stopped, leader.
+ * One leader-election candidate in its own process, so a test can signal it: SIGTERM stops it
+ * gracefully (release), SIGKILL leaves the lease neither renewed nor released. Reads LEADER_CHILD
+ * (JSON: kubeconfig, namespace, name, identity, timings) and prints one JSON line per event on stdout:
+ * ready, leader, started, stopped, exited.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/runtime/kube.js';
@@ -9,7 +10,7 @@ import { LeaderElector } from '../../src/runtime/leader/leader-elector.js';
 import type { LeaderTimings } from '../../src/runtime/leader/lease-decision.js';
 import { createLogger } from '../../src/runtime/log.js';
 
-interface ChildOptions extends LeaderTimings {
+interface ChildOptions extends Partial<LeaderTimings> {
   kubeconfig: string;
   namespace: string;
   name: string;
@@ -22,9 +23,10 @@ const say = (event: string, fields: Record<string, unknown> = {}) => {
 };
 const config = new KubeConfig();
 config.loadFromFile(options.kubeconfig);
+const client = new KubeClient(config);
 const elector = new LeaderElector({
   ...options,
-  client: new KubeClient(config),
+  client,
   logger: createLogger({ level: 'debug', prefix: options.identity }),
 });
 const stop = new AbortController();
@@ -35,4 +37,5 @@ await elector.run(stop.signal, {
   onStoppedLeading: () => say('stopped'),
   onNewLeader: (identity) => say('leader', { identity }),
 });
+client.close();
 say('exited');

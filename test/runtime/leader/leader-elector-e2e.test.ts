@@ -84,9 +84,10 @@ interface Child {
 }
 
 /** A candidate in a child process, for SIGKILL; resolves once it leads. */
-async function childCandidate(leaseName: string, identity: string): Promise<Child> {
+async function childCandidate(leaseName: string, identity: string, times: Partial<LeaderTimings> = timings,
+): Promise<Child> {
   const script = fileURLToPath(new URL('../../helpers/leader-child.js', import.meta.url));
-  const options = { kubeconfig: cluster!.kubeconfig, namespace: ns, name: leaseName, identity, ...timings };
+  const options = { kubeconfig: cluster!.kubeconfig, namespace: ns, name: leaseName, identity, ...times };
   const env = { ...process.env, LEADER_CHILD: JSON.stringify(options) };
   const stderr = process.env.KOPFGEN_E2E_LOG === '1' ? 'inherit' : 'ignore';
   const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', stderr] });
@@ -165,6 +166,35 @@ describe('leader election on a Lease, against a real API server', { skip }, () =
     assert.equal(record.holderIdentity, 'b_2');
     assert.equal(record.leaseTransitions, 1);
     assert.equal(record.leaseDurationSeconds, 3);
+  });
+
+  it('with the default timings (15 s, 10 s, 2 s), SIGTERM of the leader hands over within 3 s', {
+    timeout: TEST_TIMEOUT,
+  }, async () => {
+    const { child, events } = await childCandidate('sigterm', 't_5', {});
+    const logger = captureLogger();
+    const b = new LeaderElector({ client: cluster!.client, name: 'sigterm', namespace: ns, identity: 'b_5', logger });
+    const stop = new AbortController();
+    let startedAt = 0;
+    const done = b.run(stop.signal, {
+      onStartedLeading: () => { startedAt = Date.now(); },
+      onStoppedLeading: () => undefined,
+    });
+    try {
+      await eventually('b to see t', async () => (b.state().holder === 't_5' ? true : undefined));
+      const termAt = Date.now();
+      child.kill('SIGTERM');
+      await eventually('b to lead', async () => (b.isLeader() ? true : undefined), 10_000);
+      console.log(`SIGTERM handover with default timings: ${startedAt - termAt} ms`);
+      assert.ok(startedAt - termAt <= 3_000, `${startedAt - termAt} ms`);
+      await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(undefined)));
+      const terms = events.map((e) => e.event).filter((e) => e !== 'leader');
+      assert.deepEqual(terms, ['ready', 'started', 'stopped', 'exited'], 'stopped leading, released, exited');
+      assert.equal(child.exitCode, 0);
+    } finally {
+      stop.abort();
+      await done;
+    }
   });
 
   it('a leader killed with SIGKILL is replaced after the lease duration, not before', {
