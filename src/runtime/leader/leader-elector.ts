@@ -162,7 +162,9 @@ export class LeaderElector {
    * Campaigns for the lease until `signal` aborts: leads while it holds the lease, stands by otherwise,
    * and campaigns again after a lost term. On abort it stops leading at once, keeps renewing until the
    * work of the term settles, then releases the lease (client-go's ReleaseOnCancel) so a standby takes
-   * over at its next look, about one retry period. Resolves when all that is done.
+   * over at its next look, about one retry period. Resolves when all that is done; with an API server
+   * that does not answer, at most two renew deadlines after the work settled (a renew on the wire, the
+   * release).
    */
   async run(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<void> {
     if (this.running) throw new Error(`${describeLease(this.ref)}: this elector is already running`);
@@ -280,19 +282,27 @@ export class LeaderElector {
     }
   }
 
-  /** client-go's release(): on a graceful stop, an empty holder and a 1 s duration, so a standby needn't wait. */
+  /**
+   * client-go's release(): on a graceful stop, an empty holder and a 1 s duration, so a standby needn't
+   * wait out the lease. It is a PUT on our last resourceVersion, so it is harmless even past our renew
+   * deadline: it applies only if nobody has written the lease since our last write.
+   */
   private async release(): Promise<void> {
     const observed = this.observed;
     const record = releaseRecord(Date.now(), observed?.record, this.identity);
     if (!observed?.lease || !record) return;
-    const remaining = observed.at + this.timings.renewDeadlineMs - Date.now();
-    if (remaining <= 0) return; // past our deadline the lease is not ours to write; it expires by itself
     try {
       const body = updatedLease(observed.lease, record);
-      const lease = await this.client.request<Lease>('PUT', leasePath(this.ref), { body, timeoutMs: remaining });
+      const timeoutMs = this.timings.renewDeadlineMs;
+      const lease = await this.client.request<Lease>('PUT', leasePath(this.ref), { body, timeoutMs });
       this.observed = { lease, record: recordOf(lease), at: Date.now() };
       this.logger.info(`released ${describeLease(this.ref)}`, { identity: this.identity });
     } catch (error) {
+      if (error instanceof KubeError && error.status === 409) {
+        const message = `${describeLease(this.ref)} changed hands before we released it`;
+        this.logger.info(message, { identity: this.identity });
+        return;
+      }
       this.logger.warn(`releasing ${describeLease(this.ref)} failed: ${(error as Error).message}; `
         + `a standby takes over when it expires (${this.timings.leaseDurationMs} ms)`, { identity: this.identity });
     }

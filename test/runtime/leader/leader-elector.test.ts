@@ -157,6 +157,21 @@ describe('LeaderElector loop', () => {
     await c.done;
   });
 
+  it('a stop while the API server does not answer: run() ends within two renew deadlines, says why', async () => {
+    const api = new FakeLeaseApi();
+    const c = start(api);
+    await eventually('leading', async () => (c.elector.isLeader() ? true : undefined), 2_000);
+    api.failing = 0;
+    const stoppedAt = Date.now();
+    c.stop.abort();
+    await c.done;
+    const took = Date.now() - stoppedAt;
+    // the renew on the wire times out at the deadline, then the release's own timeout
+    assert.ok(took <= 2 * timings.renewDeadlineMs + 100, `run() ended ${took} ms after the stop`);
+    assert.ok(c.logger.lines.some((l) => l.includes('releasing lease ns/op failed') && l.includes('when it expires')));
+    assert.equal(holder(api), 'me_1', 'not released: the standby waits out the lease');
+  });
+
   it('refuses timings client-go refuses, naming each problem', () => {
     const logger = captureLogger();
     assert.throws(
