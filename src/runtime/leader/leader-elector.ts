@@ -219,8 +219,9 @@ export class LeaderElector {
         await this.sleep(this.timings.retryPeriodMs);
         continue;
       }
-      const outcome = await this.write(step, now);
-      if (outcome === 'written' && !this.term && !signal.aborted) this.startLeading(now);
+      const outcome = await this.write(step, now, performance.now());
+      // A term starts only after the last one's work settled (it may hold the lease meanwhile).
+      if (outcome === 'written' && !this.term && !signal.aborted && this.workDone) this.startLeading(now);
       if (outcome === 'written') this.reportHolder(this.identity);
       mustRead = outcome !== 'written';
       // A renew that lost on the cached resourceVersion reads and decides again at once (client-go's
@@ -249,8 +250,13 @@ export class LeaderElector {
     return this.observed;
   }
 
-  /** POST or PUT the step's record; `now` (before the send) becomes the observed time of our record. */
-  private async write(step: Extract<LeaseStep, { record: LeaseRecord }>, now: number): Promise<WriteOutcome> {
+  /**
+   * POST or PUT the step's record; `now` (before the send) becomes the observed time of our record, and
+   * `sentAt` (the same moment on the monotonic clock) starts the renew deadline.
+   */
+  private async write(
+    step: Extract<LeaseStep, { record: LeaseRecord }>, now: number, sentAt: number,
+  ): Promise<WriteOutcome> {
     const verb = step.kind === 'create' ? 'creating' : step.kind === 'renew' ? 'renewing' : 'taking over';
     const what = `${verb} ${describeLease(this.ref)}`;
     try {
@@ -264,7 +270,7 @@ export class LeaderElector {
           body: updatedLease(previous, step.record), timeoutMs,
         });
       this.observed = { lease, record: recordOf(lease), at: now };
-      this.armDeadline(now + this.timings.renewDeadlineMs);
+      this.armDeadline(sentAt, now);
       this.failures.succeeded(what);
       if (step.kind === 'takeOver') {
         const fields = { identity: this.identity, previous: step.previous || undefined };
@@ -367,22 +373,24 @@ export class LeaderElector {
   /**
    * Ends the term at the renew deadline whatever the loop is doing (a hung request, a slow DNS lookup):
    * the renew deadline is shorter than the lease duration, so we stop before anyone may take over.
-   * Node timers may fire a millisecond early; it waits out the rest so it agrees with decideLease.
+   * It runs on the monotonic clock (performance.now), so a wall clock stepped back cannot delay it;
+   * Node timers may fire a millisecond early, so it waits out the rest.
    */
-  private armDeadline(deadline: number): void {
+  private armDeadline(sentAt: number, sentAtWall: number): void {
     clearTimeout(this.deadlineTimer);
+    const deadline = sentAt + this.timings.renewDeadlineMs;
     const check = () => {
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left > 0) {
         this.deadlineTimer = setTimeout(check, left);
         return;
       }
       this.deadlineTimer = undefined;
-      const since = new Date(deadline - this.timings.renewDeadlineMs).toISOString();
+      const since = new Date(sentAtWall).toISOString();
       this.stopLeading(`no renew within the renew deadline (${this.timings.renewDeadlineMs} ms since ${since})`);
       this.wake();
     };
-    this.deadlineTimer = setTimeout(check, Math.max(0, deadline - Date.now()));
+    this.deadlineTimer = setTimeout(check, Math.max(0, deadline - performance.now()));
   }
 
   private reportHolder(holder: string | undefined): void {
