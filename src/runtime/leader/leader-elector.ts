@@ -219,9 +219,12 @@ export class LeaderElector {
         await this.sleep(this.timings.retryPeriodMs);
         continue;
       }
-      const outcome = await this.write(step, now, performance.now());
-      // A term starts only after the last one's work settled (it may hold the lease meanwhile).
-      if (outcome === 'written' && !this.term && !signal.aborted && this.workDone) this.startLeading(now);
+      const sentAt = performance.now();
+      const outcome = await this.write(step, now, sentAt);
+      // A term starts only after the last one's work settled (it may hold the lease meanwhile), and not
+      // on an answer that came after the renew deadline of its own write.
+      const inTime = performance.now() < sentAt + this.timings.renewDeadlineMs;
+      if (outcome === 'written' && !this.term && !signal.aborted && this.workDone && inTime) this.startLeading(now);
       if (outcome === 'written') this.reportHolder(this.identity);
       mustRead = outcome !== 'written';
       // A renew that lost on the cached resourceVersion reads and decides again at once (client-go's
