@@ -1,0 +1,41 @@
+/**
+ * One leader-election candidate in its own process, so a test can signal it: SIGTERM stops it
+ * gracefully (release), SIGKILL leaves the lease neither renewed nor released. Reads LEADER_CHILD
+ * (JSON: kubeconfig, namespace, name, identity, timings) and prints one JSON line per event on stdout:
+ * ready, leader, started, stopped, exited.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../../src/runtime/kube.js';
+import { LeaderElector } from '../../src/runtime/leader/leader-elector.js';
+import type { LeaderTimings } from '../../src/runtime/leader/lease-decision.js';
+import { createLogger } from '../../src/runtime/log.js';
+
+interface ChildOptions extends Partial<LeaderTimings> {
+  kubeconfig: string;
+  namespace: string;
+  name: string;
+  identity: string;
+}
+
+const options = JSON.parse(process.env.LEADER_CHILD ?? '{}') as ChildOptions;
+const say = (event: string, fields: Record<string, unknown> = {}) => {
+  process.stdout.write(`${JSON.stringify({ event, at: Date.now(), ...fields })}\n`);
+};
+const config = new KubeConfig();
+config.loadFromFile(options.kubeconfig);
+const client = new KubeClient(config);
+const elector = new LeaderElector({
+  ...options,
+  client,
+  logger: createLogger({ level: 'debug', prefix: options.identity }),
+});
+const stop = new AbortController();
+process.on('SIGTERM', () => stop.abort());
+say('ready');
+await elector.run(stop.signal, {
+  onStartedLeading: () => say('started'),
+  onStoppedLeading: () => say('stopped'),
+  onNewLeader: (identity) => say('leader', { identity }),
+});
+client.close();
+say('exited');
