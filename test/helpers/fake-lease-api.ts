@@ -3,7 +3,7 @@
  * stale PUT or a second POST; 404 when absent), for testing the elector's loop without a cluster.
  * Requests can be made to fail (a status, or no answer until the request's timeout, as KubeClient does).
  */
-import { KubeError, type RequestOptions } from '../../src/runtime/kube.js';
+import { KubeError, type RequestOptions } from '../../src/runtime/kube/client.js';
 import type { Lease } from '../../src/runtime/leader/lease-record.js';
 
 export interface FakeRequest {

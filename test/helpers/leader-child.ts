@@ -5,10 +5,10 @@
  * ready, leader, started, stopped, exited.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../../src/runtime/kube.js';
+import { KubeClient } from '../../src/runtime/kube/client.js';
 import { LeaderElector } from '../../src/runtime/leader/leader-elector.js';
 import type { LeaderTimings } from '../../src/runtime/leader/lease-decision.js';
-import { createLogger } from '../../src/runtime/log.js';
+import { createLogger } from '../../src/runtime/effects/log.js';
 
 interface ChildOptions extends Partial<LeaderTimings> {
   kubeconfig: string;

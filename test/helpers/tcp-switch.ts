@@ -6,7 +6,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { KubeClient } from '../../src/runtime/kube.js';
+import { KubeClient } from '../../src/runtime/kube/client.js';
 
 export class TcpSwitch {
   private dead = false;

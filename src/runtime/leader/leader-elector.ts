@@ -3,8 +3,8 @@
  * (with controller-runtime's defaults and ReleaseOnCancel): the loop below reads and writes the
  * Lease; what to write and when is decided by `decideLease` (lease-decision.ts), without I/O.
  */
-import type { Logger } from '../context.js';
-import { KubeError, type KubeClient } from '../kube.js';
+import type { Logger } from '../api/context.js';
+import { KubeError, type KubeClient } from '../kube/client.js';
 import {
   decideLease, DEFAULT_TIMINGS, releaseRecord, timingProblems, type LeaderTimings, type LeaseStep,
 } from './lease-decision.js';

@@ -8,15 +8,15 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { KubeClient } from '../../../src/runtime/kube.js';
+import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import { LeaderElector } from '../../../src/runtime/leader/leader-elector.js';
 import type { LeaderTimings } from '../../../src/runtime/leader/lease-decision.js';
 import { leasePath, recordOf, type Lease, type LeaseRecord } from '../../../src/runtime/leader/lease-record.js';
 import { TcpSwitch } from '../../helpers/tcp-switch.js';
 import {
   eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster,
-} from '../../support/envtest.js';
-import { captureLogger, namespace, type CapturedLogger } from '../../support/operator.js';
+} from '../../helpers/envtest.js';
+import { captureLogger, namespace, type CapturedLogger } from '../../helpers/e2e-objects.js';
 
 const timings: LeaderTimings = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
 /** Scheduling and request latency on a shared 2-core machine: what the bounds below allow on top. */

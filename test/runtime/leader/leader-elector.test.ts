@@ -8,8 +8,8 @@ import { LeaderElector } from '../../../src/runtime/leader/leader-elector.js';
 import type { LeaderTimings } from '../../../src/runtime/leader/lease-decision.js';
 import { formatMicroTime, recordOf } from '../../../src/runtime/leader/lease-record.js';
 import { FakeLeaseApi } from '../../helpers/fake-lease-api.js';
-import { eventually } from '../../support/envtest.js';
-import { captureLogger } from '../../support/operator.js';
+import { eventually } from '../../helpers/envtest.js';
+import { captureLogger } from '../../helpers/e2e-objects.js';
 
 const timings: LeaderTimings = { leaseDurationMs: 1_000, renewDeadlineMs: 600, retryPeriodMs: 200 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
