@@ -12,7 +12,8 @@ import {
 const t0 = new Date('2026-01-01T00:00:00Z');
 const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 const source = { component: 'kopfgen', host: 'pod-1' };
-const ref = (name: string) => ({ apiVersion: 'example.com/v1', kind: 'MyResource', name, namespace: 'ns', uid: `uid-${name}` });
+const ref = (name: string) =>
+  ({ apiVersion: 'example.com/v1', kind: 'MyResource', name, namespace: 'ns', uid: `uid-${name}` });
 const warning = (message: string, reason = 'CreateFailed', object = 'a'): EventInput => ({
   object: ref(object),
   type: 'Warning',
@@ -21,7 +22,8 @@ const warning = (message: string, reason = 'CreateFailed', object = 'a'): EventI
 });
 
 /** `kind count` plus the message when it is not the plain `m`: enough to read a decision at a glance. */
-const summary = (step: EventStep) => `${step.kind} ${step.event.count}${step.event.message === 'm' ? '' : ` ${step.event.message}`}`;
+const summary = (step: EventStep) =>
+  `${step.kind} ${step.event.count}${step.event.message === 'm' ? '' : ` ${step.event.message}`}`;
 
 interface Case {
   name: string;
@@ -31,7 +33,8 @@ interface Case {
   want: string[];
 }
 
-const repeat = (n: number, seconds: number, input: EventInput) => Array.from({ length: n }, () => [seconds, input] as [number, EventInput]);
+const repeat = (n: number, seconds: number, input: EventInput) =>
+  Array.from({ length: n }, () => [seconds, input] as [number, EventInput]);
 const messages = (n: number, reason = 'CreateFailed') =>
   Array.from({ length: n }, (_, i) => [i, warning(`m${i + 1}`, reason)] as [number, EventInput]);
 
@@ -85,7 +88,7 @@ const cases: Case[] = [
   {
     name: 'the caches are bounded: an evicted key starts afresh',
     options: { cacheSize: 2 },
-    given: [[0, warning('m', 'R', 'a')], [0, warning('m', 'R', 'b')], [0, warning('m', 'R', 'c')], [0, warning('m', 'R', 'a')]],
+    given: ['a', 'b', 'c', 'a'].map((object) => [0, warning('m', 'R', object)] as [number, EventInput]),
     want: ['create 1', 'create 1', 'create 1', 'create 1'],
   },
 ];
@@ -124,7 +127,7 @@ describe('EventCorrelator.decide', () => {
     assert.deepEqual(step.event.involvedObject, ref('a'));
   });
 
-  it('names are unique within a millisecond and stay within 253 characters; cluster-scoped objects use default', () => {
+  it('names: unique within a millisecond, at most 253 characters; cluster-scoped objects use default', () => {
     const correlator = new EventCorrelator(source, { burst: 100 });
     const long = { apiVersion: 'v1', kind: 'Node', name: 'n'.repeat(253), uid: 'u' };
     const steps = Array.from({ length: 50 }, (_, i) =>

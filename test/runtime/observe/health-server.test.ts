@@ -17,10 +17,13 @@ describe('health server', () => {
     let ready: ProbeResult = { ok: false, problems: ['watch myresources.example.com/v1 has not listed yet'] };
     const metrics = createMetrics({ processMetrics: false });
     metrics.leader(true);
-    const server = await startHealthServer({ port: 0, host: '127.0.0.1', healthz: () => health, readyz: async () => ready, metrics });
+    const healthz = () => health;
+    const readyz = async () => ready;
+    const server = await startHealthServer({ port: 0, host: '127.0.0.1', healthz, readyz, metrics });
     try {
       assert.ok(server.port > 0);
-      assert.deepEqual(await get(`${server.url}/healthz`), { status: 200, type: 'text/plain; charset=utf-8', body: 'ok\n' });
+      const healthy = { status: 200, type: 'text/plain; charset=utf-8', body: 'ok\n' };
+      assert.deepEqual(await get(`${server.url}/healthz`), healthy);
       assert.deepEqual(await get(`${server.url}/readyz`), {
         status: 500,
         type: 'text/plain; charset=utf-8',
@@ -30,7 +33,8 @@ describe('health server', () => {
       ready = ok;
       const stalled = await get(`${server.url}/healthz?verbose`);
       assert.equal(stalled.status, 500);
-      assert.equal(stalled.body, '[-]watch a: no event for 95 s\n[-]watch b: no event for 120 s\nhealthz check failed\n');
+      const problems = '[-]watch a: no event for 95 s\n[-]watch b: no event for 120 s\n';
+      assert.equal(stalled.body, `${problems}healthz check failed\n`);
       assert.equal((await get(`${server.url}/readyz`)).status, 200);
       const scraped = await get(`${server.url}/metrics`);
       assert.equal(scraped.status, 200);
@@ -44,7 +48,10 @@ describe('health server', () => {
   });
 
   it('a provider that throws fails the probe with its message', async () => {
-    const server = await startHealthServer({ port: 0, host: '127.0.0.1', healthz: () => { throw new Error('boom'); } });
+    const healthz = () => {
+      throw new Error('boom');
+    };
+    const server = await startHealthServer({ port: 0, host: '127.0.0.1', healthz });
     try {
       assert.deepEqual(await get(`${server.url}/healthz`), {
         status: 500,

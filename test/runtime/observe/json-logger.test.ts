@@ -12,7 +12,8 @@ describe('JSON logger', () => {
   it('writes one JSON object per line with time, level, msg and the fields given', () => {
     const { lines, destination } = capture();
     const logger = createJsonLogger({ destination });
-    const fields = { resource: 'myresources.example.com/v1', namespace: 'ns', name: 'a', handler: 'myapp', cause: 'create' };
+    const resource = 'myresources.example.com/v1';
+    const fields = { resource, namespace: 'ns', name: 'a', handler: 'myapp', cause: 'create' };
     logger.info('handler succeeded', { ...fields, outcome: 'success' });
     logger.warn('handler failed temporarily', { ...fields, outcome: 'temporary', delay: 10, skipped: undefined });
     assert.equal(lines.length, 2);
@@ -36,7 +37,8 @@ describe('JSON logger', () => {
     logger.error('write failed', { error: new Error('409 Conflict'), level: 'x', msg: 'y' });
     assert.equal(lines.length, 1);
     const line = JSON.parse(lines[0]) as Record<string, unknown>;
-    assert.deepEqual([line.level, line.msg, line.error, line.level_, line.msg_], ['error', 'write failed', '409 Conflict', 'x', 'y']);
+    const got = [line.level, line.msg, line.error, line.level_, line.msg_];
+    assert.deepEqual(got, ['error', 'write failed', '409 Conflict', 'x', 'y']);
   });
 
   it('works under the runtime\'s childLogger', () => {
