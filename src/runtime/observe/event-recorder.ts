@@ -14,6 +14,7 @@ import {
   type CoreEvent,
   type CorrelatorOptions,
   type EventInput,
+  type EventObjectRef,
   type EventStep,
 } from './event-correlator.js';
 import type { OperatorMetrics } from './metrics.js';
@@ -30,6 +31,16 @@ export interface EventRecorderOptions {
   /** Events decided but not yet written beyond which new ones are dropped (client-go's queue: 1000). */
   maxQueue?: number;
   now?: () => Date;
+}
+
+/** The involvedObject of an Event about `body` (a resource as read from the API server). */
+export function referenceOf(body: {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; uid: string; resourceVersion?: string };
+}): EventObjectRef {
+  const { name, namespace, uid, resourceVersion } = body.metadata;
+  return { apiVersion: body.apiVersion, kind: body.kind, name, namespace, uid, resourceVersion };
 }
 
 const eventsPath = (namespace: string, name?: string) =>

@@ -163,3 +163,26 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     contentType: registry.contentType,
   };
 }
+
+/**
+ * Times one API call and counts it: the code is 200 on success, a failed answer's `status` (KubeError), or
+ * `<error>` when none came. The runtime wraps `KubeClient.request` calls with it; the error is rethrown as is.
+ */
+export async function observeRequest<T>(
+  metrics: Pick<OperatorMetrics, 'apiRequest'>,
+  verb: string,
+  call: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  const done = (code: number | undefined) =>
+    metrics.apiRequest({ verb, code, seconds: (performance.now() - started) / 1000 });
+  try {
+    const result = await call();
+    done(200);
+    return result;
+  } catch (error) {
+    const status = (error as { status?: unknown } | undefined)?.status;
+    done(typeof status === 'number' && status > 0 ? status : undefined);
+    throw error;
+  }
+}

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Logger } from '../../../src/runtime/context.js';
 import { KubeError, type RequestOptions } from '../../../src/runtime/kube.js';
 import { COMBINED_PREFIX, type CoreEvent, type EventInput } from '../../../src/runtime/observe/event-correlator.js';
-import { EventRecorder } from '../../../src/runtime/observe/event-recorder.js';
+import { EventRecorder, referenceOf } from '../../../src/runtime/observe/event-recorder.js';
 import { createMetrics } from '../../../src/runtime/observe/metrics.js';
 import { skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../../support/envtest.js';
 
@@ -57,6 +57,20 @@ const summary = (calls: Call[]) =>
     const count = c.method === 'PATCH' ? ` ${(c.options.body as { count: number }).count}` : '';
     return `${c.method} ${c.path}${count}`;
   });
+
+describe('referenceOf', () => {
+  it('the involvedObject of a resource as read', () => {
+    const body = {
+      apiVersion: 'example.com/v1',
+      kind: 'MyResource',
+      metadata: { name: 'a', namespace: 'ns', uid: 'u', resourceVersion: '7', labels: { x: 'y' } },
+      spec: {},
+    };
+    assert.deepEqual(referenceOf(body), {
+      apiVersion: 'example.com/v1', kind: 'MyResource', name: 'a', namespace: 'ns', uid: 'u', resourceVersion: '7',
+    });
+  });
+});
 
 describe('EventRecorder against a scripted client', () => {
   it('creates once, then patches the count with a merge patch, in order', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createMetrics } from '../../../src/runtime/observe/metrics.js';
+import { KubeError } from '../../../src/runtime/kube.js';
+import { createMetrics, observeRequest } from '../../../src/runtime/observe/metrics.js';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
 
@@ -81,5 +82,19 @@ describe('metrics facade', () => {
     assert.match(textA, /^process_resident_memory_bytes \d+/m);
     assert.match(textA, /^nodejs_eventloop_lag_seconds /m);
     assert.match(a.contentType, /^text\/plain; version=0\.0\.4/);
+  });
+
+  it('observeRequest counts an answer by its code, a failure without one as <error>, and rethrows', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    assert.equal(await observeRequest(metrics, 'GET', async () => 'body'), 'body');
+    const conflict = new KubeError('PATCH /x: 409 conflict', 409, {});
+    await assert.rejects(observeRequest(metrics, 'PATCH', () => Promise.reject(conflict)), conflict);
+    const reset = new Error('ECONNRESET');
+    await assert.rejects(observeRequest(metrics, 'PATCH', () => Promise.reject(reset)), reset);
+    const text = await metrics.scrape();
+    assert.equal(value(text, 'kopfgen_api_requests_total{verb="GET",code="200"}'), 1);
+    assert.equal(value(text, 'kopfgen_api_requests_total{verb="PATCH",code="409"}'), 1);
+    assert.equal(value(text, 'kopfgen_api_requests_total{verb="PATCH",code="<error>"}'), 1);
+    assert.equal(value(text, 'kopfgen_api_request_duration_seconds_count{verb="PATCH"}'), 2);
   });
 });
