@@ -87,9 +87,19 @@ export class EventRecorder {
     }
   }
 
-  /** Resolves when every Event recorded so far is written (or has failed); for shutdown and tests. */
-  flush(): Promise<void> {
-    return this.tail;
+  /**
+   * Resolves when every Event recorded so far is written (or has failed): true; or false when `timeoutMs`
+   * passes first, so a shutdown waits a bounded time for a slow API server (each write has its own timeout).
+   */
+  async flush(timeoutMs?: number): Promise<boolean> {
+    if (timeoutMs === undefined) return this.tail.then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    try {
+      return await Promise.race([this.tail.then(() => true), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async write(step: Exclude<EventStep, { kind: 'drop' }>): Promise<void> {

@@ -78,10 +78,13 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       res.end('method not allowed\n');
       return;
     }
-    void answer(options, path).then((a) => {
-      res.writeHead(a.status, { 'Content-Type': a.contentType, 'Cache-Control': 'no-store' });
-      res.end(req.method === 'HEAD' ? undefined : a.body);
-    });
+    // answer() never rejects; a write to a connection the prober already closed must not crash the operator.
+    void answer(options, path)
+      .then((a) => {
+        res.writeHead(a.status, { 'Content-Type': a.contentType, 'Cache-Control': 'no-store' });
+        res.end(req.method === 'HEAD' ? undefined : a.body);
+      })
+      .catch(() => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -143,6 +143,23 @@ describe('EventRecorder against a scripted client', () => {
     assert.ok(lines.includes('debug Event dropped by the spam filter: myappFailed on ConfigMap ns/a (count 2)'));
     assert.match(await metrics.scrape(), /kopfgen_events_total\{action="dropped"\} 3/);
   });
+
+  it('flush(timeout) says false while a write hangs, true once all are written', async () => {
+    let release = () => {};
+    const hanging = new Promise<void>((resolve) => (release = resolve));
+    const client = {
+      async request<T>(): Promise<T> {
+        await hanging;
+        return {} as T;
+      },
+    };
+    const recorder = new EventRecorder({ client, logger: recordingLogger().logger });
+    recorder.record(input('u1'));
+    assert.equal(await recorder.flush(20), false);
+    release();
+    assert.equal(await recorder.flush(1000), true);
+    assert.equal(await recorder.flush(), true);
+  });
 });
 
 describe('EventRecorder against a real API server', { skip }, () => {
