@@ -160,7 +160,7 @@ export class EventCorrelator {
   decide(input: EventInput, now: Date): EventStep {
     const event = this.build(input, now);
     const aggregated = this.aggregate(event, now);
-    const observed = this.observe(aggregated.event, aggregated.key);
+    const observed = this.observe(aggregated.event, aggregated.key, now);
     if (!this.allow(event, now)) return { kind: 'drop', event: observed.event, reason: 'spam' };
     if (!observed.patch) return { kind: 'create', event: observed.event };
     return { kind: 'patch', event: observed.event, patch: observed.patch };
@@ -178,7 +178,8 @@ export class EventCorrelator {
     return {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: this.name(input.object.name, now), namespace: input.object.namespace || 'default' },
+      // Named in observe(), only when it is a new Event: a count bump keeps the first one's name.
+      metadata: { name: '', namespace: input.object.namespace || 'default' },
       involvedObject: input.object,
       type: input.type,
       reason: input.reason.slice(0, MAX_REASON),
@@ -216,11 +217,12 @@ export class EventCorrelator {
   }
 
   /** eventLogger.eventObserve: a key seen before becomes a patch of the Event made then. */
-  private observe(event: CoreEvent, key: string): { event: CoreEvent; patch?: EventPatch } {
+  private observe(event: CoreEvent, key: string, now: Date): { event: CoreEvent; patch?: EventPatch } {
     const last = this.observations.get(key);
     if (!last) {
-      this.observations.set(key, { count: 1, name: event.metadata.name, firstTimestamp: event.firstTimestamp });
-      return { event };
+      const name = this.name(event.involvedObject.name, now);
+      this.observations.set(key, { count: 1, name, firstTimestamp: event.firstTimestamp });
+      return { event: { ...event, metadata: { ...event.metadata, name } } };
     }
     const count = last.count + 1;
     this.observations.set(key, { ...last, count });
