@@ -1,0 +1,107 @@
+/**
+ * One HTTP server for the probes and the metrics, as controller-runtime's manager serves `/healthz`, `/readyz`
+ * (healthz.Handler: 200 "ok", else 500 listing the failed checks) and `/metrics`. The runtime gives providers
+ * that answer from its own state; the server only asks them and writes the answer. Any endpoint can be off (404).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { OperatorMetrics } from './metrics.js';
+
+/** What a probe provider says: ok, or the problems that make it fail (one line each). */
+export interface ProbeResult {
+  ok: boolean;
+  problems: readonly string[];
+}
+
+export type Probe = () => ProbeResult | Promise<ProbeResult>;
+
+export interface HealthServerOptions {
+  /** 0 picks a free port (read it from `port` afterwards). */
+  port: number;
+  /** Default all interfaces, as the kubelet probes the pod IP. */
+  host?: string;
+  /** Liveness: the process and its watches are alive. Off when false or absent. */
+  healthz?: Probe | false;
+  /** Readiness: leader or standby, and every watch has listed. Off when false or absent. */
+  readyz?: Probe | false;
+  /** Served as `/metrics` in the Prometheus text format. Off when false or absent. */
+  metrics?: Pick<OperatorMetrics, 'scrape' | 'contentType'> | false;
+}
+
+export interface HealthServer {
+  /** The bound port (the free one picked for port 0). */
+  readonly port: number;
+  readonly url: string;
+  /** Stops listening and ends open connections; resolves when the port is free. */
+  close(): Promise<void>;
+}
+
+interface Answer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+const text = (status: number, body: string): Answer => ({ status, contentType: 'text/plain; charset=utf-8', body });
+
+/** controller-runtime's healthz text: "ok", or one `[-]` line per problem and "<name> check failed". */
+async function probe(name: string, provider: Probe): Promise<Answer> {
+  let result: ProbeResult;
+  try {
+    result = await provider();
+  } catch (error) {
+    result = { ok: false, problems: [`the check threw: ${(error as Error).message}`] };
+  }
+  if (result.ok) return text(200, 'ok\n');
+  const lines = result.problems.length ? result.problems : ['not ok (no reason given)'];
+  return text(500, `${lines.map((line) => `[-]${line}`).join('\n')}\n${name} check failed\n`);
+}
+
+async function answer(options: HealthServerOptions, path: string): Promise<Answer> {
+  if (path === '/healthz' && options.healthz) return probe('healthz', options.healthz);
+  if (path === '/readyz' && options.readyz) return probe('readyz', options.readyz);
+  if (path === '/metrics' && options.metrics) {
+    try {
+      return { status: 200, contentType: options.metrics.contentType, body: await options.metrics.scrape() };
+    } catch (error) {
+      return text(500, `collecting metrics failed: ${(error as Error).message}\n`);
+    }
+  }
+  return text(404, 'not found\n');
+}
+
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://probe').pathname;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { 'Content-Type': 'text/plain; charset=utf-8', Allow: 'GET, HEAD' });
+      res.end('method not allowed\n');
+      return;
+    }
+    // answer() never rejects; a write to a connection the prober already closed must not crash the operator.
+    void answer(options, path)
+      .then((a) => {
+        res.writeHead(a.status, { 'Content-Type': a.contentType, 'Cache-Control': 'no-store' });
+        res.end(req.method === 'HEAD' ? undefined : a.body);
+      })
+      .catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
+  return {
+    port,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { describe, it } from 'node:test';
+import { startHealthServer, type ProbeResult } from '../../../src/runtime/observe/health-server.js';
+import { createMetrics } from '../../../src/runtime/observe/metrics.js';
+
+const ok: ProbeResult = { ok: true, problems: [] };
+
+async function get(url: string) {
+  const res = await fetch(url);
+  return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+}
+
+describe('health server', () => {
+  it('serves /healthz, /readyz and /metrics from its providers on a port picked for it', async () => {
+    let health: ProbeResult = ok;
+    let ready: ProbeResult = { ok: false, problems: ['watch myresources.example.com/v1 has not listed yet'] };
+    const metrics = createMetrics({ processMetrics: false });
+    metrics.leader(true);
+    const healthz = () => health;
+    const readyz = async () => ready;
+    const server = await startHealthServer({ port: 0, host: '127.0.0.1', healthz, readyz, metrics });
+    try {
+      assert.ok(server.port > 0);
+      const healthy = { status: 200, type: 'text/plain; charset=utf-8', body: 'ok\n' };
+      assert.deepEqual(await get(`${server.url}/healthz`), healthy);
+      assert.deepEqual(await get(`${server.url}/readyz`), {
+        status: 500,
+        type: 'text/plain; charset=utf-8',
+        body: '[-]watch myresources.example.com/v1 has not listed yet\nreadyz check failed\n',
+      });
+      health = { ok: false, problems: ['watch a: no event for 95 s', 'watch b: no event for 120 s'] };
+      ready = ok;
+      const stalled = await get(`${server.url}/healthz?verbose`);
+      assert.equal(stalled.status, 500);
+      const problems = '[-]watch a: no event for 95 s\n[-]watch b: no event for 120 s\n';
+      assert.equal(stalled.body, `${problems}healthz check failed\n`);
+      assert.equal((await get(`${server.url}/readyz`)).status, 200);
+      const scraped = await get(`${server.url}/metrics`);
+      assert.equal(scraped.status, 200);
+      assert.equal(scraped.type, metrics.contentType);
+      assert.match(scraped.body, /^kopfgen_leader 1$/m);
+      assert.equal((await get(`${server.url}/other`)).status, 404);
+      assert.equal((await fetch(`${server.url}/healthz`, { method: 'POST' })).status, 405);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a provider that throws fails the probe with its message', async () => {
+    const healthz = () => {
+      throw new Error('boom');
+    };
+    const server = await startHealthServer({ port: 0, host: '127.0.0.1', healthz });
+    try {
+      assert.deepEqual(await get(`${server.url}/healthz`), {
+        status: 500,
+        type: 'text/plain; charset=utf-8',
+        body: '[-]the check threw: boom\nhealthz check failed\n',
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('switched-off endpoints answer 404', async () => {
+    const server = await startHealthServer({ port: 0, host: '127.0.0.1', healthz: () => ok, readyz: false });
+    try {
+      assert.equal((await get(`${server.url}/healthz`)).status, 200);
+      assert.equal((await get(`${server.url}/readyz`)).status, 404);
+      assert.equal((await get(`${server.url}/metrics`)).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('close() frees the port, also with a keep-alive connection open', async () => {
+    const server = await startHealthServer({ port: 0, host: '127.0.0.1', healthz: () => ok });
+    const socket = net.connect(server.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    await new Promise((resolve) => socket.once('data', resolve));
+    await server.close();
+    const again = await startHealthServer({ port: server.port, host: '127.0.0.1', healthz: () => ok });
+    assert.equal(again.port, server.port);
+    await again.close();
+    socket.destroy();
+  });
+});
