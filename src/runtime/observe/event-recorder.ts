@@ -7,8 +7,8 @@
  * the count so far; a create answered 409 means it is already there.
  */
 import { hostname } from 'node:os';
-import type { Logger } from '../context.js';
-import { KubeError, type KubeClient } from '../kube.js';
+import type { Logger } from '../api/context.js';
+import { KubeError, type KubeClient } from '../kube/client.js';
 import {
   EventCorrelator,
   type CoreEvent,

@@ -5,7 +5,7 @@
  * The text logger (../log.ts) stays the default.
  */
 import pino from 'pino';
-import type { Logger } from '../context.js';
+import type { Logger } from '../api/context.js';
 
 export type JsonLevel = 'debug' | 'info' | 'warn' | 'error';
 

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Logger } from '../../../src/runtime/context.js';
-import { KubeError, type RequestOptions } from '../../../src/runtime/kube.js';
+import type { Logger } from '../../../src/runtime/api/context.js';
+import { KubeError, type RequestOptions } from '../../../src/runtime/kube/client.js';
 import { COMBINED_PREFIX, type CoreEvent, type EventInput } from '../../../src/runtime/observe/event-correlator.js';
 import { EventRecorder, referenceOf } from '../../../src/runtime/observe/event-recorder.js';
 import { createMetrics } from '../../../src/runtime/observe/metrics.js';
-import { skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../../support/envtest.js';
+import { skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../../helpers/envtest.js';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { childLogger } from '../../../src/runtime/log.js';
+import { childLogger } from '../../../src/runtime/effects/log.js';
 import { createJsonLogger } from '../../../src/runtime/observe/json-logger.js';
 
 function capture() {

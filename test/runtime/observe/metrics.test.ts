@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KubeError } from '../../../src/runtime/kube.js';
+import { KubeError } from '../../../src/runtime/kube/client.js';
 import { createMetrics, observeRequest } from '../../../src/runtime/observe/metrics.js';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
