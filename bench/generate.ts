@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { SourceText } from '../src/api.js';
 import { generate } from '../src/generate.js';
-import { generateParallel } from '../src/parallel/generate.js';
+import { generateParallel } from '../src/parallel/run-parallel.js';
 import { readInputs } from '../src/io/read.js';
 import { writeFilesAtomic } from '../src/io/write.js';
 

@@ -12,11 +12,11 @@ import type { GenerateOptions, GenerateResult, GeneratedFile, SourceText } from 
 import { hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import { emitIndex } from './emit/index-file.js';
 import { emitModule, type EmittedModule } from './emit/module.js';
-import { loadSources } from './load/index.js';
-import { resolveHandlers } from './model/handlers.js';
+import { loadSources } from './load/load-sources.js';
+import { resolveHandlers } from './model/handler-pass.js';
 import type { CrdModel } from './model/ir.js';
 import { nameModels, type ModuleScopes } from './model/naming.js';
-import { emitStubFiles } from './stubs/emit.js';
+import { emitStubFiles } from './stubs/stub-files.js';
 
 export function generate(sources: readonly SourceText[], options: GenerateOptions = {}): GenerateResult {
   const { crds, diagnostics } = loadSources(sources);

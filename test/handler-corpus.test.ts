@@ -12,8 +12,8 @@ import { parseAllDocuments } from 'yaml';
 import { pointerJoin } from '../src/diagnostics.js';
 import { generate } from '../src/generate.js';
 import { readInputs } from '../src/io/read.js';
-import { loadSources } from '../src/load/index.js';
-import { resolveHandlers } from '../src/model/handlers.js';
+import { loadSources } from '../src/load/load-sources.js';
+import { resolveHandlers } from '../src/model/handler-pass.js';
 import { formatErrors, typeCheckProject } from './handler-typecheck.js';
 
 const CORPUS = resolve(process.cwd(), '../shared/crds');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Diagnostic } from '../src/diagnostics.js';
-import { resolveHandlers } from '../src/model/handlers.js';
+import { resolveHandlers } from '../src/model/handler-pass.js';
 import { parseColumnPath } from '../src/model/handler-paths.js';
 import { ANNOTATION_COL, ANNOTATION_LINE, FILE, columnLine, crd, obj, scalar, statusProperty } from './handler-fixtures.js';
 

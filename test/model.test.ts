@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadSources } from '../src/load/index.js';
+import { loadSources } from '../src/load/load-sources.js';
 import type { ObjectNode } from '../src/model/ir.js';
 import { kindPrefixes, nameModels } from '../src/model/naming.js';
 import { NameScope, pascal } from '../src/model/reserved.js';

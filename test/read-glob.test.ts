@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { watchTargets } from '../src/cli/watch.js';
+import { watchTargets } from '../src/cli/watch-mode.js';
 import { globBase, isGlob, readInputs } from '../src/io/read.js';
 import type { ResolvedRun } from '../src/cli/options.js';
 

@@ -4,14 +4,14 @@
  * the handler section. Strings are pushed to one array and joined once.
  */
 import type { GeneratedFile } from '../api.js';
-import { emitHandlerSection, type HandlerSection } from './handlers.js';
+import { emitHandlerSection, type HandlerSection } from './handler-section.js';
 import type { CrdModel, ObjectNode, VersionModel } from '../model/ir.js';
 import { IMPLIED_MEMBERS } from '../model/naming.js';
 import type { NameScope } from '../model/reserved.js';
 import { headerLine } from './header.js';
 import { stringLiteral } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
-import { pushMembers, pushNestedInterfaces, type TypeUsage } from './types.js';
+import { pushMembers, pushNestedInterfaces, type TypeUsage } from './type-expr.js';
 
 export interface ModuleExport {
   name: string;

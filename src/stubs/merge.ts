@@ -9,7 +9,7 @@
  */
 import { Node, Project, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { GeneratedFile, StubEntry } from '../api.js';
-import { importLines, type ImportSpec } from './emit.js';
+import { importLines, type ImportSpec } from './stub-files.js';
 
 export interface StubMergeResult {
   /** The merged text; equal to `existing` byte for byte when nothing was missing. */

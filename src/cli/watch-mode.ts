@@ -10,7 +10,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { CONFIG_FILES } from '../config/load.js';
 import { globBase, isGlob } from '../io/read.js';
 import { CACHE_DIR } from './cache.js';
-import { runGenerate, type Pipeline } from './generate.js';
+import { runGenerate, type Pipeline } from './generate-command.js';
 import type { ResolvedRun } from './options.js';
 import { Reporter, type Streams } from './report.js';
 

@@ -9,10 +9,10 @@ import type { GenerateOptions, SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { EmittedModule } from '../emit/module.js';
 import { emitModules } from '../generate.js';
-import { crdIdentity, type CrdIdentity } from '../load/index.js';
-import { parseSource } from '../load/parse.js';
-import { buildCrd } from '../model/crd.js';
-import { resolveHandlers } from '../model/handlers.js';
+import { crdIdentity, type CrdIdentity } from '../load/load-sources.js';
+import { parseSource } from '../load/parse-yaml.js';
+import { buildCrd } from '../model/build-crd.js';
+import { resolveHandlers } from '../model/handler-pass.js';
 import type { CrdModel } from '../model/ir.js';
 import { nameModels, type KindName } from '../model/naming.js';
 

@@ -4,10 +4,10 @@
  */
 import type { SourceText } from '../api.js';
 import type { Diagnostic, SourcePos } from '../diagnostics.js';
-import { buildCrd } from '../model/crd.js';
+import { buildCrd } from '../model/build-crd.js';
 import type { CrdModel } from '../model/ir.js';
-import { parseSource } from './parse.js';
-import { asMap, get, str, type CrdNode } from './source.js';
+import { parseSource } from './parse-yaml.js';
+import { asMap, get, str, type CrdNode } from './yaml-source.js';
 
 export interface LoadResult {
   crds: CrdModel[];

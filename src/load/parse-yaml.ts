@@ -6,7 +6,7 @@
 import { isScalar, parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
 import type { SourceText } from '../api.js';
 import { pointerJoin, type Diagnostic } from '../diagnostics.js';
-import { ParsedSource, asMap, asSeq, get, str, type CrdNode } from './source.js';
+import { ParsedSource, asMap, asSeq, get, str, type CrdNode } from './yaml-source.js';
 
 export const CRD_API_VERSIONS = ['apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1'];
 

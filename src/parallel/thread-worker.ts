@@ -1,6 +1,6 @@
 /** A worker thread serving one Partition: `load` then `emit` requests, answered in order. */
 import { parentPort } from 'node:worker_threads';
-import { Partition, type EmitRequest } from './partition.js';
+import { Partition, type EmitRequest } from './share.js';
 import type { SourceText } from '../api.js';
 
 const partition = new Partition();

@@ -5,10 +5,10 @@
  */
 import { isScalar, type Document, type Node, type YAMLMap } from 'yaml';
 import { pointerJoin, type Diagnostic, type SourcePos } from '../diagnostics.js';
-import { CRD_API_VERSIONS } from '../load/parse.js';
-import { asMap, asSeq, bool, deref, get, num, str, type CrdNode } from '../load/source.js';
+import { CRD_API_VERSIONS } from '../load/parse-yaml.js';
+import { asMap, asSeq, bool, deref, get, num, str, type CrdNode } from '../load/yaml-source.js';
 import type { CrdModel, ObjectNode, PrinterColumn, ScaleSubresource, VersionModel } from './ir.js';
-import { buildSchema, type SchemaContext } from './schema.js';
+import { buildSchema, type SchemaContext } from './build-schema.js';
 
 interface Reader {
   crd: CrdNode;

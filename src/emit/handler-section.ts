@@ -11,7 +11,7 @@ import { nameChildren } from '../model/naming.js';
 import { pascal } from '../model/reserved.js';
 import { stringLiteral } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
-import { pushMembers, pushNestedInterfaces, typeExpr, type TypeUsage } from './types.js';
+import { pushMembers, pushNestedInterfaces, typeExpr, type TypeUsage } from './type-expr.js';
 
 export interface HandlerSectionInput {
   crd: CrdModel;

@@ -8,10 +8,10 @@ import { Worker } from 'node:worker_threads';
 import type { GenerateOptions, GenerateResult, SourceText } from '../api.js';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics.js';
 import { emptyStats, generate, noCrdFound, outputFiles } from '../generate.js';
-import { Dedupe, sortSources } from '../load/index.js';
+import { Dedupe, sortSources } from '../load/load-sources.js';
 import type { CrdModel } from '../model/ir.js';
 import { kindPrefixes, type KindName } from '../model/naming.js';
-import { Partition, type EmitReply, type EmitRequest, type FileSummary } from './partition.js';
+import { Partition, type EmitReply, type EmitRequest, type FileSummary } from './share.js';
 
 export interface ParallelOptions {
   /** Threads to use, the main one included (default: available parallelism). */
@@ -136,7 +136,7 @@ function localShare(): Share {
 }
 
 function workerShare(): Share {
-  const worker = new Worker(new URL('./worker.js', import.meta.url));
+  const worker = new Worker(new URL('./thread-worker.js', import.meta.url));
   const pending: { resolve: (v: never) => void; reject: (e: Error) => void }[] = [];
   worker.on('message', (m: { ok: boolean; reply?: never; error?: string }) => {
     const p = pending.shift()!;

@@ -5,7 +5,7 @@
  */
 import { isMap, isScalar, isSeq, type Document, type Node, type YAMLMap } from 'yaml';
 import { pointerAppend, type Diagnostic } from '../diagnostics.js';
-import { deref, num, plain, str, type ParsedSource } from '../load/source.js';
+import { deref, num, plain, str, type ParsedSource } from '../load/yaml-source.js';
 import type { DocTags, ObjectNode, PropertyNode, ScalarNode, SchemaNode } from './ir.js';
 
 export interface SchemaContext {
