@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import type { GenerateOptions, SourceText } from '../src/api.js';
 import { generate } from '../src/generate.js';
 import { readInputs } from '../src/io/read.js';
-import { generateParallel } from '../src/parallel/run-parallel.js';
+import { generateParallel } from '../src/generate.js';
 import { REPO } from './golden-support.js';
 
 function sources(dir: string, names?: string[]): SourceText[] {

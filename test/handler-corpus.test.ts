@@ -12,8 +12,8 @@ import { parseAllDocuments } from 'yaml';
 import { pointerJoin } from '../src/diagnostics.js';
 import { generate } from '../src/generate.js';
 import { readInputs } from '../src/io/read.js';
-import { loadSources } from '../src/load/load-sources.js';
 import { resolveHandlers } from '../src/model/handler-pass.js';
+import { loadModels } from './helpers/load-models.js';
 import { formatErrors, typeCheckProject } from './handler-typecheck.js';
 
 const CORPUS = resolve(process.cwd(), '../shared/crds');
@@ -46,7 +46,7 @@ function statusColumns(text: string): RawColumn[] {
 
 test('corpus: each column into .status.<x>. yields a handler or a diagnostic; handler code and stubs type-check', { skip }, async (t) => {
   const read = await readInputs([CORPUS]);
-  const { crds } = loadSources(read.sources);
+  const { crds } = loadModels(read.sources);
   const diagnostics = resolveHandlers(crds, {});
   const columns = read.sources.flatMap((s) => statusColumns(s.text).map((c) => ({ ...c, file: s.file })));
   assert.ok(columns.length > 0);

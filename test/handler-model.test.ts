@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Diagnostic } from '../src/diagnostics.js';
-import { resolveHandlers } from '../src/model/handler-pass.js';
+import { resolveHandlers, unmatchedHandlerKeys } from '../src/model/handler-pass.js';
 import { parseColumnPath } from '../src/model/handler-paths.js';
 import { ANNOTATION_COL, ANNOTATION_LINE, FILE, columnLine, crd, obj, scalar, statusProperty } from './handler-fixtures.js';
 
@@ -87,9 +87,11 @@ test('annotation kopfgen.dev/handlers names handlers, positioned inside the valu
 test('options.handlers by Kind and by plural.group; unknown keys are reported', () => {
   const a = crd({ kind: 'Alpha', versions: [{ status: obj({}, { open: true }) }] });
   const b = crd({ kind: 'Beta', group: 'b.io', versions: [{ status: obj({}, { open: true }) }] });
-  const diagnostics = resolveHandlers([a, b], { handlers: { Alpha: ['one'], 'betas.b.io': ['two', 'one'], Gamma: ['x'] } });
+  const options = { handlers: { Alpha: ['one'], 'betas.b.io': ['two', 'one'], Gamma: ['x'] } };
+  assert.deepEqual(resolveHandlers([a, b], options), []);
   assert.deepEqual(a.versions[0].handlers.map((h) => [h.id, h.sources]), [['one', ['config']]]);
   assert.deepEqual(b.versions[0].handlers.map((h) => h.id), ['one', 'two']);
+  const diagnostics = unmatchedHandlerKeys([a, b], options);
   assert.deepEqual(diagnostics.map((d) => [d.code, d.pointer]), [['KG207', '/handlers/Gamma']]);
 });
 
@@ -234,8 +236,9 @@ test('an empty configured list opts a kind out: no handlers from columns or the 
   };
   for (const key of ['MyResource', 'myresources.example.com']) {
     const model = crd(spec);
-    const diagnostics = resolveHandlers([model], { handlers: { [key]: [] } });
-    assert.deepEqual(diagnostics, [], key);
+    const options = { handlers: { [key]: [] } };
+    assert.deepEqual(resolveHandlers([model], options), [], key);
+    assert.deepEqual(unmatchedHandlerKeys([model], options), [], key);
     assert.deepEqual(model.versions[0].handlers, [], key);
     assert.equal(statusProperty(model.versions[0], 'myapp'), undefined, `${key}: no status synthesised`);
   }

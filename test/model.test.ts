@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadSources } from '../src/load/load-sources.js';
 import type { ObjectNode } from '../src/model/ir.js';
-import { kindPrefixes, nameModels } from '../src/model/naming.js';
+import { kindPrefixes, nameCrd } from '../src/model/naming.js';
 import { NameScope, pascal } from '../src/model/reserved.js';
 import { REPO } from './golden-support.js';
+import { loadModels } from './helpers/load-models.js';
 
 function load(file: string) {
-  return loadSources([{ file, text: readFileSync(join(REPO, file), 'utf8') }]);
+  return loadModels([{ file, text: readFileSync(join(REPO, file), 'utf8') }]);
 }
 
 test('schema nodes carry file:line:col and the JSON pointer into the CRD', () => {
@@ -82,7 +82,8 @@ test('names: PascalCase path segments, numbered on collision, never a TypeScript
 
 test('naming: non-storage versions get a version suffix; unserved versions get no module', () => {
   const { crds } = load('test/fixtures/crds/versions.yaml');
-  nameModels(crds);
-  assert.deepEqual(crds[0].versions.map((v) => v.names?.prefix), [undefined, 'DatabaseV1beta1', 'Database']);
-  assert.deepEqual(crds[0].versions.map((v) => v.names?.module), [undefined, 'fixtures.kopfgen.dev/v1beta1/databases', 'fixtures.kopfgen.dev/v1/databases']);
+  const named = nameCrd(crds[0], kindPrefixes(crds).get(crds[0].name) ?? '');
+  const names = crds[0].versions.map((v) => named.versions.find((n) => n.version === v)?.names);
+  assert.deepEqual(names.map((n) => n?.prefix), [undefined, 'DatabaseV1beta1', 'Database']);
+  assert.deepEqual(names.map((n) => n?.module), [undefined, 'fixtures.kopfgen.dev/v1beta1/databases', 'fixtures.kopfgen.dev/v1/databases']);
 });

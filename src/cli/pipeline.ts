@@ -8,5 +8,5 @@ import type { Pipeline } from './generate-command.js';
 
 export const realPipeline: Pipeline = {
   read: (inputs, cwd) => readInputs(inputs, { cwd }),
-  generate: async (sources, options) => (await import('../parallel/run-parallel.js')).generateParallel(sources, options),
+  generate: async (sources, options) => (await import('../generate.js')).generateParallel(sources, options),
 };

@@ -3,7 +3,7 @@
  * templates (reported, never half-parsed) and malformed YAML (reported with its position).
  * Documents that are not CRDs are skipped with a note.
  */
-import { isScalar, parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
+import { isScalar, parseAllDocuments, visit, type Document, type YAMLError, type YAMLMap } from 'yaml';
 import type { SourceText } from '../api.js';
 import { pointerJoin, type Diagnostic } from '../diagnostics.js';
 import { ParsedSource, asMap, asSeq, get, str, type CrdNode } from './yaml-source.js';
@@ -94,7 +94,18 @@ function isCrd(map: ReturnType<typeof asMap>, doc: Document.Parsed): boolean {
 
 function crdNode(source: ParsedSource, doc: Document.Parsed, node: NonNullable<ReturnType<typeof asMap>>, pointer: string): CrdNode {
   const range = node.range ?? [0, 0, 0];
-  return { source, doc, node, pointer, text: source.text.slice(range[0], range[1]) };
+  const text = source.text.slice(range[0], range[1]);
+  return { source, doc, node, pointer, text, name: crdName(doc, node), pos: source.nodePos(node) };
+}
+
+/** `metadata.name`, or `<plural>.<group>` as the API server would require it to be. */
+function crdName(doc: Document.Parsed, node: YAMLMap): string | undefined {
+  const name = str(get(asMap(get(node, 'metadata', doc)), 'name', doc));
+  if (name !== undefined) return name;
+  const spec = asMap(get(node, 'spec', doc));
+  const plural = str(get(asMap(get(spec, 'names', doc)), 'plural', doc));
+  const group = str(get(spec, 'group', doc));
+  return plural && group ? `${plural}.${group}` : undefined;
 }
 
 function skipNote(source: ParsedSource, doc: Document.Parsed, map: ReturnType<typeof asMap>, node: import("yaml").Node | undefined, pointer: string): Diagnostic {

@@ -45,6 +45,10 @@ export interface CrdNode {
   pointer: string;
   /** The CRD's exact source text, for telling identical duplicates from conflicting ones. */
   text: string;
+  /** `metadata.name`, or `<plural>.<group>` as the API server would require it to be; duplicates are found by it. */
+  name?: string;
+  /** Where the CRD's mapping starts. */
+  pos: SourcePos;
 }
 
 /** Follows aliases, so `*anchor` reads like the anchored node. */

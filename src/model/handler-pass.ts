@@ -36,32 +36,39 @@ interface NamedId {
   what: string;
 }
 
+/**
+ * KG207: configured kinds (keys of `options.handlers`) that match no CRD of the run. Decided
+ * over the whole run, not per group of CRDs, since a key may match a CRD anywhere in it.
+ */
+export function unmatchedHandlerKeys(
+  crds: readonly Pick<CrdModel, 'kind' | 'plural' | 'group'>[],
+  options: GenerateOptions,
+): Diagnostic[] {
+  const known = new Set<string>();
+  for (const crd of crds) known.add(crd.kind).add(`${crd.plural}.${crd.group}`);
+  const message = (key: string) =>
+    `handlers are configured (configuration or --handlers) for \`${key}\`, which matches no CRD's Kind or plural.group`;
+  return Object.keys(options.handlers ?? {})
+    .filter((key) => !known.has(key))
+    .map((key): Diagnostic => {
+      const at = { file: '(config)', line: 1, col: 1, pointer: pointerJoin('/handlers', key) };
+      return { severity: 'warning', code: 'KG207', message: message(key), ...at };
+    });
+}
+
 export function resolveHandlers(crds: CrdModel[], options: GenerateOptions): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const usedKeys = new Set<string>();
   for (const crd of crds) {
-    if (optedOut(crd, options, usedKeys)) {
+    if (optedOut(crd, options)) {
       // An empty list in the configuration is the user's word that this kind has no handlers
       // (types only, e.g. another operator's CRD): its columns name none and no stubs appear.
       for (const version of crd.versions) version.handlers = [];
       continue;
     }
-    const named = [...annotationIds(crd, diagnostics), ...configIds(crd, options, usedKeys)].filter((n) =>
+    const named = [...annotationIds(crd, diagnostics), ...configIds(crd, options)].filter((n) =>
       checkId(n.id, n.at, 'error', n.what, diagnostics),
     );
     for (const version of crd.versions) version.handlers = resolveVersion(version, named, diagnostics);
-  }
-  for (const key of Object.keys(options.handlers ?? {})) {
-    if (usedKeys.has(key)) continue;
-    diagnostics.push({
-      severity: 'warning',
-      code: 'KG207',
-      message: `handlers are configured (configuration or --handlers) for \`${key}\`, which matches no CRD's Kind or plural.group`,
-      file: '(config)',
-      line: 1,
-      col: 1,
-      pointer: pointerJoin('/handlers', key),
-    });
   }
   return sortDiagnostics(diagnostics);
 }
@@ -200,18 +207,15 @@ function annotationIds(crd: CrdModel, diagnostics: Diagnostic[]): NamedId[] {
   return out;
 }
 
-function optedOut(crd: CrdModel, options: GenerateOptions, usedKeys: Set<string>): boolean {
-  const keys = [crd.kind, `${crd.plural}.${crd.group}`].filter((key) => options.handlers?.[key]?.length === 0);
-  for (const key of keys) usedKeys.add(key);
-  return keys.length > 0;
+function optedOut(crd: CrdModel, options: GenerateOptions): boolean {
+  return [crd.kind, `${crd.plural}.${crd.group}`].some((key) => options.handlers?.[key]?.length === 0);
 }
 
-function configIds(crd: CrdModel, options: GenerateOptions, usedKeys: Set<string>): NamedId[] {
+function configIds(crd: CrdModel, options: GenerateOptions): NamedId[] {
   const out: NamedId[] = [];
   for (const key of [crd.kind, `${crd.plural}.${crd.group}`]) {
     const ids = options.handlers?.[key];
     if (!ids) continue;
-    usedKeys.add(key);
     for (const id of ids) out.push({ id, source: 'config', at: { pointer: crd.pointer, pos: crd.pos }, what: `configured handlers for ${key}` });
   }
   return out;

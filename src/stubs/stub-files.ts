@@ -1,8 +1,7 @@
 /**
  * Handler stub files: one user-owned file per kind, `<plural>.ts` in the stubs directory
  * (`<plural>.<group>.ts` when two CRDs in the run share a plural), with a stub per handler id
- * and cause. Called by the pipeline after modules are emitted, so `version.names` and
- * `handler.names` are set.
+ * and cause. Reads only the naming pass's `NamedCrd`, so every name it imports exists.
  *
  * Causes scaffolded: create, update and resume, the set kopf operators write for a handler
  * that keeps `status.<id>` current. Delete is left out on purpose: registering a delete
@@ -10,39 +9,48 @@
  * (`<Definition>.onDelete(fn)`), not a default.
  */
 import type { GenerateOptions, GeneratedFile, StubEntry } from '../api.js';
-import type { CrdModel, HandlerModel, SchemaNode, VersionModel } from '../model/ir.js';
+import type { CrdModel, SchemaNode } from '../model/ir.js';
+import type { NamedCrd, NamedHandler, NamedVersion } from '../model/naming.js';
 import { stubFileHead, stubText } from './templates.js';
 
 const STUB_CAUSES = ['create', 'update', 'resume'] as const;
 
-export function emitStubFiles(crds: CrdModel[], options: GenerateOptions): GeneratedFile[] {
-  if (options.stubs === false) return [];
-  const base = (options.generatedImportBase ?? '../generated').replace(/\/+$/, '');
+/** What a stub file's path depends on; decided over the whole run, since plurals may collide across files. */
+export type StubKey = Pick<CrdModel, 'name' | 'plural' | 'group'>;
+
+/** The stub file path of each CRD (by name): `<plural>.ts`, or `<plural>.<group>.ts` when the run has the plural twice. */
+export function stubPaths(crds: readonly StubKey[]): Map<string, string> {
   const plurals = new Map<string, number>();
   for (const crd of crds) plurals.set(crd.plural, (plurals.get(crd.plural) ?? 0) + 1);
-  const files: GeneratedFile[] = [];
+  const paths = new Map<string, string>();
   for (const crd of crds) {
-    const version = stubVersion(crd);
-    if (!version) continue;
-    const path = plurals.get(crd.plural)! > 1 ? `${crd.plural}.${crd.group}.ts` : `${crd.plural}.ts`;
-    files.push(stubFile(crd, version, path, `${base}/${version.names!.module}.js`));
+    const shared = (plurals.get(crd.plural) ?? 0) > 1;
+    paths.set(crd.name, shared ? `${crd.plural}.${crd.group}.ts` : `${crd.plural}.ts`);
   }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return paths;
+}
+
+/** The stub file of one CRD at `path`, or undefined when no served version has handlers. */
+export function emitStubFile(named: NamedCrd, path: string, options: GenerateOptions): GeneratedFile | undefined {
+  const version = stubVersion(named);
+  if (!version) return undefined;
+  const base = (options.generatedImportBase ?? '../generated').replace(/\/+$/, '');
+  return stubFile(named.crd, version, path, `${base}/${version.names.module}.js`);
 }
 
 /** The version an operator watches: the storage version when served, else the first served one with handlers. */
-function stubVersion(crd: CrdModel): VersionModel | undefined {
-  const usable = crd.versions.filter((v) => v.served && v.names && v.handlers.length > 0 && v.handlers.every((h) => h.names));
-  return usable.find((v) => v.storage) ?? usable[0];
+function stubVersion(named: NamedCrd): NamedVersion | undefined {
+  const usable = named.versions.filter((v) => v.handlers.length > 0);
+  return usable.find((v) => v.version.storage) ?? usable[0];
 }
 
-function stubFile(crd: CrdModel, version: VersionModel, path: string, importPath: string): GeneratedFile {
-  const resource = version.names!.resource;
+function stubFile(crd: CrdModel, version: NamedVersion, path: string, importPath: string): GeneratedFile {
+  const resource = version.names.resource;
   const stubs: StubEntry[] = [];
   const values = new Set<string>();
   const types = new Set<string>([resource]);
   for (const handler of version.handlers) {
-    const names = handler.names!;
+    const { names } = handler;
     values.add(names.definition).add(names.temporaryError).add(names.permanentError);
     types.add(names.status);
     for (const cause of STUB_CAUSES) stubs.push(stubEntry(version, handler, cause));
@@ -81,23 +89,23 @@ export function importLines(specs: ImportSpec[]): string {
 }
 
 /** `myappOnCreate`, from the definition name without the module prefix (`MyResourceMyapp` → `myapp`). */
-function stubName(version: VersionModel, handler: HandlerModel, cause: string): string {
-  const definition = handler.names!.definition;
-  const prefix = version.names!.prefix;
+function stubName(version: NamedVersion, handler: NamedHandler, cause: string): string {
+  const definition = handler.names.definition;
+  const prefix = version.names.prefix;
   const bare = definition.startsWith(prefix) && definition.length > prefix.length ? definition.slice(prefix.length) : definition;
   const camel = bare[0].toLowerCase() + bare.slice(1);
   return `${/^[0-9]/.test(camel) ? 'handler' + bare : camel}On${cause[0].toUpperCase()}${cause.slice(1)}`;
 }
 
-function stubEntry(version: VersionModel, handler: HandlerModel, cause: string): StubEntry {
-  const names = handler.names!;
-  const name = stubName(version, handler, cause);
+function stubEntry(version: NamedVersion, entry: NamedHandler, cause: string): StubEntry {
+  const { handler, names } = entry;
+  const name = stubName(version, entry, cause);
   const text = stubText({
     id: handler.id,
     cause,
     feeds: feeds(handler),
     functionName: name,
-    resource: version.names!.resource,
+    resource: version.names.resource,
     status: names.status,
     definition: names.definition,
     temporaryError: names.temporaryError,
@@ -109,7 +117,7 @@ function stubEntry(version: VersionModel, handler: HandlerModel, cause: string):
 }
 
 /** The comment line naming the status fields and the printer columns the handler feeds. */
-function feeds(handler: HandlerModel): string {
+function feeds(handler: NamedHandler['handler']): string {
   const fields = handler.status.type === 'object' ? handler.status.properties.map((p) => `\`${p.name}\``) : [];
   const what = fields.length > 0 ? `Status fields: ${fields.join(', ')}.` : `Status: ${handler.status.type === 'object' ? 'an open object' : handler.status.type}.`;
   const columns = handler.columns.map((c) => `\`${c.name}\` (\`${c.jsonPath}\`)`);
