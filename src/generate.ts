@@ -13,6 +13,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { GenerateOptions, GenerateResult, SourceText } from './api.js';
+import { readStubTemplates } from './io/stub-templates.js';
 import { assembleRun, decideRun, sortSources } from './pipeline/run-stage.js';
 import { Share } from './pipeline/share.js';
 import { localShare, workerShare, type AsyncShare } from './pipeline/thread-share.js';
@@ -20,8 +21,13 @@ import { localShare, workerShare, type AsyncShare } from './pipeline/thread-shar
 export function generate(sources: readonly SourceText[], options: GenerateOptions = {}): GenerateResult {
   const ordered = sortSources(sources);
   const share = new Share();
-  const plan = decideRun(ordered, [ordered.map((_, i) => i)], [share.load(ordered)], options);
+  const plan = decideRun(ordered, [ordered.map((_, i) => i)], [share.load(ordered)], options, templatesFor(options));
   return assembleRun(plan, [share.emit(plan.requests[0])], sources);
+}
+
+/** The stub templates are the package's own files: read here, at the pipeline's entry, never inside it. */
+function templatesFor(options: GenerateOptions) {
+  return options.stubs === false ? undefined : readStubTemplates();
 }
 
 export interface ParallelOptions {
@@ -46,7 +52,7 @@ export async function generateParallel(
   const shares: AsyncShare[] = assignment.map((_, i) => (i === 0 ? localShare() : workerShare()));
   try {
     const loaded = await Promise.all(shares.map((s, i) => s.load(assignment[i].map((fi) => ordered[fi]))));
-    const plan = decideRun(ordered, assignment, loaded, options);
+    const plan = decideRun(ordered, assignment, loaded, options, templatesFor(options));
     const outputs = await Promise.all(shares.map((s, i) => s.emit(plan.requests[i])));
     return assembleRun(plan, outputs, sources);
   } finally {

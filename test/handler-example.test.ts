@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generate } from '../src/generate.js';
 import { defaultRegistry, TemporaryError } from '../src/runtime/index.js';
-import { mergeStubFile } from '../src/stubs/merge.js';
+import { mergeStubFile } from '../src/io/stub-merge.js';
 import { typecheck } from './golden-support.js';
 import { formatErrors } from './handler-typecheck.js';
 

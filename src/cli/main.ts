@@ -16,7 +16,7 @@ import { resolveRun, UsageError, type GenerateFlags } from './options.js';
 import { realPipeline } from './pipeline.js';
 import { Reporter, type Streams } from './report.js';
 import { watchLoop, type Reload } from './watch-mode.js';
-import { displayPath } from '../io/write.js';
+import { displayPath } from '../io/fs.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;

@@ -10,6 +10,7 @@ import { resolveHandlers } from '../model/handler-pass.js';
 import type { CrdModel } from '../model/ir.js';
 import { nameCrd } from '../model/naming.js';
 import { emitStubFile } from '../stubs/stub-files.js';
+import type { StubTemplates } from '../stubs/templates.js';
 
 /** The run stage's decisions for one kept CRD. */
 export interface CrdDecision {
@@ -30,9 +31,15 @@ export interface CrdStageOutput {
 
 /**
  * `emit: false` (the run already has an error) resolves handlers for their diagnostics only:
- * nothing would be written, so nothing is named or emitted.
+ * nothing would be written, so nothing is named or emitted. `templates` undefined: no stubs.
  */
-export function emitCrds(crds: CrdModel[], decisions: CrdDecision[], options: GenerateOptions, emit: boolean): CrdStageOutput {
+export function emitCrds(
+  crds: CrdModel[],
+  decisions: CrdDecision[],
+  options: GenerateOptions,
+  emit: boolean,
+  templates: StubTemplates | undefined,
+): CrdStageOutput {
   const diagnostics = resolveHandlers(crds, options);
   const output: CrdStageOutput = { diagnostics, modules: [], stubs: [], handlers: 0 };
   if (!emit || hasErrors(diagnostics)) return output;
@@ -42,7 +49,7 @@ export function emitCrds(crds: CrdModel[], decisions: CrdDecision[], options: Ge
       output.modules.push(emitModule(crd, version));
       output.handlers += version.handlers.length;
     }
-    const stub = options.stubs === false ? undefined : emitStubFile(named, decisions[i].stubPath, options);
+    const stub = templates && emitStubFile(named, decisions[i].stubPath, options, templates);
     if (stub) output.stubs.push(stub);
   });
   return output;

@@ -10,6 +10,7 @@ import { emitIndex } from '../emit/index-file.js';
 import { unmatchedHandlerKeys } from '../model/handler-pass.js';
 import { kindPrefixes } from '../model/naming.js';
 import { stubPaths } from '../stubs/stub-files.js';
+import type { StubTemplates } from '../stubs/templates.js';
 import type { CrdStageOutput } from './crd-stage.js';
 import type { CrdIdentity, CrdKey, FileSummary } from './file-stage.js';
 import type { EmitRequest } from './share.js';
@@ -36,6 +37,7 @@ export function decideRun(
   assignment: readonly number[][],
   loaded: readonly FileSummary[][],
   options: GenerateOptions,
+  templates: StubTemplates | undefined,
 ): RunPlan {
   const byFile: { share: number; local: number; summary: FileSummary }[] = new Array(ordered.length);
   assignment.forEach((files, share) =>
@@ -63,7 +65,7 @@ export function decideRun(
   const requests = assignment.map((_, share): EmitRequest => {
     const mine = kept.filter((k) => k.share === share);
     const keep = mine.map((k) => ({ id: k.id, decision: decide(prefixes, paths, k.key.name) }));
-    return { keep, options, emit };
+    return { keep, options, emit, templates };
   });
   return { diagnostics, crds: kept.length, requests };
 }

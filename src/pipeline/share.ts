@@ -5,6 +5,7 @@
  */
 import type { GenerateOptions, SourceText } from '../api.js';
 import type { CrdModel } from '../model/ir.js';
+import type { StubTemplates } from '../stubs/templates.js';
 import { emitCrds, type CrdDecision, type CrdStageOutput } from './crd-stage.js';
 import { loadFile, type FileSummary } from './file-stage.js';
 
@@ -14,6 +15,8 @@ export interface EmitRequest {
   options: GenerateOptions;
   /** False when the run already has an error: handlers are resolved for their diagnostics only. */
   emit: boolean;
+  /** The stub templates, read at the edge; undefined when stubs are off. */
+  templates?: StubTemplates;
 }
 
 export class Share {
@@ -35,6 +38,6 @@ export class Share {
       crds.push(model);
     }
     this.models.clear();
-    return emitCrds(crds, request.keep.map((k) => k.decision), request.options, request.emit);
+    return emitCrds(crds, request.keep.map((k) => k.decision), request.options, request.emit, request.templates);
   }
 }

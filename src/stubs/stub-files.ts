@@ -11,7 +11,7 @@
 import type { GenerateOptions, GeneratedFile, StubEntry } from '../api.js';
 import type { CrdModel, SchemaNode } from '../model/ir.js';
 import type { NamedCrd, NamedHandler, NamedVersion } from '../model/naming.js';
-import { stubFileHead, stubText } from './templates.js';
+import { stubFileHead, stubText, type StubTemplates } from './templates.js';
 
 const STUB_CAUSES = ['create', 'update', 'resume'] as const;
 
@@ -31,11 +31,16 @@ export function stubPaths(crds: readonly StubKey[]): Map<string, string> {
 }
 
 /** The stub file of one CRD at `path`, or undefined when no served version has handlers. */
-export function emitStubFile(named: NamedCrd, path: string, options: GenerateOptions): GeneratedFile | undefined {
+export function emitStubFile(
+  named: NamedCrd,
+  path: string,
+  options: GenerateOptions,
+  templates: StubTemplates,
+): GeneratedFile | undefined {
   const version = stubVersion(named);
   if (!version) return undefined;
   const base = (options.generatedImportBase ?? '../generated').replace(/\/+$/, '');
-  return stubFile(named.crd, version, path, `${base}/${version.names.module}.js`);
+  return stubFile(templates, named.crd, version, path, `${base}/${version.names.module}.js`);
 }
 
 /** The version an operator watches: the storage version when served, else the first served one with handlers. */
@@ -44,7 +49,7 @@ function stubVersion(named: NamedCrd): NamedVersion | undefined {
   return usable.find((v) => v.version.storage) ?? usable[0];
 }
 
-function stubFile(crd: CrdModel, version: NamedVersion, path: string, importPath: string): GeneratedFile {
+function stubFile(t: StubTemplates, crd: CrdModel, version: NamedVersion, path: string, importPath: string): GeneratedFile {
   const resource = version.names.resource;
   const stubs: StubEntry[] = [];
   const values = new Set<string>();
@@ -53,9 +58,9 @@ function stubFile(crd: CrdModel, version: NamedVersion, path: string, importPath
     const { names } = handler;
     values.add(names.definition).add(names.temporaryError).add(names.permanentError);
     types.add(names.status);
-    for (const cause of STUB_CAUSES) stubs.push(stubEntry(version, handler, cause));
+    for (const cause of STUB_CAUSES) stubs.push(stubEntry(t, version, handler, cause));
   }
-  const head = stubFileHead({ kind: crd.kind, crd: crd.name, source: crd.file });
+  const head = stubFileHead(t, { kind: crd.kind, crd: crd.name, source: crd.file });
   const imports = importLines([
     { module: 'kopfgen/runtime', name: 'HandlerContext', typeOnly: true },
     ...[...values].sort().map((name) => ({ module: importPath, name, typeOnly: false })),
@@ -97,10 +102,10 @@ function stubName(version: NamedVersion, handler: NamedHandler, cause: string): 
   return `${/^[0-9]/.test(camel) ? 'handler' + bare : camel}On${cause[0].toUpperCase()}${cause.slice(1)}`;
 }
 
-function stubEntry(version: NamedVersion, entry: NamedHandler, cause: string): StubEntry {
+function stubEntry(t: StubTemplates, version: NamedVersion, entry: NamedHandler, cause: string): StubEntry {
   const { handler, names } = entry;
   const name = stubName(version, entry, cause);
-  const text = stubText({
+  const text = stubText(t, {
     id: handler.id,
     cause,
     feeds: feeds(handler),

@@ -2,14 +2,15 @@
  * Merging stubs into a user's existing handlers file (with ts-morph): adds the stubs of handlers
  * the file does not know yet and never changes a line the user wrote. ts-morph only reads the
  * file; new text is spliced in at two places (new import lines after the last import, new stubs
- * at the end), so every existing byte stays where and as it was. Pure: text in, text out.
+ * at the end), so every existing byte stays where and as it was. Text in, text out; it sits at
+ * the I/O edge with the writer (which alone calls it) because it needs ts-morph, loaded on demand.
  *
  * A handler is known once the file mentions its definition (`MyResourceMyapp`) anywhere: a user
  * who deleted the update stub of a known handler meant it, and it is not brought back.
  */
 import { Node, Project, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { GeneratedFile, StubEntry } from '../api.js';
-import { importLines, type ImportSpec } from './stub-files.js';
+import { importLines, type ImportSpec } from '../stubs/stub-files.js';
 
 export interface StubMergeResult {
   /** The merged text; equal to `existing` byte for byte when nothing was missing. */
