@@ -3,41 +3,44 @@
  * templates (reported, never half-parsed) and malformed YAML (reported with its position).
  * Documents that are not CRDs are skipped with a note.
  */
-import { isScalar, parseAllDocuments, visit, type Document, type YAMLError, type YAMLMap } from 'yaml';
+import { isScalar, parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
 import type { SourceText } from '../api.js';
 import { pointerJoin, type Diagnostic } from '../diagnostics.js';
-import { ParsedSource, asMap, asSeq, get, str, type CrdNode } from './yaml-source.js';
-
-export const CRD_API_VERSIONS = ['apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1'];
+import type { CrdDocument, DocMap, DocNode } from './doc-tree.js';
+import { ParsedSource } from './yaml-source.js';
+import { documentTree } from './yaml-tree.js';
 
 export interface ParseResult {
-  crds: CrdNode[];
+  crds: CrdDocument[];
   diagnostics: Diagnostic[];
 }
 
 export function parseSource(input: SourceText): ParseResult {
   const source = new ParsedSource(input.file, input.text);
   const diagnostics: Diagnostic[] = [];
-  const docs = parseAllDocuments(input.text, { lineCounter: source.lineCounter, prettyErrors: false }) as Document.Parsed[];
+  const options = { lineCounter: source.lineCounter, prettyErrors: false, uniqueKeys: false };
+  const docs = parseAllDocuments(input.text, options) as Document.Parsed[];
   const helm = input.text.includes('{{') ? helmDirective(input.text, docs) : undefined;
   if (helm !== undefined) {
     const message = 'this looks like a Helm template ({{ ... }}); render it first (e.g. `helm template`) and pass the output';
     return { crds: [], diagnostics: [{ severity: 'error', code: 'KG105', message, pointer: '', ...source.pos(helm) }] };
   }
-  const crds: CrdNode[] = [];
+  const crds: CrdDocument[] = [];
   for (const doc of docs) {
-    if (doc.errors.length > 0) {
+    const tree = documentTree(source, doc);
+    if (doc.errors.length > 0 || tree.duplicates.length > 0) {
       for (const e of doc.errors) diagnostics.push(yamlError(source, e));
+      for (const d of tree.duplicates) diagnostics.push(duplicateKey(source, d.offset));
       continue;
     }
-    collectCrds(source, doc, diagnostics, crds);
+    if (!doc.contents) continue; // an empty document between `---` separators
+    collectCrds(source, input.text, tree.root, diagnostics, crds);
   }
   if (crds.length === 0 && diagnostics.length === 0 && input.text.trim() === '') {
     diagnostics.push({ severity: 'warning', code: 'KG117', message: 'file is empty', pointer: '', file: input.file, line: 1, col: 1 });
   }
   return { crds, diagnostics };
 }
-
 /**
  * The offset of the first `{{ ... }}` that is template syntax rather than text. Text is a
  * `description` (descriptions of Go-template fields legitimately show `{{ .x }}`) or a
@@ -66,56 +69,71 @@ function helmDirective(text: string, docs: Document.Parsed[]): number | undefine
   return undefined;
 }
 
-function collectCrds(source: ParsedSource, doc: Document.Parsed, diagnostics: Diagnostic[], out: CrdNode[]): void {
-  const root = asMap(doc.contents ?? undefined);
-  if (!doc.contents) return; // an empty document between `---` separators
-  if (!root) {
-    diagnostics.push(source.diag('note', 'KG106', 'skipped a document that is not a mapping', doc.contents, ''));
+function collectCrds(source: ParsedSource, text: string, root: DocNode | undefined, diagnostics: Diagnostic[], out: CrdDocument[]): void {
+  if (root?.kind !== 'map') {
+    diagnostics.push(note(source, 'skipped a document that is not a mapping', root, ''));
     return;
   }
-  const kind = str(get(root, 'kind', doc));
-  if (kind === 'List' || (kind?.endsWith('List') && asSeq(get(root, 'items', doc)))) {
-    const items = asSeq(get(root, 'items', doc));
-    items?.items.forEach((item, i) => {
-      const map = asMap(item as never);
+  const kind = str(root.get('kind'));
+  const items = root.get('items');
+  if (kind === 'List' || (kind?.endsWith('List') && items?.kind === 'seq')) {
+    if (items?.kind !== 'seq') return;
+    items.items.forEach((item, i) => {
       const pointer = pointerJoin('', 'items', i);
-      if (map && isCrd(map, doc)) out.push(crdNode(source, doc, map, pointer));
-      else diagnostics.push(skipNote(source, doc, map, item as import("yaml").Node, pointer));
+      if (item?.kind === 'map' && isCrd(item)) out.push(crdDocument(source, text, item, pointer));
+      else diagnostics.push(skipNote(source, item, pointer));
     });
     return;
   }
-  if (isCrd(root, doc)) out.push(crdNode(source, doc, root, ''));
-  else diagnostics.push(skipNote(source, doc, root, root, ''));
+  if (isCrd(root)) out.push(crdDocument(source, text, root, ''));
+  else diagnostics.push(skipNote(source, root, ''));
 }
 
-function isCrd(map: ReturnType<typeof asMap>, doc: Document.Parsed): boolean {
-  return str(get(map, 'kind', doc)) === 'CustomResourceDefinition' && (str(get(map, 'apiVersion', doc)) ?? '').startsWith('apiextensions.k8s.io/');
+function isCrd(map: DocMap): boolean {
+  return str(map.get('kind')) === 'CustomResourceDefinition' && (str(map.get('apiVersion')) ?? '').startsWith('apiextensions.k8s.io/');
 }
 
-function crdNode(source: ParsedSource, doc: Document.Parsed, node: NonNullable<ReturnType<typeof asMap>>, pointer: string): CrdNode {
-  const range = node.range ?? [0, 0, 0];
-  const text = source.text.slice(range[0], range[1]);
-  return { source, doc, node, pointer, text, name: crdName(doc, node), pos: source.nodePos(node) };
+function crdDocument(source: ParsedSource, text: string, node: DocMap, pointer: string): CrdDocument {
+  return { source, node, pointer, text: text.slice(node.offset, node.end), name: crdName(node), pos: node.pos };
 }
 
 /** `metadata.name`, or `<plural>.<group>` as the API server would require it to be. */
-function crdName(doc: Document.Parsed, node: YAMLMap): string | undefined {
-  const name = str(get(asMap(get(node, 'metadata', doc)), 'name', doc));
+function crdName(node: DocMap): string | undefined {
+  const metadata = node.get('metadata');
+  const name = metadata?.kind === 'map' ? str(metadata.get('name')) : undefined;
   if (name !== undefined) return name;
-  const spec = asMap(get(node, 'spec', doc));
-  const plural = str(get(asMap(get(spec, 'names', doc)), 'plural', doc));
-  const group = str(get(spec, 'group', doc));
+  const spec = node.get('spec');
+  if (spec?.kind !== 'map') return undefined;
+  const names = spec.get('names');
+  const plural = names?.kind === 'map' ? str(names.get('plural')) : undefined;
+  const group = str(spec.get('group'));
   return plural && group ? `${plural}.${group}` : undefined;
 }
 
-function skipNote(source: ParsedSource, doc: Document.Parsed, map: ReturnType<typeof asMap>, node: import("yaml").Node | undefined, pointer: string): Diagnostic {
-  const kind = str(get(map, 'kind', doc));
-  const apiVersion = str(get(map, 'apiVersion', doc));
+function str(node: DocNode | undefined): string | undefined {
+  if (node?.kind !== 'scalar') return undefined;
+  const v = node.value;
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+}
+
+function skipNote(source: ParsedSource, node: DocNode | undefined, pointer: string): Diagnostic {
+  const kind = node?.kind === 'map' ? str(node.get('kind')) : undefined;
+  const apiVersion = node?.kind === 'map' ? str(node.get('apiVersion')) : undefined;
   const what = kind ? `${apiVersion ?? '?'} ${kind}` : 'a document without kind';
-  return source.diag('note', 'KG106', `skipped ${what}: not a CustomResourceDefinition`, node, pointer);
+  return note(source, `skipped ${what}: not a CustomResourceDefinition`, node, pointer);
+}
+
+function note(source: ParsedSource, message: string, node: DocNode | undefined, pointer: string): Diagnostic {
+  return { severity: 'note', code: 'KG106', message, pointer, ...source.pos(node ? node.offset : 0) };
 }
 
 function yamlError(source: ParsedSource, e: YAMLError): Diagnostic {
   const first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
   return { severity: 'error', code: 'KG104', message: `malformed YAML: ${first} (${e.code})`, pointer: '', ...source.pos(e.pos[0]) };
+}
+
+/** The `yaml` package's DUPLICATE_KEY error, as it would have reported it. */
+function duplicateKey(source: ParsedSource, offset: number): Diagnostic {
+  const message = 'malformed YAML: Map keys must be unique (DUPLICATE_KEY)';
+  return { severity: 'error', code: 'KG104', message, pointer: '', ...source.pos(offset) };
 }
