@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { GeneratedFile } from '../src/api.js';
-import { generate } from '../src/generate.js';
-import { mergeStubFile } from '../src/io/stub-merge.js';
-import { formatErrors, readFixture, typeCheckProject } from './handler-typecheck.js';
+import type { GeneratedFile } from '../../src/api.js';
+import { generate } from '../../src/generate.js';
+import { mergeStubFile } from '../../src/io/stub-merge.js';
+import { formatErrors, readFixture, typeCheckProject } from '../helpers/handler-typecheck.js';
 
 const STORY = 'crds/myresource.yaml';
 

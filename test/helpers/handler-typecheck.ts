@@ -5,7 +5,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import type { GeneratedFile } from '../src/api.js';
+import type { GeneratedFile } from '../../src/api.js';
 import { tempDir, typecheck, writeTree, type TsDiagnostic } from './golden-support.js';
 
 export interface ProjectFiles {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generate } from '../src/generate.js';
-import { expectedErrors, formatErrors, readFixture, typeCheckProject } from './handler-typecheck.js';
+import { generate } from '../../src/generate.js';
+import { expectedErrors, formatErrors, readFixture, typeCheckProject } from '../helpers/handler-typecheck.js';
 
 const CRD = 'test/fixtures/handlers/names.yaml';
 

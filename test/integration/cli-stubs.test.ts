@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { EXAMPLE_CRD, kopfgen, read, sleep, tempProject, tree, writeFiles } from './cli-support.js';
+import { EXAMPLE_CRD, kopfgen, read, sleep, tempProject, tree, writeFiles } from '../helpers/cli-support.js';
 
 const GADGET_CRD = EXAMPLE_CRD.replace(/myresources/g, 'gadgets').replace(/MyResource/g, 'Gadget').replace(/myresource\b/g, 'gadget').replace('shortNames: [myr]', 'shortNames: [gad]');
 const STUB = 'handlers/myresources.ts';

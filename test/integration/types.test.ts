@@ -7,16 +7,16 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { generate } from '../src/generate.js';
-import { REPO, tempDir, typecheck, writeTree } from './golden-support.js';
+import { generate } from '../../src/generate.js';
+import { REPO, tempDir, typecheck, writeTree } from '../helpers/golden-support.js';
 
 const FIXTURES = ['test/fixtures/crds/required.yaml', 'test/fixtures/crds/enum.yaml', 'test/fixtures/crds/int-or-string.yaml', 'test/fixtures/crds/nullable.yaml'];
 
-const USAGE = `import type { Widget, WidgetSpec } from "./fixtures.kopfgen.dev/v1/widgets.js";
-import type { Lamp } from "./fixtures.kopfgen.dev/v1/lamps.js";
-import type { Rollout } from "./fixtures.kopfgen.dev/v1/rollouts.js";
-import type { Draft } from "./fixtures.kopfgen.dev/v1/drafts.js";
-import { LampDescriptor } from "./fixtures.kopfgen.dev/v1/lamps.js";
+const USAGE = `import type { Widget, WidgetSpec } from "../fixtures.kopfgen.dev/v1/widgets.js";
+import type { Lamp } from "../fixtures.kopfgen.dev/v1/lamps.js";
+import type { Rollout } from "../fixtures.kopfgen.dev/v1/rollouts.js";
+import type { Draft } from "../fixtures.kopfgen.dev/v1/drafts.js";
+import { LampDescriptor } from "../fixtures.kopfgen.dev/v1/lamps.js";
 
 const meta = { name: "a", namespace: "default", labels: { app: "x" } };
 const spec: WidgetSpec = { name: "w", size: 3, ports: [{ port: 80 }], owner: { team: "core", contact: { email: "a@b.c" } }, matrix: [[{ cell: "x" }]] };

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Diagnostic } from '../src/diagnostics.js';
-import { resolveHandlers, unmatchedHandlerKeys } from '../src/model/handler-pass.js';
-import { parseColumnPath } from '../src/model/handler-paths.js';
-import { ANNOTATION_COL, ANNOTATION_LINE, FILE, columnLine, crd, obj, scalar, statusProperty } from './handler-fixtures.js';
+import type { Diagnostic } from '../../src/diagnostics.js';
+import { resolveHandlers, unmatchedHandlerKeys } from '../../src/model/handler-pass.js';
+import { parseColumnPath } from '../../src/model/handler-paths.js';
+import { ANNOTATION_COL, ANNOTATION_LINE, FILE, columnLine, crd, obj, scalar, statusProperty } from '../helpers/handler-fixtures.js';
 
 const codes = (ds: Diagnostic[]) => ds.map((d) => `${d.severity} ${d.code} ${d.line}:${d.col}`);
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { test } from 'node:test';
-import { REPO, formatTs, generateFile, typecheck, writeTree } from './golden-support.js';
+import { REPO, formatTs, generateFile, typecheck, writeTree } from '../helpers/golden-support.js';
 
 const UPDATE = process.env.KOPFGEN_UPDATE_GOLDENS === '1';
 const GOLDEN = join(REPO, 'test/golden');
@@ -61,7 +61,7 @@ test('goldens type-check under strict with zero errors', () => {
 });
 
 test('generation is deterministic: input order does not change the output', async () => {
-  const { generate } = await import('../src/generate.js');
+  const { generate } = await import('../../src/generate.js');
   const sources = fixtures()
     .filter((f) => !f.file.startsWith('crds/'))
     .map(({ file }) => ({ file, text: readFileSync(join(REPO, file), 'utf8') }));

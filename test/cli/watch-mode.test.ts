@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { BROKEN_CRD, CLI, EXAMPLE_CRD, read, sleep, tempProject, writeFiles } from './cli-support.js';
+import { BROKEN_CRD, CLI, EXAMPLE_CRD, read, sleep, tempProject, writeFiles } from '../helpers/cli-support.js';
 
 const WAIT_MS = 15_000;
 

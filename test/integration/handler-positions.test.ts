@@ -2,7 +2,7 @@
 // the column's jsonPath, not at the start of the CRD or of the column.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generate } from '../src/generate.js';
+import { generate } from '../../src/generate.js';
 
 const crd = (annotation: string) => `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { ObjectNode } from '../src/model/ir.js';
-import { kindPrefixes, nameCrd } from '../src/model/naming.js';
-import { NameScope, pascal } from '../src/model/reserved.js';
-import { REPO } from './golden-support.js';
-import { loadModels } from './helpers/load-models.js';
+import type { ObjectNode } from '../../src/model/ir.js';
+import { kindPrefixes, nameCrd } from '../../src/model/naming.js';
+import { NameScope, pascal } from '../../src/model/reserved.js';
+import { REPO } from '../helpers/golden-support.js';
+import { loadModels } from '../helpers/load-models.js';
 
 function load(file: string) {
   return loadModels([{ file, text: readFileSync(join(REPO, file), 'utf8') }]);

@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { pointerJoin } from '../src/diagnostics.js';
-import { generate } from '../src/generate.js';
-import { readInputs } from '../src/io/read.js';
-import { resolveHandlers } from '../src/model/handler-pass.js';
-import { loadModels } from './helpers/load-models.js';
-import { formatErrors, typeCheckProject } from './handler-typecheck.js';
+import { pointerJoin } from '../../src/diagnostics.js';
+import { generate } from '../../src/generate.js';
+import { readInputs } from '../../src/io/read.js';
+import { resolveHandlers } from '../../src/model/handler-pass.js';
+import { loadModels } from '../helpers/load-models.js';
+import { formatErrors, typeCheckProject } from '../helpers/handler-typecheck.js';
 
 const CORPUS = resolve(process.cwd(), '../shared/crds');
 const skip = existsSync(CORPUS) ? false : 'needs ../shared/crds';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { BROKEN_CRD, EXAMPLE_CRD, kopfgen, read, sleep, snapshot, tempProject, tree, WIDGET_CRD, writeFiles } from './cli-support.js';
+import { BROKEN_CRD, EXAMPLE_CRD, kopfgen, read, sleep, snapshot, tempProject, tree, WIDGET_CRD, writeFiles } from '../helpers/cli-support.js';
 
 test('usage errors exit 2: unknown option, no inputs, bad --format, bad --handlers, --check with --watch', async () => {
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
@@ -186,7 +186,7 @@ test('run: a missing module exits 1; a missing argument or a bad option exits 2'
 });
 
 test('progress: a self-erasing line on a terminal for long runs, never in pipes, JSON or --quiet', async () => {
-  const { Reporter } = await import('../src/cli/report.js');
+  const { Reporter } = await import('../../src/cli/report.js');
   const sink = (isTTY: boolean) => {
     const stream = { isTTY, text: '', write(s: string) { stream.text += s; return true; } };
     return stream;

@@ -2,7 +2,7 @@
  * Hand-built IR for the handler tests: a CRD model as the loader would produce it, with
  * synthetic but distinct positions so tests can assert where diagnostics point.
  */
-import type { CrdModel, ObjectNode, PrinterColumn, PropertyNode, ScalarNode, SchemaNode, VersionModel } from '../src/model/ir.js';
+import type { CrdModel, ObjectNode, PrinterColumn, PropertyNode, ScalarNode, SchemaNode, VersionModel } from '../../src/model/ir.js';
 
 export const FILE = 'crds/test.yaml';
 

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { generate } from '../src/generate.js';
-import { readInputs } from '../src/io/read.js';
-import { formatTs, tempDir, typecheck, writeTree } from './golden-support.js';
+import { generate } from '../../src/generate.js';
+import { readInputs } from '../../src/io/read.js';
+import { formatTs, tempDir, typecheck, writeTree } from '../helpers/golden-support.js';
 
 const CORPUS = resolve(process.cwd(), '../shared/crds');
 const skip = existsSync(CORPUS) ? false : 'needs ../shared/crds';

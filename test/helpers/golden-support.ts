@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
-import type { GeneratedFile, GenerateResult } from '../src/api.js';
-import { generate } from '../src/generate.js';
+import type { GeneratedFile, GenerateResult } from '../../src/api.js';
+import { generate } from '../../src/generate.js';
 
 export const REPO = process.cwd();
 

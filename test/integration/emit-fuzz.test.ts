@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { generate } from '../src/generate.js';
-import { REPO, formatTs, tempDir, typecheck, writeTree } from './golden-support.js';
+import { generate } from '../../src/generate.js';
+import { REPO, formatTs, tempDir, typecheck, writeTree } from '../helpers/golden-support.js';
 
 function random(seed: number): (n: number) => number {
   let state = seed;

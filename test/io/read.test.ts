@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { watchTargets } from '../src/cli/watch-mode.js';
-import { globBase, isGlob, readInputs } from '../src/io/read.js';
-import type { ResolvedRun } from '../src/cli/options.js';
+import { watchTargets } from '../../src/cli/watch-mode.js';
+import { globBase, isGlob, readInputs } from '../../src/io/read.js';
+import type { ResolvedRun } from '../../src/cli/options.js';
 
 test('globBase is the part before the first wildcard segment', () => {
   assert.deepEqual(

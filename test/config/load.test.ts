@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseConfig } from '../src/config/load.js';
-import { EXAMPLE_CRD, kopfgen, tempProject, tree, WIDGET_CRD } from './cli-support.js';
+import { parseConfig } from '../../src/config/load.js';
+import { EXAMPLE_CRD, kopfgen, tempProject, tree, WIDGET_CRD } from '../helpers/cli-support.js';
 
 function problems(name: string, text: string, inPackage = false): string[] {
   return parseConfig(`/p/${name}`, name, text, inPackage).diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.pointer} ${d.message}`);

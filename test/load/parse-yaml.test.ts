@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Diagnostic } from '../src/diagnostics.js';
-import { generate } from '../src/generate.js';
-import { globToRegExp, readInputs } from '../src/io/read.js';
-import { REPO, tempDir } from './golden-support.js';
+import type { Diagnostic } from '../../src/diagnostics.js';
+import { generate } from '../../src/generate.js';
+import { globToRegExp, readInputs } from '../../src/io/read.js';
+import { REPO, tempDir } from '../helpers/golden-support.js';
 
 const BAD = 'test/fixtures/crds/bad';
 

@@ -11,7 +11,7 @@ import type { GenerateOptions, SourceText } from '../src/api.js';
 import { generate } from '../src/generate.js';
 import { readInputs } from '../src/io/read.js';
 import { generateParallel } from '../src/generate.js';
-import { REPO } from './golden-support.js';
+import { REPO } from './helpers/golden-support.js';
 
 function sources(dir: string, names?: string[]): SourceText[] {
   return (names ?? readdirSync(join(REPO, dir)).filter((f) => f.endsWith('.yaml')))

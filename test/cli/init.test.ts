@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { EXAMPLE_CRD, kopfgen, read, REPO, snapshot, tempProject, tree } from './cli-support.js';
+import { EXAMPLE_CRD, kopfgen, read, REPO, snapshot, tempProject, tree } from '../helpers/cli-support.js';
 
 function tsc(cwd: string): Promise<{ code: number; out: string }> {
   return new Promise((done) => {

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { unifiedDiff } from '../src/io/diff.js';
-import { EXAMPLE_CRD, kopfgen, read, snapshot, tempProject, WIDGET_CRD, writeFiles } from './cli-support.js';
+import { unifiedDiff } from '../../src/io/diff.js';
+import { EXAMPLE_CRD, kopfgen, read, snapshot, tempProject, WIDGET_CRD, writeFiles } from '../helpers/cli-support.js';
 
 test('unified diff: hunks with context, like diff -u', () => {
   const a = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n') + '\n';

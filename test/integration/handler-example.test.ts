@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { generate } from '../src/generate.js';
-import { defaultRegistry, TemporaryError } from '../src/runtime/index.js';
-import { mergeStubFile } from '../src/io/stub-merge.js';
-import { typecheck } from './golden-support.js';
-import { formatErrors } from './handler-typecheck.js';
+import { generate } from '../../src/generate.js';
+import { defaultRegistry, TemporaryError } from '../../src/runtime/index.js';
+import { mergeStubFile } from '../../src/io/stub-merge.js';
+import { typecheck } from '../helpers/golden-support.js';
+import { formatErrors } from '../helpers/handler-typecheck.js';
 
 const EXAMPLE = resolve(process.cwd(), 'examples/myresource');
 const CRD = 'crds/myresource.yaml';
@@ -49,7 +49,7 @@ test('the example runs: Starting from the handler, Pending from the helpers\' Te
   const { register } = await import('tsx/esm/api');
   const unregister = register();
   try {
-    const example = (await import(pathToFileURL(join(EXAMPLE, 'operator.ts')).href)) as typeof import('../examples/myresource/operator.js');
+    const example = (await import(pathToFileURL(join(EXAMPLE, 'operator.ts')).href)) as typeof import('../../examples/myresource/operator.js');
     const registered = defaultRegistry.handlers.filter((h) => h.resource.plural === 'myresources').map((h) => `${h.id}/${h.cause}`);
     assert.deepEqual(registered.sort(), ['myapp/create', 'myapp/resume', 'myapp/update']);
 

@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { parseAllDocuments } from 'yaml';
-import { REPO, formatTs, generateFile, tempDir, typecheck, writeTree } from './golden-support.js';
+import { REPO, formatTs, generateFile, tempDir, typecheck, writeTree } from '../helpers/golden-support.js';
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema; additionalProperties?: Schema | boolean };
 
@@ -70,7 +70,7 @@ test('kopfgen and json-schema-to-typescript agree on every fixture (mutually ass
         roots.push(oracle);
         const required = (root.required as string[] | undefined)?.includes(part) && part !== 'status';
         const ours = required ? `import("${modulePath}").${resource}["${part}"]` : `NonNullable<import("${modulePath}").${resource}["${part}"]>`;
-        checks.push(`export const c${compared}: Mutual<${ours}, import("./${name}.js").${name}> = true; // ${file} ${part}`);
+        checks.push(`export const c${compared}: Mutual<${ours}, import("../${name}.js").${name}> = true; // ${file} ${part}`);
         compared++;
       }
     }
