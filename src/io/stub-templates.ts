@@ -23,7 +23,8 @@ function templatesDir(): string {
 export function readStubTemplates(): StubTemplates {
   if (!cache) {
     const dir = templatesDir();
-    cache = stubTemplates(readFileSync(join(dir, 'stub-file.ts'), 'utf8'), readFileSync(join(dir, 'stub-handler.ts'), 'utf8'));
+    const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+    cache = stubTemplates(read('stub-file.ts'), read('stub-handler.ts'));
   }
   return cache;
 }

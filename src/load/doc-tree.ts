@@ -95,7 +95,13 @@ abstract class Node implements DocNodeBase {
 
 export class ScalarNode extends Node implements DocScalar {
   readonly kind = 'scalar';
-  constructor(source: DocSource, offset: number, link: DocLink | undefined, readonly value: ScalarValue, readonly quoted: boolean) {
+  constructor(
+    source: DocSource,
+    offset: number,
+    link: DocLink | undefined,
+    readonly value: ScalarValue,
+    readonly quoted: boolean,
+  ) {
     super(source, offset, link);
   }
 }

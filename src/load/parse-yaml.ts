@@ -69,7 +69,13 @@ function helmDirective(text: string, docs: Document.Parsed[]): number | undefine
   return undefined;
 }
 
-function collectCrds(source: ParsedSource, text: string, root: DocNode | undefined, diagnostics: Diagnostic[], out: CrdDocument[]): void {
+function collectCrds(
+  source: ParsedSource,
+  text: string,
+  root: DocNode | undefined,
+  diagnostics: Diagnostic[],
+  out: CrdDocument[],
+): void {
   if (root?.kind !== 'map') {
     diagnostics.push(note(source, 'skipped a document that is not a mapping', root, ''));
     return;
@@ -90,7 +96,8 @@ function collectCrds(source: ParsedSource, text: string, root: DocNode | undefin
 }
 
 function isCrd(map: DocMap): boolean {
-  return str(map.get('kind')) === 'CustomResourceDefinition' && (str(map.get('apiVersion')) ?? '').startsWith('apiextensions.k8s.io/');
+  const apiVersion = str(map.get('apiVersion')) ?? '';
+  return str(map.get('kind')) === 'CustomResourceDefinition' && apiVersion.startsWith('apiextensions.k8s.io/');
 }
 
 function crdDocument(source: ParsedSource, text: string, node: DocMap, pointer: string): CrdDocument {

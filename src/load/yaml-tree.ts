@@ -5,7 +5,8 @@
  * through the map being built, and reported exactly as the package reports them.
  */
 import { isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
-import { Entry, MapNode, ScalarNode, SeqNode, type DocLink, type DocNode, type DocSource, type ScalarValue } from './doc-tree.js';
+import { Entry, MapNode, ScalarNode, SeqNode } from './doc-tree.js';
+import type { DocLink, DocNode, DocSource, ScalarValue } from './doc-tree.js';
 
 /** A key that occurs twice in one map: where the second one starts. */
 export interface DuplicateKey {

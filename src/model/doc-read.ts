@@ -54,6 +54,13 @@ export function nodePos(source: DocSource, node: DocNode | undefined): SourcePos
   return node ? node.pos : source.pos(0);
 }
 
-export function diag(source: DocSource, severity: Severity, code: string, message: string, node: DocNode | undefined, pointer: string): Diagnostic {
+export function diag(
+  source: DocSource,
+  severity: Severity,
+  code: string,
+  message: string,
+  node: DocNode | undefined,
+  pointer: string,
+): Diagnostic {
   return { severity, code, message, pointer, ...nodePos(source, node) };
 }

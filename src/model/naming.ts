@@ -14,7 +14,7 @@ export type KindName = Pick<CrdModel, 'name' | 'kind' | 'group'>;
 
 /** A served version's module and its top-level names. */
 export interface VersionNames {
-  /** Module path relative to the output directory, `/`-separated, without extension (e.g. `example.com/v1/myresources`). */
+  /** Module path relative to the output directory, `/`-separated, no extension (`example.com/v1/myresources`). */
   module: string;
   /** Prefix of every type name in the module (`MyResource`, or e.g. `MyResourceV1beta1` for a non-storage version). */
   prefix: string;

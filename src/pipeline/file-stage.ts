@@ -51,7 +51,8 @@ export function loadFile(source: SourceText): LoadedFile {
     const model = buildCrd(node, diagnostics);
     models.push(model);
     if (!model) return { identity, diagnostics };
-    return { identity, built: { name: model.name, kind: model.kind, group: model.group, plural: model.plural }, diagnostics };
+    const built = { name: model.name, kind: model.kind, group: model.group, plural: model.plural };
+    return { identity, built, diagnostics };
   });
   return { summary: { file: source.file, diagnostics: parsed.diagnostics, nodes }, models };
 }

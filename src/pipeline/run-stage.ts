@@ -110,7 +110,11 @@ class Dedupe {
  * The run's result from the per-CRD outputs of every share: modules and `index.ts` sorted by
  * path, then the stubs sorted by path. Nothing when any diagnostic is an error.
  */
-export function assembleRun(plan: RunPlan, outputs: readonly CrdStageOutput[], sources: readonly SourceText[]): GenerateResult {
+export function assembleRun(
+  plan: RunPlan,
+  outputs: readonly CrdStageOutput[],
+  sources: readonly SourceText[],
+): GenerateResult {
   const diagnostics = sortDiagnostics([...plan.diagnostics, ...outputs.flatMap((o) => o.diagnostics)]);
   const bytesIn = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
   const stats = { crds: plan.crds, versions: 0, handlers: 0, bytesIn, bytesOut: 0 };

@@ -18,7 +18,7 @@ const STUB_CAUSES = ['create', 'update', 'resume'] as const;
 /** What a stub file's path depends on; decided over the whole run, since plurals may collide across files. */
 export type StubKey = Pick<CrdModel, 'name' | 'plural' | 'group'>;
 
-/** The stub file path of each CRD (by name): `<plural>.ts`, or `<plural>.<group>.ts` when the run has the plural twice. */
+/** Each CRD's stub file path (by CRD name): `<plural>.ts`, `<plural>.<group>.ts` when the run has the plural twice. */
 export function stubPaths(crds: readonly StubKey[]): Map<string, string> {
   const plurals = new Map<string, number>();
   for (const crd of crds) plurals.set(crd.plural, (plurals.get(crd.plural) ?? 0) + 1);
@@ -49,7 +49,13 @@ function stubVersion(named: NamedCrd): NamedVersion | undefined {
   return usable.find((v) => v.version.storage) ?? usable[0];
 }
 
-function stubFile(t: StubTemplates, crd: CrdModel, version: NamedVersion, path: string, importPath: string): GeneratedFile {
+function stubFile(
+  t: StubTemplates,
+  crd: CrdModel,
+  version: NamedVersion,
+  path: string,
+  importPath: string,
+): GeneratedFile {
   const resource = version.names.resource;
   const stubs: StubEntry[] = [];
   const values = new Set<string>();
