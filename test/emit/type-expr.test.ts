@@ -73,7 +73,9 @@ table('arrays', [
   },
   {
     name: 'nested arrays of objects add Item',
-    given: '{"type": "array", "items": {"type": "array", "items": ' + '{"type": "object", "properties": {"a": {"type": "string"}}}}}',
+    given:
+      '{"type": "array", "items": {"type": "array", "items":' +
+      '{"type": "object", "properties": {"a": {"type": "string"}}}}}',
     want: 'interface T {\n  x?: TXItem[][];\n}\n\nexport interface TXItem {\n  a?: string;\n}\n',
   },
 ]);
@@ -115,7 +117,9 @@ table('maps and open objects', [
   {
     name: 'typed map with properties: the index admits the properties\' types',
     given: '{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}}',
-    want: 'interface T {\n  x?: TX;\n}\n\nexport interface TX {\n  a?: number;\n' + '  [key: string]: string | number | undefined;\n}\n',
+    want:
+      'interface T {\n  x?: TX;\n}\n\nexport interface TX {\n  a?: number;\n' +
+      '  [key: string]: string | number | undefined;\n}\n',
   },
   {
     name: 'preserve unknown fields with properties: typed members and an unknown index',
@@ -145,7 +149,9 @@ table('documentation', [
   },
   {
     name: 'description and constraint tags',
-    given: '{"type": "integer", "description": "Replicas.", ' + '"minimum": 0, "maximum": 5, "exclusiveMaximum": true, "default": 1}',
+    given:
+      '{"type": "integer", "description": "Replicas.",' +
+      '"minimum": 0, "maximum": 5, "exclusiveMaximum": true, "default": 1}',
     want:
       'interface T {\n  /**\n   * Replicas.\n   *\n' +
       '   * @default 1\n   * @minimum 0\n   * @maximum 5 (exclusive)\n   */\n  x?: number;\n}\n',
