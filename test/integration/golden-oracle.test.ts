@@ -70,7 +70,7 @@ test('kopfgen and json-schema-to-typescript agree on every fixture (mutually ass
         roots.push(oracle);
         const required = (root.required as string[] | undefined)?.includes(part) && part !== 'status';
         const ours = required ? `import("${modulePath}").${resource}["${part}"]` : `NonNullable<import("${modulePath}").${resource}["${part}"]>`;
-        checks.push(`export const c${compared}: Mutual<${ours}, import("../${name}.js").${name}> = true; // ${file} ${part}`);
+        checks.push(`export const c${compared}: Mutual<${ours}, import("./${name}.js").${name}> = true; // ${file} ${part}`);
         compared++;
       }
     }

@@ -12,11 +12,11 @@ import { REPO, tempDir, typecheck, writeTree } from '../helpers/golden-support.j
 
 const FIXTURES = ['test/fixtures/crds/required.yaml', 'test/fixtures/crds/enum.yaml', 'test/fixtures/crds/int-or-string.yaml', 'test/fixtures/crds/nullable.yaml'];
 
-const USAGE = `import type { Widget, WidgetSpec } from "../fixtures.kopfgen.dev/v1/widgets.js";
-import type { Lamp } from "../fixtures.kopfgen.dev/v1/lamps.js";
-import type { Rollout } from "../fixtures.kopfgen.dev/v1/rollouts.js";
-import type { Draft } from "../fixtures.kopfgen.dev/v1/drafts.js";
-import { LampDescriptor } from "../fixtures.kopfgen.dev/v1/lamps.js";
+const USAGE = `import type { Widget, WidgetSpec } from "./fixtures.kopfgen.dev/v1/widgets.js";
+import type { Lamp } from "./fixtures.kopfgen.dev/v1/lamps.js";
+import type { Rollout } from "./fixtures.kopfgen.dev/v1/rollouts.js";
+import type { Draft } from "./fixtures.kopfgen.dev/v1/drafts.js";
+import { LampDescriptor } from "./fixtures.kopfgen.dev/v1/lamps.js";
 
 const meta = { name: "a", namespace: "default", labels: { app: "x" } };
 const spec: WidgetSpec = { name: "w", size: 3, ports: [{ port: 80 }], owner: { team: "core", contact: { email: "a@b.c" } }, matrix: [[{ cell: "x" }]] };
