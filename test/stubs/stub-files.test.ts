@@ -13,7 +13,8 @@ import { crd, obj, scalar } from '../helpers/handler-fixtures.js';
 
 const TEMPLATES = stubTemplates(
   '// #region head\n// KgKind from KgSource (KgCrd)\n// #endregion\n',
-  '// #region stub\nexport async function kgFunction(): Promise<KgStatus | void> { return kgResult; } // kg_id kg_cause\n' +
+  '// #region stub\n' +
+    'export async function kgFunction(): Promise<KgStatus | void> { return kgResult; } // kg_id kg_cause\n' +
     'KgDefinition.kgRegister(kgFunction);\n// #endregion\n',
 );
 
@@ -31,7 +32,8 @@ test('stub paths: <plural>.ts, or <plural>.<group>.ts for a plural the run has t
 });
 
 test('one stub per handler and cause, from the templates given, importing the named handler exports', () => {
-  const model = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status: obj({ myapp: obj({ phase: scalar('string') }) }) }] });
+  const status = obj({ myapp: obj({ phase: scalar('string') }) });
+  const model = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status }] });
   assert.deepEqual(resolveHandlers([model], {}), []);
   const file = emitStubFile(nameCrd(model, 'MyResource'), 'myresources.ts', {}, TEMPLATES);
   assert.ok(file);
@@ -43,11 +45,14 @@ test('one stub per handler and cause, from the templates given, importing the na
       'import type { HandlerContext } from "kopfgen/runtime";\n' +
       'import { MyResourceMyapp, MyResourceMyappPermanentError, MyResourceMyappTemporaryError, type MyResource, ' +
       'type MyResourceMyappStatus } from "../generated/example.com/v1/myresources.js";\n' +
-      '\nexport async function myappOnCreate(): Promise<MyResourceMyappStatus | void> { return { phase: "NotImplemented" }; }' +
+      '\nexport async function myappOnCreate(): Promise<MyResourceMyappStatus | void> ' +
+      '{ return { phase: "NotImplemented" }; }' +
       ' // myapp create\nMyResourceMyapp.onCreate(myappOnCreate);\n' +
-      '\nexport async function myappOnUpdate(): Promise<MyResourceMyappStatus | void> { return { phase: "NotImplemented" }; }' +
+      '\nexport async function myappOnUpdate(): Promise<MyResourceMyappStatus | void> ' +
+      '{ return { phase: "NotImplemented" }; }' +
       ' // myapp update\nMyResourceMyapp.onUpdate(myappOnUpdate);\n' +
-      '\nexport async function myappOnResume(): Promise<MyResourceMyappStatus | void> { return { phase: "NotImplemented" }; }' +
+      '\nexport async function myappOnResume(): Promise<MyResourceMyappStatus | void> ' +
+      '{ return { phase: "NotImplemented" }; }' +
       ' // myapp resume\nMyResourceMyapp.onResume(myappOnResume);\n',
   );
 });
