@@ -32,7 +32,7 @@ export function buildCrd(crd: CrdDocument, diagnostics: Diagnostic[]): CrdModel 
   const group = need(r, spec, 'group', specPointer, node);
   const kind = need(r, names, 'kind', pointerJoin(specPointer, 'names'), spec ?? node);
   const plural = need(r, names, 'plural', pointerJoin(specPointer, 'names'), spec ?? node);
-  if (group === undefined || kind === undefined || plural === undefined) return undefined;
+  if (!spec || group === undefined || kind === undefined || plural === undefined) return undefined;
   const name = str(get(metadata, 'name')) ?? `${plural}.${group}`;
   const model: CrdModel = {
     file: source.file,
@@ -48,7 +48,7 @@ export function buildCrd(crd: CrdDocument, diagnostics: Diagnostic[]): CrdModel 
     categories: strings(get(names, 'categories')),
     scope: str(get(spec, 'scope')) === 'Cluster' ? 'Cluster' : 'Namespaced',
     ...readAnnotations(crd, asMap(get(metadata, 'annotations'))),
-    versions: readVersions(r, spec!, specPointer),
+    versions: readVersions(r, spec, specPointer),
   };
   if (model.versions.length === 0) {
     diagnostics.push(diag(source, 'error', 'KG108', 'CRD declares no versions', spec, specPointer));

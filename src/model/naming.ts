@@ -175,7 +175,7 @@ export function kindPrefixes(crds: readonly KindName[]): Map<string, string> {
   const sorted = [...crds].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const crd of sorted) {
     const kind = identifierStart(pascal(crd.kind));
-    const unique = byKind.get(kind)!.length === 1 && !RESERVED_NAMES.has(kind);
+    const unique = byKind.get(kind)?.length === 1 && !RESERVED_NAMES.has(kind);
     const candidates = unique ? [kind] : [identifierStart(pascal(crd.group.split('.')[0])) + kind, identifierStart(pascal(crd.group)) + kind];
     const free = candidates.find((c) => !taken.has(c) && !RESERVED_NAMES.has(c) && !(c !== kind && byKind.has(c)));
     out.set(crd.name, taken.claim(free ?? candidates[candidates.length - 1]));
