@@ -1,7 +1,8 @@
 /**
- * Source text → CRD nodes. Handles multi-document files, `kind: List` wrappers, Helm
- * templates (reported, never half-parsed) and malformed YAML (reported with its position).
- * Documents that are not CRDs are skipped with a note.
+ * Source text → CRD documents (positioned document trees, `doc-tree.ts`). Handles multi-document
+ * files, `kind: List` wrappers, Helm templates (reported, never half-parsed) and malformed YAML
+ * (reported with its position, duplicate keys included). Documents that are not CRDs are skipped
+ * with a note.
  */
 import { isScalar, parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
 import type { SourceText } from '../api.js';
