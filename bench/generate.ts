@@ -13,8 +13,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { SourceText } from '../src/api.js';
-import { generate } from '../src/generate.js';
-import { generateParallel } from '../src/parallel/generate.js';
+import { generate, generateParallel } from '../src/generate.js';
 import { readInputs } from '../src/io/read.js';
 import { writeFilesAtomic } from '../src/io/write.js';
 

@@ -1,69 +1,74 @@
 /**
- * The pure pipeline: source texts → generated files and diagnostics. No file system, no
- * process: `src/cli` reads the inputs and writes the result.
+ * The pure pipeline, orchestrated once: source texts → generated files and diagnostics. No file
+ * system, no process: `src/cli` reads the inputs and writes the result.
  *
- *   load (YAML → CRD models) → resolveHandlers → naming → per module: types + handler
- *   section → handler stubs → index.ts
+ *   per file (share):  load (YAML → CRD documents) → model (CRD models) → summary
+ *   run-wide:          duplicates, KG103, KG207, type prefixes, stub paths
+ *   per CRD (share):   handler pass → naming → modules → stub file
+ *   run-wide:          order the outputs, index.ts
  *
- * When any diagnostic is an error, `files` is empty: nothing half-generated can be written.
- * `src/parallel` runs the same stages over shares of the inputs and reuses the pieces below.
+ * `generate` is the run with one share in this thread; `generateParallel` shares the files out
+ * over worker threads and runs the very same stages. When any diagnostic is an error, `files`
+ * is empty: nothing half-generated can be written.
  */
-import type { GenerateOptions, GenerateResult, GeneratedFile, SourceText } from './api.js';
-import { hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics.js';
-import { emitIndex } from './emit/index-file.js';
-import { emitModule, type EmittedModule } from './emit/module.js';
-import { loadSources } from './load/index.js';
-import { resolveHandlers } from './model/handlers.js';
-import type { CrdModel } from './model/ir.js';
-import { nameModels, type ModuleScopes } from './model/naming.js';
-import { emitStubFiles } from './stubs/emit.js';
+import { availableParallelism } from 'node:os';
+import type { GenerateOptions, GenerateResult, SourceText } from './api.js';
+import { readStubTemplates } from './io/stub-templates.js';
+import { assembleRun, decideRun, sortSources } from './pipeline/run-stage.js';
+import { Share } from './pipeline/share.js';
+import { localShare, workerShare, type AsyncShare } from './pipeline/thread-share.js';
 
 export function generate(sources: readonly SourceText[], options: GenerateOptions = {}): GenerateResult {
-  const { crds, diagnostics } = loadSources(sources);
-  const all: Diagnostic[] = [...diagnostics, ...noCrdFound(crds.length, sources, diagnostics)];
-  all.push(...resolveHandlers(crds, options));
-  const scopes = nameModels(crds);
-  const stats = emptyStats(crds.length, sources);
-  if (hasErrors(all)) return { files: [], diagnostics: sortDiagnostics(all), stats };
-  const files = outputFiles(emitModules(crds, scopes), crds, options, stats);
-  return { files, diagnostics: sortDiagnostics(all), stats };
+  const ordered = sortSources(sources);
+  const share = new Share();
+  const plan = decideRun(ordered, [ordered.map((_, i) => i)], [share.load(ordered)], options, templatesFor(options));
+  return assembleRun(plan, [share.emit(plan.requests[0])], sources);
 }
 
-export function emptyStats(crds: number, sources: readonly SourceText[]): GenerateResult['stats'] {
+/** The stub templates are the package's own files: read here, at the pipeline's entry, never inside it. */
+function templatesFor(options: GenerateOptions) {
+  return options.stubs === false ? undefined : readStubTemplates();
+}
+
+export interface ParallelOptions {
+  /** Threads to use, the main one included (default: available parallelism). */
+  threads?: number;
+  /** Below this many input bytes one share is faster than starting workers (default 2 MB). */
+  minBytes?: number;
+}
+
+/** `generate` across threads, with the same result (a test checks byte equality). */
+export async function generateParallel(
+  sources: readonly SourceText[],
+  options: GenerateOptions = {},
+  parallel: ParallelOptions = {},
+): Promise<GenerateResult> {
   const bytesIn = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
-  return { crds, versions: 0, handlers: 0, bytesIn, bytesOut: 0 };
-}
+  const threads = Math.min(parallel.threads ?? availableParallelism(), sources.length);
+  if (threads <= 1 || bytesIn < (parallel.minBytes ?? 2_000_000)) return generate(sources, options);
 
-/** KG103 (at the first input by name) when the inputs hold no CRD and no error says why. */
-export function noCrdFound(found: number, sources: readonly SourceText[], diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  if (found > 0 || sources.length === 0 || hasErrors(diagnostics)) return [];
-  const file = sources.reduce((a, b) => (b.file < a.file ? b : a)).file;
-  return [{ severity: 'error', code: 'KG103', message: 'no CustomResourceDefinition found in the inputs', file, line: 1, col: 1, pointer: '' }];
-}
-
-/** One module per served version, in CRD and version order. */
-export function emitModules(crds: readonly CrdModel[], scopes: ModuleScopes): EmittedModule[] {
-  const modules: EmittedModule[] = [];
-  for (const crd of crds) {
-    for (const version of crd.versions) {
-      const scope = scopes.get(version);
-      if (scope) modules.push(emitModule(crd, version, scope)); // no scope: not served
-    }
+  const ordered = sortSources(sources);
+  const assignment = shareOut(ordered, threads);
+  const shares: AsyncShare[] = assignment.map((_, i) => (i === 0 ? localShare() : workerShare()));
+  try {
+    const loaded = await Promise.all(shares.map((s, i) => s.load(assignment[i].map((fi) => ordered[fi]))));
+    const plan = decideRun(ordered, assignment, loaded, options, templatesFor(options));
+    const outputs = await Promise.all(shares.map((s, i) => s.emit(plan.requests[i])));
+    return assembleRun(plan, outputs, sources);
+  } finally {
+    for (const s of shares) s.close();
   }
-  return modules;
 }
 
-/**
- * The modules, their `index.ts` (sorted by path) and then the stubs of `crds` (in run order;
- * version schemas are not needed). Fills the output counts of `stats`.
- */
-export function outputFiles(modules: readonly EmittedModule[], crds: CrdModel[], options: GenerateOptions, stats: GenerateResult['stats']): GeneratedFile[] {
-  const files: GeneratedFile[] = modules.map((m) => m.file);
-  files.push(emitIndex(modules));
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  if (options.stubs !== false) files.push(...emitStubFiles(crds, options));
-  stats.versions = modules.length;
-  for (const crd of crds) for (const v of crd.versions) if (v.served) stats.handlers += v.handlers.length;
-  for (const f of files) stats.bytesOut += Buffer.byteLength(f.content);
-  return files;
+/** Largest files first, each to the least loaded share; each share keeps file order. */
+function shareOut(ordered: SourceText[], threads: number): number[][] {
+  const load = new Array<number>(threads).fill(0);
+  const shares: number[][] = Array.from({ length: threads }, () => []);
+  const bySize = ordered.map((s, i) => ({ i, size: s.text.length })).sort((a, b) => b.size - a.size || a.i - b.i);
+  for (const { i, size } of bySize) {
+    const target = load.indexOf(Math.min(...load));
+    shares[target].push(i);
+    load[target] += size;
+  }
+  return shares.map((s) => s.sort((a, b) => a - b));
 }

@@ -1,7 +1,7 @@
 /** kopfgen as a library: the generator pipeline and the input reader. The CLI builds on these. */
 export { generate } from './generate.js';
-export { generateParallel } from './parallel/generate.js';
-export type { ParallelOptions } from './parallel/generate.js';
+export { generateParallel } from './generate.js';
+export type { ParallelOptions } from './generate.js';
 export { readInputs } from './io/read.js';
 export type { ReadResult } from './io/read.js';
 export type { GenerateOptions, GenerateResult, GeneratedFile, SourceText, StubEntry } from './api.js';

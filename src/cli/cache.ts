@@ -13,7 +13,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GeneratedFile, GenerateOptions, SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { listFiles, readIfExists, type StubMemo } from '../io/write.js';
+import { listFiles, readIfExists } from '../io/fs.js';
+import type { StubMemo } from '../io/write.js';
 
 export const CACHE_DIR = '.kopfgen-cache';
 

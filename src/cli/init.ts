@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics.js';
 import { hasErrors } from '../diagnostics.js';
 import { parseConfig } from '../config/load.js';
-import { displayPath, listFiles, readIfExists, writeFilesAtomic } from '../io/write.js';
-import type { Pipeline } from './generate.js';
+import { displayPath, listFiles, readIfExists } from '../io/fs.js';
+import { writeFilesAtomic } from '../io/write.js';
+import type { Pipeline } from './generate-command.js';
 import { resolveRun } from './options.js';
 import { Reporter, type Streams } from './report.js';
 

@@ -10,13 +10,13 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config/load.js';
-import { runGenerate } from './generate.js';
+import { runGenerate } from './generate-command.js';
 import { runInit } from './init.js';
 import { resolveRun, UsageError, type GenerateFlags } from './options.js';
 import { realPipeline } from './pipeline.js';
 import { Reporter, type Streams } from './report.js';
-import { watchLoop, type Reload } from './watch.js';
-import { displayPath } from '../io/write.js';
+import { watchLoop, type Reload } from './watch-mode.js';
+import { displayPath } from '../io/fs.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;

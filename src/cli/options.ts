@@ -5,7 +5,7 @@
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GenerateOptions } from '../api.js';
 import type { LoadedConfig } from '../config/load.js';
-import { splitIds } from '../config/schema.js';
+import { splitIds } from '../config/config-schema.js';
 
 export type OutputFormat = 'text' | 'json';
 

@@ -4,9 +4,9 @@
  * Loaded on first use, so a cache hit never pays for loading the generator.
  */
 import { readInputs } from '../io/read.js';
-import type { Pipeline } from './generate.js';
+import type { Pipeline } from './generate-command.js';
 
 export const realPipeline: Pipeline = {
   read: (inputs, cwd) => readInputs(inputs, { cwd }),
-  generate: async (sources, options) => (await import('../parallel/generate.js')).generateParallel(sources, options),
+  generate: async (sources, options) => (await import('../generate.js')).generateParallel(sources, options),
 };

@@ -7,8 +7,8 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
 import type { Diagnostic } from '../diagnostics.js';
-import { displayPath, readIfExists } from '../io/write.js';
-import { validateConfig, type KopfgenConfig, type Locate } from './schema.js';
+import { displayPath, readIfExists } from '../io/fs.js';
+import { validateConfig, type KopfgenConfig, type Locate } from './config-schema.js';
 
 export const CONFIG_FILES = ['kopfgen.config.json', 'kopfgen.config.yaml', 'kopfgen.config.yml'];
 

@@ -4,14 +4,13 @@
  * the handler section. Strings are pushed to one array and joined once.
  */
 import type { GeneratedFile } from '../api.js';
-import { emitHandlerSection, type HandlerSection } from './handlers.js';
-import type { CrdModel, ObjectNode, VersionModel } from '../model/ir.js';
-import { IMPLIED_MEMBERS } from '../model/naming.js';
-import type { NameScope } from '../model/reserved.js';
+import { emitHandlerSection, type HandlerSection } from './handler-section.js';
+import type { CrdModel, ObjectNode } from '../model/ir.js';
+import { IMPLIED_MEMBERS, type NamedVersion } from '../model/naming.js';
 import { headerLine } from './header.js';
 import { stringLiteral } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
-import { pushMembers, pushNestedInterfaces, type TypeUsage } from './types.js';
+import { pushMembers, pushNestedInterfaces, type TypeNames, type TypeUsage } from './type-expr.js';
 
 export interface ModuleExport {
   name: string;
@@ -24,21 +23,14 @@ export interface EmittedModule {
   exports: ModuleExport[];
 }
 
-export function emitModule(crd: CrdModel, version: VersionModel, scope: NameScope): EmittedModule {
-  const names = version.names!;
+export function emitModule(crd: CrdModel, named: NamedVersion): EmittedModule {
+  const { version, names } = named;
   const usage: TypeUsage = { kubernetesObject: false, objectMeta: true };
   const body: string[] = [];
-  pushResource(body, crd, version);
-  pushDescriptor(body, crd, version);
-  if (version.schema) pushNestedInterfaces(body, version.schema, usage, IMPLIED_MEMBERS);
-  const handlers = emitHandlerSection({
-    crd,
-    version,
-    prefix: names.prefix,
-    resourceType: names.resource,
-    descriptor: names.descriptor,
-    uniqueName: (base) => scope.claim(base),
-  });
+  pushResource(body, crd, named);
+  pushDescriptor(body, crd, named);
+  if (version.schema) pushNestedInterfaces(body, version.schema, named.types, usage, IMPLIED_MEMBERS);
+  const handlers = emitHandlerSection(crd, named);
   if (handlers.text) body.push('\n', handlers.text.endsWith('\n') ? handlers.text : handlers.text + '\n');
   const content = headerLine(crd.file) + imports(usage, handlers) + body.join('');
   return {
@@ -46,7 +38,7 @@ export function emitModule(crd: CrdModel, version: VersionModel, scope: NameScop
     exports: [
       { name: names.resource, typeOnly: true },
       { name: names.descriptor, typeOnly: false },
-      ...topLevelTypes(version.schema),
+      ...topLevelTypes(version.schema, named.types),
       ...handlers.exports,
     ],
   };
@@ -63,8 +55,7 @@ function imports(usage: TypeUsage, handlers: HandlerSection): string {
   return out;
 }
 
-function pushResource(out: string[], crd: CrdModel, version: VersionModel): void {
-  const names = version.names!;
+function pushResource(out: string[], crd: CrdModel, { version, names, types }: NamedVersion): void {
   const apiVersion = `${crd.group}/${version.name}`;
   const deprecated = version.deprecated ? [`@deprecated ${version.deprecationWarning ?? `${apiVersion} ${crd.kind} is deprecated`}`] : [];
   out.push('\n');
@@ -74,7 +65,7 @@ function pushResource(out: string[], crd: CrdModel, version: VersionModel): void
   out.push(`  kind: ${stringLiteral(crd.kind)};\n`);
   out.push('  metadata?: ObjectMeta;\n');
   const schema = version.schema;
-  if (schema) pushMembers(out, withOptionalStatus(schema), IMPLIED_MEMBERS, [stringLiteral(apiVersion), stringLiteral(crd.kind), 'ObjectMeta', 'undefined']);
+  if (schema) pushMembers(out, withOptionalStatus(schema), types, IMPLIED_MEMBERS, [stringLiteral(apiVersion), stringLiteral(crd.kind), 'ObjectMeta', 'undefined']);
   else out.push('  [key: string]: unknown;\n');
   out.push('}\n');
 }
@@ -85,8 +76,7 @@ function withOptionalStatus(schema: ObjectNode): ObjectNode {
   return { ...schema, properties: schema.properties.map((p) => (p.name === 'status' ? { ...p, required: false } : p)) };
 }
 
-function pushDescriptor(out: string[], crd: CrdModel, version: VersionModel): void {
-  const names = version.names!;
+function pushDescriptor(out: string[], crd: CrdModel, { version, names }: NamedVersion): void {
   out.push('\n');
   const deprecated = version.deprecated ? [`@deprecated ${version.deprecationWarning ?? 'this version is deprecated'}`] : [];
   pushJsDoc(out, '', `What the runtime watches for ${crd.kind} ${crd.group}/${version.name}.`, undefined, deprecated);
@@ -109,12 +99,13 @@ function pushDescriptor(out: string[], crd: CrdModel, version: VersionModel): vo
 }
 
 /** The named types directly under the root (spec, status, …): what users import most. */
-function topLevelTypes(schema: ObjectNode | undefined): ModuleExport[] {
+function topLevelTypes(schema: ObjectNode | undefined, types: TypeNames): ModuleExport[] {
   if (!schema) return [];
   const out: ModuleExport[] = [];
   for (const p of schema.properties) {
     if (IMPLIED_MEMBERS.has(p.name)) continue;
-    if (p.schema.type === 'object' && p.schema.typeName) out.push({ name: p.schema.typeName, typeOnly: true });
+    const name = p.schema.type === 'object' ? types.get(p.schema) : undefined;
+    if (name !== undefined) out.push({ name, typeOnly: true });
   }
   return out;
 }

@@ -12,6 +12,7 @@ import type { GeneratedFile, StubEntry } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { GENERATED_MARK } from '../emit/header.js';
 import { unifiedDiff } from './diff.js';
+import { displayPath, listFiles, readIfExists } from './fs.js';
 
 export interface WriteTargets {
   /** Absolute output directory of generated files. */
@@ -48,20 +49,6 @@ export interface WritePlan {
 
 /** Lets a caller skip the (ts-morph) stub merge when the stub file is exactly what the last run left. */
 export type StubMemo = (file: GeneratedFile, existing: string) => { orphaned: string[] } | undefined;
-
-export function displayPath(cwd: string, abs: string): string {
-  const rel = relative(cwd, abs);
-  return (rel === '' ? '.' : rel).split(sep).join('/');
-}
-
-export async function readIfExists(path: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
 
 function fileDiagnostic(file: string, code: string, message: string): Diagnostic {
   return { severity: 'error', code, message, file, line: 1, col: 1, pointer: '' };
@@ -132,7 +119,7 @@ async function planStub(file: GeneratedFile, abs: string, before: string | undef
   const remembered = memo?.(file, before);
   if (remembered) return { ...base, change: 'unchanged', after: before, addedStubs: [], orphanedStubs: remembered.orphaned };
   // Loaded on demand: the merge needs ts-morph (about a second to load), most runs need no merge.
-  const { mergeStubFile } = await import('../stubs/merge.js');
+  const { mergeStubFile } = await import('./stub-merge.js');
   const merged = mergeStubFile(before, file);
   const change: Change = merged.text === before ? 'unchanged' : 'update';
   return { ...base, change, after: merged.text, addedStubs: merged.added, orphanedStubs: merged.orphaned };
@@ -145,24 +132,6 @@ async function staleGeneratedFiles(dir: string, produced: Set<string>): Promise<
     if (!produced.has(abs) && (await startsWithHeader(abs))) stale.push(abs);
   }
   return stale;
-}
-
-/** Regular files under `dir`, recursively; symlinks are not followed (they are never ours). */
-export async function listFiles(dir: string): Promise<string[]> {
-  let entries;
-  try {
-    entries = await fs.readdir(dir, { withFileTypes: true });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-    throw e;
-  }
-  const out: string[] = [];
-  for (const entry of entries) {
-    const abs = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await listFiles(abs)));
-    else if (entry.isFile()) out.push(abs);
-  }
-  return out;
 }
 
 async function startsWithHeader(path: string): Promise<boolean> {

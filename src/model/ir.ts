@@ -51,8 +51,6 @@ export interface ObjectNode extends NodeBase {
   preserveUnknownFields: boolean;
   /** `x-kubernetes-embedded-resource: true`: apiVersion/kind/metadata are implied. */
   embeddedResource: boolean;
-  /** The interface name, assigned by the naming pass (Kind + property path), unique within a module. */
-  typeName?: string;
 }
 
 export interface ArrayNode extends NodeBase {
@@ -110,8 +108,6 @@ export interface HandlerModel extends Located {
   synthesized: boolean;
   /** Printer columns whose jsonPath reads from `.status.<id>`. */
   columns: PrinterColumn[];
-  /** Exported names chosen by the handler emitter (recorded so stubs can import them). */
-  names?: { status: string; temporaryError: string; permanentError: string; definition: string };
 }
 
 export interface VersionModel extends Located {
@@ -125,17 +121,6 @@ export interface VersionModel extends Located {
   subresources: { status: boolean; scale?: ScaleSubresource };
   printerColumns: PrinterColumn[];
   handlers: HandlerModel[];
-  /** Assigned by the naming pass: this version's module and its top-level names. */
-  names?: {
-    /** Module path relative to the output directory, `/`-separated, without extension (e.g. `example.com/v1/myresources`). */
-    module: string;
-    /** Prefix of every type name in the module (`MyResource`, or e.g. `MyResourceV1beta1` for a non-storage version). */
-    prefix: string;
-    /** The resource interface (usually equal to the prefix). */
-    resource: string;
-    /** The `defineResource` constant. */
-    descriptor: string;
-  };
 }
 
 export interface CrdModel extends Located {

@@ -3,36 +3,113 @@
  * group-qualified otherwise; non-storage versions add their version), and every object
  * node of a version's schema a module-unique interface name: prefix + PascalCase of each
  * property on its path (kopium style), array items named after their array, map values `…Value`.
+ * It runs before any emitter and returns every name (a `NamedCrd`); the IR is never written to,
+ * so emitters and stubs only read names that exist.
  */
-import type { CrdModel, ObjectNode, SchemaNode, VersionModel } from './ir.js';
+import type { CrdModel, HandlerModel, ObjectNode, SchemaNode, VersionModel } from './ir.js';
 import { NameScope, RESERVED_NAMES, pascal } from './reserved.js';
 
 /** What the run-wide prefix of a CRD depends on. CRD names are unique after duplicate removal. */
 export type KindName = Pick<CrdModel, 'name' | 'kind' | 'group'>;
 
-/** Scopes per version module, so later emitters (handlers) claim names that cannot clash. */
-export type ModuleScopes = Map<VersionModel, NameScope>;
+/** A served version's module and its top-level names. */
+export interface VersionNames {
+  /** Module path relative to the output directory, `/`-separated, no extension (`example.com/v1/myresources`). */
+  module: string;
+  /** Prefix of every type name in the module (`MyResource`, or e.g. `MyResourceV1beta1` for a non-storage version). */
+  prefix: string;
+  /** The resource interface (usually equal to the prefix). */
+  resource: string;
+  /** The `defineResource` constant. */
+  descriptor: string;
+}
 
-/** `prefixes` (from `kindPrefixes`) may be computed over a larger run than `crds`. */
-export function nameModels(crds: CrdModel[], prefixes: Map<string, string> = kindPrefixes(crds)): ModuleScopes {
-  const scopes: ModuleScopes = new Map();
-  for (const crd of crds) {
-    const prefix = prefixes.get(crd.name)!;
-    for (const version of crd.versions) {
-      if (!version.served) continue;
-      const versionPrefix = version.storage ? prefix : prefix + pascal(version.name);
-      const scope = new NameScope();
-      const resource = scope.claim(versionPrefix);
-      const descriptor = scope.claim(versionPrefix + 'Descriptor');
-      version.names = { module: `${crd.group}/${version.name}/${crd.plural}`, prefix: versionPrefix, resource, descriptor };
-      if (version.schema) {
-        version.schema.typeName = resource;
-        nameChildren(version.schema, resource, (base) => scope.claim(base), IMPLIED_MEMBERS);
-      }
-      scopes.set(version, scope);
+/** The exported names of one handler in its module (stubs import them). */
+export interface HandlerNames {
+  status: string;
+  temporaryError: string;
+  permanentError: string;
+  definition: string;
+}
+
+/**
+ * How a handler's status type is written: an alias of a non-object type, an interface extending
+ * the schema's own type at `status.<id>`, or an interface the handler section emits itself
+ * (its nested types are named in `NamedVersion.types`).
+ */
+export type StatusShape = { kind: 'alias' } | { kind: 'extends'; schemaType: string } | { kind: 'own' };
+
+export interface NamedHandler {
+  handler: HandlerModel;
+  names: HandlerNames;
+  shape: StatusShape;
+}
+
+/** One served version with every name its module declares. */
+export interface NamedVersion {
+  version: VersionModel;
+  names: VersionNames;
+  /**
+   * The interface name of every named object node of the module (schema and handler statuses).
+   * A node without an entry is written inline: a pure map, or a member a Kubernetes object types itself.
+   */
+  types: ReadonlyMap<ObjectNode, string>;
+  handlers: NamedHandler[];
+}
+
+/** A CRD with its served versions named: what emitters and stubs read. */
+export interface NamedCrd {
+  crd: CrdModel;
+  versions: NamedVersion[];
+}
+
+/**
+ * Names one CRD's served versions, given its run-wide prefix (from `kindPrefixes`). Claims
+ * happen in module order: resource, descriptor, schema types, then per handler its definition,
+ * status, error classes and the nested types of a status the handler section emits itself.
+ */
+export function nameCrd(crd: CrdModel, prefix: string): NamedCrd {
+  const versions: NamedVersion[] = [];
+  for (const version of crd.versions) {
+    if (!version.served) continue;
+    const versionPrefix = version.storage ? prefix : prefix + pascal(version.name);
+    const scope = new NameScope();
+    const claim = (base: string) => scope.claim(base);
+    const resource = scope.claim(versionPrefix);
+    const descriptor = scope.claim(versionPrefix + 'Descriptor');
+    const names = { module: `${crd.group}/${version.name}/${crd.plural}`, prefix: versionPrefix, resource, descriptor };
+    const types = new Map<ObjectNode, string>();
+    if (version.schema) {
+      types.set(version.schema, resource);
+      nameChildren(version.schema, resource, claim, types, IMPLIED_MEMBERS);
     }
+    const handlers = version.handlers.map((handler) => nameHandler(handler, versionPrefix, claim, types));
+    versions.push({ version, names, types, handlers });
   }
-  return scopes;
+  return { crd, versions };
+}
+
+/** `create_fn` → `CreateFn`, `my-app` → `MyApp`, `a.b` → `AB`; collisions get a numeric suffix. */
+function nameHandler(
+  handler: HandlerModel,
+  prefix: string,
+  claim: (base: string) => string,
+  types: Map<ObjectNode, string>,
+): NamedHandler {
+  const base = claim(prefix + pascal(handler.id));
+  const names = {
+    definition: base,
+    status: claim(base + 'Status'),
+    temporaryError: claim(base + 'TemporaryError'),
+    permanentError: claim(base + 'PermanentError'),
+  };
+  const status = handler.status;
+  if (status.type !== 'object') return { handler, names, shape: { kind: 'alias' } };
+  const schemaType = types.get(status);
+  if (schemaType !== undefined) return { handler, names, shape: { kind: 'extends', schemaType } };
+  // Not reachable from the schema (no status object to insert into): the handler section emits it.
+  nameChildren(status, names.status, claim, types);
+  return { handler, names, shape: { kind: 'own' } };
 }
 
 /** Only these object nodes render as an inline `{ [key: string]: T }` and so get no interface name. */
@@ -47,11 +124,17 @@ export function isPureMap(node: ObjectNode): boolean {
 export const IMPLIED_MEMBERS: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata']);
 
 /**
+ * Names every object node below `root` into `names`, each claimed through `claim` (module-unique).
  * Breadth first, so a shallower path keeps the natural name when two paths PascalCase alike
  * (`spec.fooBar` is `…SpecFooBar`, `spec.foo.bar` becomes `…SpecFooBar2`).
  */
-/** Names every object node below `root` breadth first, each name claimed through `claim` (module-unique). */
-export function nameChildren(root: ObjectNode, rootName: string, claim: (base: string) => string, skip?: ReadonlySet<string>): void {
+function nameChildren(
+  root: ObjectNode,
+  rootName: string,
+  claim: (base: string) => string,
+  names: Map<ObjectNode, string>,
+  skip?: ReadonlySet<string>,
+): void {
   const queue: { node: SchemaNode; base: string }[] = [];
   const enqueueChildren = (node: ObjectNode, name: string, omit?: ReadonlySet<string>) => {
     for (const prop of node.properties) if (!omit?.has(prop.name)) queue.push({ node: prop.schema, base: name + pascal(prop.name) });
@@ -72,7 +155,7 @@ export function nameChildren(root: ObjectNode, rootName: string, claim: (base: s
       continue;
     }
     const name = claim(base);
-    node.typeName = name;
+    names.set(node, name);
     enqueueChildren(node, name, node.embeddedResource ? IMPLIED_MEMBERS : undefined);
   }
 }
@@ -92,7 +175,7 @@ export function kindPrefixes(crds: readonly KindName[]): Map<string, string> {
   const sorted = [...crds].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const crd of sorted) {
     const kind = identifierStart(pascal(crd.kind));
-    const unique = byKind.get(kind)!.length === 1 && !RESERVED_NAMES.has(kind);
+    const unique = byKind.get(kind)?.length === 1 && !RESERVED_NAMES.has(kind);
     const candidates = unique ? [kind] : [identifierStart(pascal(crd.group.split('.')[0])) + kind, identifierStart(pascal(crd.group)) + kind];
     const free = candidates.find((c) => !taken.has(c) && !RESERVED_NAMES.has(c) && !(c !== kind && byKind.has(c)));
     out.set(crd.name, taken.claim(free ?? candidates[candidates.length - 1]));

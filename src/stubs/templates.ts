@@ -1,12 +1,17 @@
 /**
- * The fixed text fragments of stub files, read from `templates/stub-*.ts`. Those files compile
+ * The fixed text fragments of stub files, cut from `templates/stub-*.ts`. Those files compile
  * with the project against placeholder declarations (`templates/stub-placeholders.ts`), so a
- * template that stops type-checking fails the build, not a user's project. The fragments are
- * the package's own assets (shipped in `templates/`), read once.
+ * template that stops type-checking fails the build, not a user's project. Reading them is the
+ * I/O edge's job (`src/io/stub-templates.ts`); here they arrive as text.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
+/** The two fragments stubs are made of. */
+export interface StubTemplates {
+  /** The head of a new stub file (`// #region head` of `templates/stub-file.ts`). */
+  head: string;
+  /** One handler stub (`// #region stub` of `templates/stub-handler.ts`). */
+  stub: string;
+}
 
 export interface StubFill {
   kind: string;
@@ -31,19 +36,6 @@ export interface HandlerFill {
   result?: string;
 }
 
-let cache: { head: string; stub: string } | undefined;
-
-/** Walks up from this module (in `src/stubs` or `dist/src/stubs`) to the package's `templates/`. */
-function templatesDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'templates', 'stub-handler.ts'))) return join(dir, 'templates');
-    const up = dirname(dir);
-    if (up === dir) throw new Error('kopfgen: templates/stub-handler.ts not found next to the package');
-    dir = up;
-  }
-}
-
 function region(text: string, name: string): string {
   const start = text.indexOf(`// #region ${name}\n`);
   const end = text.indexOf('// #endregion', start);
@@ -51,15 +43,9 @@ function region(text: string, name: string): string {
   return text.slice(start + `// #region ${name}\n`.length, end).replace(/\r\n/g, '\n');
 }
 
-function fragments(): { head: string; stub: string } {
-  if (!cache) {
-    const dir = templatesDir();
-    cache = {
-      head: region(readFileSync(join(dir, 'stub-file.ts'), 'utf8'), 'head'),
-      stub: region(readFileSync(join(dir, 'stub-handler.ts'), 'utf8'), 'stub'),
-    };
-  }
-  return cache;
+/** The fragments from the texts of `templates/stub-file.ts` and `templates/stub-handler.ts`. */
+export function stubTemplates(fileTemplate: string, handlerTemplate: string): StubTemplates {
+  return { head: region(fileTemplate, 'head'), stub: region(handlerTemplate, 'stub') };
 }
 
 /** Replaces whole-word placeholders; the replacement text is inserted literally. */
@@ -68,12 +54,12 @@ function fill(text: string, values: Record<string, string>): string {
   return text.replace(pattern, (m) => values[m]);
 }
 
-export function stubFileHead(f: StubFill): string {
-  return fill(fragments().head, { KgKind: f.kind, KgCrd: f.crd, KgSource: f.source });
+export function stubFileHead(t: StubTemplates, f: StubFill): string {
+  return fill(t.head, { KgKind: f.kind, KgCrd: f.crd, KgSource: f.source });
 }
 
-export function stubText(f: HandlerFill): string {
-  const withResult = fragments().stub.replace('return kgResult;', f.result === undefined ? 'return;' : `return ${f.result};`);
+export function stubText(t: StubTemplates, f: HandlerFill): string {
+  const withResult = t.stub.replace('return kgResult;', f.result === undefined ? 'return;' : `return ${f.result};`);
   return fill(withResult, {
     kg_id: f.id,
     kg_cause: f.cause,

@@ -1,0 +1,147 @@
+/**
+ * Source text → CRD documents (positioned document trees, `doc-tree.ts`). Handles multi-document
+ * files, `kind: List` wrappers, Helm templates (reported, never half-parsed) and malformed YAML
+ * (reported with its position, duplicate keys included). Documents that are not CRDs are skipped
+ * with a note.
+ */
+import { isScalar, parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
+import type { SourceText } from '../api.js';
+import { pointerJoin, type Diagnostic } from '../diagnostics.js';
+import type { CrdDocument, DocMap, DocNode } from './doc-tree.js';
+import { ParsedSource } from './yaml-source.js';
+import { documentTree } from './yaml-tree.js';
+
+export interface ParseResult {
+  crds: CrdDocument[];
+  diagnostics: Diagnostic[];
+}
+
+export function parseSource(input: SourceText): ParseResult {
+  const source = new ParsedSource(input.file, input.text);
+  const diagnostics: Diagnostic[] = [];
+  const options = { lineCounter: source.lineCounter, prettyErrors: false, uniqueKeys: false };
+  const docs = parseAllDocuments(input.text, options) as Document.Parsed[];
+  const helm = input.text.includes('{{') ? helmDirective(input.text, docs) : undefined;
+  if (helm !== undefined) {
+    const message = 'this looks like a Helm template ({{ ... }}); render it first (e.g. `helm template`) and pass the output';
+    return { crds: [], diagnostics: [{ severity: 'error', code: 'KG105', message, pointer: '', ...source.pos(helm) }] };
+  }
+  const crds: CrdDocument[] = [];
+  for (const doc of docs) {
+    const tree = documentTree(source, doc);
+    if (doc.errors.length > 0 || tree.duplicates.length > 0) {
+      for (const e of doc.errors) diagnostics.push(yamlError(source, e));
+      for (const d of tree.duplicates) diagnostics.push(duplicateKey(source, d.offset));
+      continue;
+    }
+    if (!doc.contents) continue; // an empty document between `---` separators
+    collectCrds(source, input.text, tree.root, diagnostics, crds);
+  }
+  if (crds.length === 0 && diagnostics.length === 0 && input.text.trim() === '') {
+    diagnostics.push({ severity: 'warning', code: 'KG117', message: 'file is empty', pointer: '', file: input.file, line: 1, col: 1 });
+  }
+  return { crds, diagnostics };
+}
+/**
+ * The offset of the first `{{ ... }}` that is template syntax rather than text. Text is a
+ * `description` (descriptions of Go-template fields legitimately show `{{ .x }}`) or a
+ * comment; anywhere else, quoted or not, it is a template directive.
+ */
+function helmDirective(text: string, docs: Document.Parsed[]): number | undefined {
+  const descriptions: [number, number][] = [];
+  for (const doc of docs) {
+    visit(doc, {
+      Pair(_key, pair) {
+        const value = pair.value;
+        if (isScalar(pair.key) && pair.key.value === 'description' && isScalar(value) && value.range && typeof value.value === 'string') {
+          descriptions.push([value.range[0], value.range[1]]);
+        }
+      },
+    });
+  }
+  const directive = /\{\{.*?\}\}/g;
+  for (let m = directive.exec(text); m; m = directive.exec(text)) {
+    const at = m.index;
+    if (descriptions.some(([from, to]) => at >= from && at < to)) continue;
+    const lineStart = text.lastIndexOf('\n', at) + 1;
+    if (/(^|\s)#/.test(text.slice(lineStart, at))) continue; // a comment
+    return at;
+  }
+  return undefined;
+}
+
+function collectCrds(
+  source: ParsedSource,
+  text: string,
+  root: DocNode | undefined,
+  diagnostics: Diagnostic[],
+  out: CrdDocument[],
+): void {
+  if (root?.kind !== 'map') {
+    diagnostics.push(note(source, 'skipped a document that is not a mapping', root, ''));
+    return;
+  }
+  const kind = str(root.get('kind'));
+  const items = root.get('items');
+  if (kind === 'List' || (kind?.endsWith('List') && items?.kind === 'seq')) {
+    if (items?.kind !== 'seq') return;
+    items.items.forEach((item, i) => {
+      const pointer = pointerJoin('', 'items', i);
+      if (item?.kind === 'map' && isCrd(item)) out.push(crdDocument(source, text, item, pointer));
+      else diagnostics.push(skipNote(source, item, pointer));
+    });
+    return;
+  }
+  if (isCrd(root)) out.push(crdDocument(source, text, root, ''));
+  else diagnostics.push(skipNote(source, root, ''));
+}
+
+function isCrd(map: DocMap): boolean {
+  const apiVersion = str(map.get('apiVersion')) ?? '';
+  return str(map.get('kind')) === 'CustomResourceDefinition' && apiVersion.startsWith('apiextensions.k8s.io/');
+}
+
+function crdDocument(source: ParsedSource, text: string, node: DocMap, pointer: string): CrdDocument {
+  return { source, node, pointer, text: text.slice(node.offset, node.end), name: crdName(node), pos: node.pos };
+}
+
+/** `metadata.name`, or `<plural>.<group>` as the API server would require it to be. */
+function crdName(node: DocMap): string | undefined {
+  const metadata = node.get('metadata');
+  const name = metadata?.kind === 'map' ? str(metadata.get('name')) : undefined;
+  if (name !== undefined) return name;
+  const spec = node.get('spec');
+  if (spec?.kind !== 'map') return undefined;
+  const names = spec.get('names');
+  const plural = names?.kind === 'map' ? str(names.get('plural')) : undefined;
+  const group = str(spec.get('group'));
+  return plural && group ? `${plural}.${group}` : undefined;
+}
+
+function str(node: DocNode | undefined): string | undefined {
+  if (node?.kind !== 'scalar') return undefined;
+  const v = node.value;
+  return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+}
+
+function skipNote(source: ParsedSource, node: DocNode | undefined, pointer: string): Diagnostic {
+  const kind = node?.kind === 'map' ? str(node.get('kind')) : undefined;
+  const apiVersion = node?.kind === 'map' ? str(node.get('apiVersion')) : undefined;
+  const what = kind ? `${apiVersion ?? '?'} ${kind}` : 'a document without kind';
+  return note(source, `skipped ${what}: not a CustomResourceDefinition`, node, pointer);
+}
+
+function note(source: ParsedSource, message: string, node: DocNode | undefined, pointer: string): Diagnostic {
+  return { severity: 'note', code: 'KG106', message, pointer, ...source.pos(node ? node.offset : 0) };
+}
+
+function yamlError(source: ParsedSource, e: YAMLError): Diagnostic {
+  const first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+  return { severity: 'error', code: 'KG104', message: `malformed YAML: ${first} (${e.code})`, pointer: '', ...source.pos(e.pos[0]) };
+}
+
+/** The `yaml` package's DUPLICATE_KEY error, as it would have reported it. */
+function duplicateKey(source: ParsedSource, offset: number): Diagnostic {
+  const message = 'malformed YAML: Map keys must be unique (DUPLICATE_KEY)';
+  return { severity: 'error', code: 'KG104', message, pointer: '', ...source.pos(offset) };
+}

@@ -1,0 +1,176 @@
+/**
+ * OpenAPI v3 schema (as document-tree nodes) → schema IR. Walks the nodes directly, one pass over
+ * each map's keys, so no intermediate JS object tree is built. Structural-schema violations
+ * (an array without `items`, a property without `type`) are reported, with position and pointer.
+ */
+import { pointerAppend, type Diagnostic } from '../diagnostics.js';
+import type { DocMap, DocNode, DocSource } from '../load/doc-tree.js';
+import { diag, isTrue, num, plain, str } from './doc-read.js';
+import type { DocTags, ObjectNode, PropertyNode, ScalarNode, SchemaNode } from './ir.js';
+
+export interface SchemaContext {
+  source: DocSource;
+  diagnostics: Diagnostic[];
+  /** Severity of structural-schema violations: errors for v1 (the API server rejects them), warnings for v1beta1. */
+  structural: 'error' | 'warning';
+}
+
+/** Raw keywords of one schema map, gathered in a single pass over its pairs. */
+interface Keywords {
+  type?: string;
+  description?: string;
+  nullable: boolean;
+  properties?: DocMap;
+  required?: DocNode;
+  items?: DocNode;
+  additionalProperties?: DocNode;
+  enum?: DocNode;
+  preserve: boolean;
+  intOrString: boolean;
+  embedded: boolean;
+  listType?: string;
+  listMapKeys?: DocNode;
+  doc: DocTags;
+}
+
+/** Most schema nodes carry no documentation tags: they share this one (never mutated). */
+const NO_DOC: DocTags = Object.freeze({});
+
+export function buildSchema(ctx: SchemaContext, node: DocNode | undefined, pointer: string): SchemaNode {
+  const map = node;
+  const pos = map ? map.pos : ctx.source.pos(0);
+  if (map?.kind !== 'map') {
+    ctx.diagnostics.push(diag(ctx.source, 'error', 'KG114', 'a schema must be a mapping', map, pointer));
+    return { type: 'unknown', pointer, pos, nullable: false, doc: NO_DOC };
+  }
+  const kw = readKeywords(ctx, map, pointer);
+  const { description, nullable, doc } = kw;
+  if (kw.intOrString) return { type: 'int-or-string', pointer, pos, description, nullable, doc };
+  switch (kw.type) {
+    case 'object':
+      return buildObject(ctx, kw, pointer, pos);
+    case 'array': {
+      if (kw.items === undefined) {
+        ctx.diagnostics.push(diag(ctx.source, ctx.structural, 'KG110', 'non-structural schema: array without `items`', map, pointer));
+      }
+      const items = kw.items === undefined ? undefined : buildSchema(ctx, kw.items, pointerAppend(pointer, 'items'));
+      const listType = kw.listType === 'atomic' || kw.listType === 'set' || kw.listType === 'map' ? kw.listType : undefined;
+      const keys = kw.listMapKeys?.kind === 'seq' ? kw.listMapKeys.items.map((k) => str(k)).filter((k): k is string => !!k) : undefined;
+      return { type: 'array', pointer, pos, description, nullable, doc, items, listType, listMapKeys: keys };
+    }
+    case 'string':
+    case 'integer':
+    case 'number':
+    case 'boolean': {
+      const scalar: ScalarNode = { type: kw.type, pointer, pos, description, nullable, doc };
+      if (kw.enum) scalar.enum = readEnum(ctx, kw.enum, pointer);
+      return scalar;
+    }
+    case undefined:
+      if (kw.preserve) return kw.properties ? buildObject(ctx, kw, pointer, pos) : { type: 'unknown', pointer, pos, description, nullable, doc };
+      if (kw.properties || kw.additionalProperties) {
+        ctx.diagnostics.push(diag(ctx.source, ctx.structural, 'KG111', 'non-structural schema: an object schema needs `type: object`', map, pointer));
+        return buildObject(ctx, kw, pointer, pos);
+      }
+      ctx.diagnostics.push(diag(ctx.source, ctx.structural, 'KG111', 'non-structural schema: no `type` (and neither x-kubernetes-int-or-string nor x-kubernetes-preserve-unknown-fields)', map, pointer));
+      return { type: 'unknown', pointer, pos, description, nullable, doc };
+    default:
+      ctx.diagnostics.push(diag(ctx.source, 'error', 'KG114', `unknown schema type \`${kw.type}\``, map, pointer));
+      return { type: 'unknown', pointer, pos, description, nullable, doc };
+  }
+}
+
+function buildObject(ctx: SchemaContext, kw: Keywords, pointer: string, pos: ObjectNode['pos']): ObjectNode {
+  const required = new Set<string>();
+  if (kw.required?.kind === 'seq') for (const r of kw.required.items) if (r?.kind === 'scalar') required.add(String(r.value));
+  const properties: PropertyNode[] = [];
+  if (kw.properties) {
+    const propsPointer = pointerAppend(pointer, 'properties');
+    for (const [name, entry] of kw.properties.entries) {
+      const schema = buildSchema(ctx, entry.value, pointerAppend(propsPointer, name));
+      properties.push({ name, required: required.has(name), schema });
+    }
+    properties.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+  const node: ObjectNode = {
+    type: 'object',
+    pointer,
+    pos,
+    description: kw.description,
+    nullable: kw.nullable,
+    doc: kw.doc,
+    properties,
+    preserveUnknownFields: kw.preserve,
+    embeddedResource: kw.embedded,
+  };
+  const ap = kw.additionalProperties;
+  if (ap?.kind === 'scalar') {
+    if (ap.value === true) node.additionalProperties = 'any';
+  } else if (ap) {
+    node.additionalProperties = buildSchema(ctx, ap, pointerAppend(pointer, 'additionalProperties'));
+  }
+  return node;
+}
+
+function readKeywords(ctx: SchemaContext, map: DocMap, pointer: string): Keywords {
+  const kw: Keywords = { nullable: false, preserve: false, intOrString: false, embedded: false, doc: NO_DOC };
+  let tags: DocTags | undefined; // allocated on the first documentation keyword
+  for (const [key, entry] of map.entries) {
+    const value = entry.value;
+    switch (key) {
+      case 'type': kw.type = str(value); break;
+      case 'description': kw.description = str(value); break;
+      case 'nullable': kw.nullable = isTrue(value); break;
+      case 'properties': if (value?.kind === 'map') kw.properties = value; break;
+      case 'required': kw.required = value; break;
+      case 'items': kw.items = value; break;
+      case 'additionalProperties': kw.additionalProperties = value; break;
+      case 'enum': kw.enum = value; break;
+      case 'x-kubernetes-preserve-unknown-fields': kw.preserve = isTrue(value); break;
+      case 'x-kubernetes-int-or-string': kw.intOrString = isTrue(value); break;
+      case 'x-kubernetes-embedded-resource': kw.embedded = isTrue(value); break;
+      case 'x-kubernetes-list-type': kw.listType = str(value); break;
+      case 'x-kubernetes-list-map-keys': kw.listMapKeys = value; break;
+      case 'format': (tags ??= {}).format = str(value); break;
+      case 'default': (tags ??= {}).default = plain(value); break;
+      case 'example': (tags ??= {}).example = plain(value); break;
+      case 'minimum': (tags ??= {}).minimum = num(value); break;
+      case 'maximum': (tags ??= {}).maximum = num(value); break;
+      case 'exclusiveMinimum': (tags ??= {}).exclusiveMinimum = isTrue(value); break;
+      case 'exclusiveMaximum': (tags ??= {}).exclusiveMaximum = isTrue(value); break;
+      case 'minLength': (tags ??= {}).minLength = num(value); break;
+      case 'maxLength': (tags ??= {}).maxLength = num(value); break;
+      case 'minItems': (tags ??= {}).minItems = num(value); break;
+      case 'maxItems': (tags ??= {}).maxItems = num(value); break;
+      case 'pattern': (tags ??= {}).pattern = str(value); break;
+      case 'x-kubernetes-validations': (tags ??= {}).validations = readValidations(ctx, value, pointer); break;
+      default: break;
+    }
+  }
+  if (tags) kw.doc = tags;
+  return kw;
+}
+
+function readEnum(ctx: SchemaContext, node: DocNode, pointer: string): ScalarNode['enum'] {
+  if (node.kind !== 'seq') {
+    ctx.diagnostics.push(diag(ctx.source, 'error', 'KG114', '`enum` must be a list', node, pointerAppend(pointer, 'enum')));
+    return undefined;
+  }
+  const values: NonNullable<ScalarNode['enum']> = [];
+  for (const item of node.items) {
+    const v = item?.kind === 'scalar' ? item.value : undefined;
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === null) values.push(v);
+  }
+  return values;
+}
+
+function readValidations(ctx: SchemaContext, node: DocNode | undefined, pointer: string): DocTags['validations'] {
+  const raw = plain(node);
+  if (!Array.isArray(raw)) {
+    ctx.diagnostics.push(diag(ctx.source, 'warning', 'KG114', '`x-kubernetes-validations` must be a list', node, pointerAppend(pointer, 'x-kubernetes-validations')));
+    return undefined;
+  }
+  return raw
+    .filter((r): r is { rule: string; message?: string } => typeof r === 'object' && r !== null && typeof r.rule === 'string')
+    .map((r) => (typeof r.message === 'string' ? { rule: r.rule, message: r.message } : { rule: r.rule }));
+}

@@ -1,0 +1,222 @@
+/**
+ * The handler pass: discovers handler ids per CRD version, sets `version.handlers`, synthesises
+ * status schemas from printer columns where status is open, and returns cross-check
+ * diagnostics. Runs after the schema model is built and before naming, so synthesised nodes
+ * inserted at `status.properties.<id>` are named like any other.
+ *
+ * Ids come from three sources, merged: printer columns reading `.status.<id>` or
+ * `.status.<id>.<field>`, the CRD annotation `kopfgen.dev/handlers: "a, b"`, and
+ * `options.handlers` keyed by Kind or `plural.group` (an empty list there: no handlers at all). Explicitly named ids (annotation, config)
+ * that cannot work are errors; doubtful columns are warnings or notes, since a column alone
+ * does not prove a handler exists.
+ */
+import type { GenerateOptions } from '../api.js';
+import { pointerJoin, sortDiagnostics, type Diagnostic, type Severity } from '../diagnostics.js';
+import type { CrdModel, HandlerModel, Located, VersionModel } from './ir.js';
+import { isValidHandlerId, parseColumnPath } from './handler-paths.js';
+import { checkColumn, columnDiagnostic, jsonPathAt, statusSlot, synthesizeStatus, type HandlerColumn } from './handler-status.js';
+
+const HANDLERS_ANNOTATION = 'kopfgen.dev/handlers';
+
+type Source = HandlerModel['sources'][number];
+
+interface Candidate {
+  id: string;
+  sources: Set<Source>;
+  columns: HandlerColumn[];
+  /** Where the id was first named. */
+  at: Located;
+}
+
+/** An explicitly named id (annotation or config entry) with the place to report it. */
+interface NamedId {
+  id: string;
+  source: Source;
+  at: Located;
+  what: string;
+}
+
+/**
+ * KG207: configured kinds (keys of `options.handlers`) that match no CRD of the run. Decided
+ * over the whole run, not per group of CRDs, since a key may match a CRD anywhere in it.
+ */
+export function unmatchedHandlerKeys(
+  crds: readonly Pick<CrdModel, 'kind' | 'plural' | 'group'>[],
+  options: GenerateOptions,
+): Diagnostic[] {
+  const known = new Set<string>();
+  for (const crd of crds) known.add(crd.kind).add(`${crd.plural}.${crd.group}`);
+  const message = (key: string) =>
+    `handlers are configured (configuration or --handlers) for \`${key}\`, which matches no CRD's Kind or plural.group`;
+  return Object.keys(options.handlers ?? {})
+    .filter((key) => !known.has(key))
+    .map((key): Diagnostic => {
+      const at = { file: '(config)', line: 1, col: 1, pointer: pointerJoin('/handlers', key) };
+      return { severity: 'warning', code: 'KG207', message: message(key), ...at };
+    });
+}
+
+export function resolveHandlers(crds: CrdModel[], options: GenerateOptions): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const crd of crds) {
+    if (optedOut(crd, options)) {
+      // An empty list in the configuration is the user's word that this kind has no handlers
+      // (types only, e.g. another operator's CRD): its columns name none and no stubs appear.
+      for (const version of crd.versions) version.handlers = [];
+      continue;
+    }
+    const named = [...annotationIds(crd, diagnostics), ...configIds(crd, options)].filter((n) =>
+      checkId(n.id, n.at, 'error', n.what, diagnostics),
+    );
+    for (const version of crd.versions) version.handlers = resolveVersion(version, named, diagnostics);
+  }
+  return sortDiagnostics(diagnostics);
+}
+
+function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Diagnostic[]): HandlerModel[] {
+  const candidates = new Map<string, Candidate>();
+  const candidate = (id: string, at: Located): Candidate => {
+    let c = candidates.get(id);
+    if (!c) candidates.set(id, (c = { id, sources: new Set(), columns: [], at }));
+    return c;
+  };
+  for (const [id, columns] of collectColumns(version, diagnostics)) {
+    const c = candidate(id, jsonPathAt(columns[0].column));
+    c.sources.add('printer-column');
+    c.columns.push(...columns);
+  }
+  for (const n of named) {
+    const slot = statusSlot(version, n.id);
+    if (slot.kind === 'pruned') {
+      diagnostics.push(diagnostic(n.at, 'error', 'KG203', `handler \`${n.id}\` (${n.what}): the API server would prune status.${n.id} in version ${version.name}: ${slot.reason} (kopf issue #574); add \`${n.id}\` to the status schema or set x-kubernetes-preserve-unknown-fields: true on status`));
+      continue;
+    }
+    candidate(n.id, n.at).sources.add(n.source);
+  }
+  const handlers = [...candidates.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return handlers.map((c) => buildHandler(version, c, diagnostics));
+}
+
+/** Columns under `.status.<id>` grouped by id; columns that cannot name a handler are explained. */
+function collectColumns(version: VersionModel, diagnostics: Diagnostic[]): Map<string, HandlerColumn[]> {
+  const byId = new Map<string, HandlerColumn[]>();
+  for (const column of version.printerColumns) {
+    const steps = parseColumnPath(column.jsonPath);
+    if (steps.length < 2 || steps[0].kind !== 'field' || steps[0].name !== 'status') continue;
+    const head = steps[1];
+    const rest = steps.slice(2);
+    if (head.kind === 'opaque') {
+      if (statusSlot(version, '').kind === 'open') {
+        diagnostics.push(columnDiagnostic(column, 'note', 'KG205', `printer column \`${column.name}\`: kopfgen cannot tell which handler \`${column.jsonPath}\` reads, so it names none`));
+      }
+      continue;
+    }
+    const id = head.name;
+    if (!checkId(id, jsonPathAt(column), 'warning', `printer column \`${column.name}\``, diagnostics)) continue;
+    if (!isHandlerColumn(version, id, column, rest, diagnostics)) continue;
+    const list = byId.get(id) ?? [];
+    list.push({ column, rest });
+    byId.set(id, list);
+  }
+  return byId;
+}
+
+/**
+ * Whether a column under `.status.<id>` names handler `id`. Plain status fields of a structural
+ * schema (`.status.replicas`, `.status.conditions[...]`) do not; in an open status a column that
+ * indexes right after the id is ambiguous and is explained instead.
+ */
+function isHandlerColumn(version: VersionModel, id: string, column: HandlerColumn['column'], rest: HandlerColumn['rest'], diagnostics: Diagnostic[]): boolean {
+  const slot = statusSlot(version, id);
+  const readsField = rest.length > 0 && rest[0].kind === 'field';
+  if (slot.kind === 'pruned') {
+    if (readsField || rest.length === 0) {
+      diagnostics.push(columnDiagnostic(column, 'warning', 'KG203', `printer column \`${column.name}\` reads status.${id}, which the API server prunes in version ${version.name}: ${slot.reason}; if \`${id}\` is a kopf handler its results vanish (kopf issue #574), and the column always shows nothing`));
+    }
+    return false;
+  }
+  if (slot.kind === 'defined') {
+    const t = slot.node.type;
+    if (t === 'object' || t === 'unknown') return rest.length === 0 || readsField || t === 'object';
+    if (readsField) {
+      diagnostics.push(columnDiagnostic(column, 'warning', 'KG204', `printer column \`${column.name}\` reads a field of status.${id}, which the schema types as ${t}; the column always shows nothing and \`${id}\` is not taken as a handler`));
+    }
+    return false;
+  }
+  if (rest.length > 0 && !readsField) {
+    diagnostics.push(columnDiagnostic(column, 'note', 'KG205', `printer column \`${column.name}\` indexes into status.${id} (\`${column.jsonPath}\`); kopfgen takes \`${id}\` for a handler only from \`.status.${id}\` or \`.status.${id}.<field>\`; name it in the ${HANDLERS_ANNOTATION} annotation if it is one`));
+    return false;
+  }
+  return true;
+}
+
+function buildHandler(version: VersionModel, c: Candidate, diagnostics: Diagnostic[]): HandlerModel {
+  const slot = statusSlot(version, c.id);
+  const base = { id: c.id, sources: sortedSources(c.sources), columns: c.columns.map((hc) => hc.column), pointer: c.at.pointer, pos: c.at.pos };
+  if (slot.kind === 'defined' && !(slot.node.type === 'unknown' && slot.property && c.columns.some((hc) => hc.rest.length > 0))) {
+    for (const hc of c.columns) checkColumn(c.id, slot.node, hc, diagnostics);
+    return { ...base, status: slot.node, synthesized: false };
+  }
+  // Open status (or an untyped `status.<id>`): type it from the columns and put it in the schema,
+  // so the resource's status type shows the handler's fields too.
+  const pointer = slot.kind === 'defined' ? slot.node.pointer : pointerJoin(slot.kind === 'open' ? slot.pointer : version.pointer, 'properties', c.id);
+  const status = synthesizeStatus(c.id, c.columns, pointer, c.at.pos, diagnostics);
+  if (slot.kind === 'defined' && slot.property) slot.property.schema = status;
+  else if (slot.kind === 'open' && slot.owner) slot.owner.properties.push({ name: c.id, required: false, schema: status });
+  return { ...base, status, synthesized: true };
+}
+
+function sortedSources(sources: Set<Source>): Source[] {
+  const order: Source[] = ['printer-column', 'annotation', 'config'];
+  return order.filter((s) => sources.has(s));
+}
+
+/** `kopf` is kopf's own storage; other ids must be annotation-key name segments. */
+function checkId(id: string, at: Located, severity: Severity, what: string, diagnostics: Diagnostic[]): boolean {
+  if (id === 'kopf') {
+    diagnostics.push(diagnostic(at, severity, 'KG201', `${what}: \`kopf\` is not a handler id: status.kopf is kopf's own storage (progress and diffs), not a handler's result`));
+    return false;
+  }
+  if (!isValidHandlerId(id)) {
+    diagnostics.push(diagnostic(at, severity, 'KG202', `${what}: handler id \`${id}\` is not a valid annotation-key name segment (at most 63 characters, letters or digits at both ends, \`-\`, \`_\`, \`.\` inside), which kopf needs for its progress annotations`));
+    return false;
+  }
+  return true;
+}
+
+function diagnostic(at: Located, severity: Severity, code: string, message: string): Diagnostic {
+  return { severity, code, message, file: at.pos.file, line: at.pos.line, col: at.pos.col, pointer: at.pointer };
+}
+
+/** Ids from `kopfgen.dev/handlers: "myapp, cleanup"`, each positioned inside the annotation's value where possible. */
+function annotationIds(crd: CrdModel, diagnostics: Diagnostic[]): NamedId[] {
+  const value = crd.annotations[HANDLERS_ANNOTATION];
+  if (value === undefined) return [];
+  const pos = crd.annotationPos?.[HANDLERS_ANNOTATION] ?? crd.pos;
+  const pointer = pointerJoin(crd.pointer, 'metadata', 'annotations', HANDLERS_ANNOTATION);
+  const out: NamedId[] = [];
+  const re = /[^,\s]+/g;
+  for (let m = re.exec(value); m; m = re.exec(value)) {
+    // The loader positions the value after any opening quote, so columns inside a single-line value are exact.
+    const col = crd.annotationPos && !value.includes('\n') ? pos.col + m.index : pos.col;
+    out.push({ id: m[0], source: 'annotation', at: { pointer, pos: { ...pos, col } }, what: `annotation ${HANDLERS_ANNOTATION}` });
+  }
+  if (out.length === 0) {
+    diagnostics.push(diagnostic({ pointer, pos }, 'warning', 'KG206', `annotation ${HANDLERS_ANNOTATION} names no handler ids (expected e.g. "myapp, cleanup")`));
+  }
+  return out;
+}
+
+function optedOut(crd: CrdModel, options: GenerateOptions): boolean {
+  return [crd.kind, `${crd.plural}.${crd.group}`].some((key) => options.handlers?.[key]?.length === 0);
+}
+
+function configIds(crd: CrdModel, options: GenerateOptions): NamedId[] {
+  const out: NamedId[] = [];
+  for (const key of [crd.kind, `${crd.plural}.${crd.group}`]) {
+    const ids = options.handlers?.[key];
+    if (!ids) continue;
+    for (const id of ids) out.push({ id, source: 'config', at: { pointer: crd.pointer, pos: crd.pos }, what: `configured handlers for ${key}` });
+  }
+  return out;
+}

@@ -1,0 +1,148 @@
+/**
+ * Handler stub files: one user-owned file per kind, `<plural>.ts` in the stubs directory
+ * (`<plural>.<group>.ts` when two CRDs in the run share a plural), with a stub per handler id
+ * and cause. Reads only the naming pass's `NamedCrd`, so every name it imports exists.
+ *
+ * Causes scaffolded: create, update and resume, the set kopf operators write for a handler
+ * that keeps `status.<id>` current. Delete is left out on purpose: registering a delete
+ * handler makes the runtime put a finalizer on every object, so it is a decision for the user
+ * (`<Definition>.onDelete(fn)`), not a default.
+ */
+import type { GenerateOptions, GeneratedFile, StubEntry } from '../api.js';
+import type { CrdModel, SchemaNode } from '../model/ir.js';
+import type { NamedCrd, NamedHandler, NamedVersion } from '../model/naming.js';
+import { stubFileHead, stubText, type StubTemplates } from './templates.js';
+
+const STUB_CAUSES = ['create', 'update', 'resume'] as const;
+
+/** What a stub file's path depends on; decided over the whole run, since plurals may collide across files. */
+export type StubKey = Pick<CrdModel, 'name' | 'plural' | 'group'>;
+
+/** Each CRD's stub file path (by CRD name): `<plural>.ts`, `<plural>.<group>.ts` when the run has the plural twice. */
+export function stubPaths(crds: readonly StubKey[]): Map<string, string> {
+  const plurals = new Map<string, number>();
+  for (const crd of crds) plurals.set(crd.plural, (plurals.get(crd.plural) ?? 0) + 1);
+  const paths = new Map<string, string>();
+  for (const crd of crds) {
+    const shared = (plurals.get(crd.plural) ?? 0) > 1;
+    paths.set(crd.name, shared ? `${crd.plural}.${crd.group}.ts` : `${crd.plural}.ts`);
+  }
+  return paths;
+}
+
+/** The stub file of one CRD at `path`, or undefined when no served version has handlers. */
+export function emitStubFile(
+  named: NamedCrd,
+  path: string,
+  options: GenerateOptions,
+  templates: StubTemplates,
+): GeneratedFile | undefined {
+  const version = stubVersion(named);
+  if (!version) return undefined;
+  const base = (options.generatedImportBase ?? '../generated').replace(/\/+$/, '');
+  return stubFile(templates, named.crd, version, path, `${base}/${version.names.module}.js`);
+}
+
+/** The version an operator watches: the storage version when served, else the first served one with handlers. */
+function stubVersion(named: NamedCrd): NamedVersion | undefined {
+  const usable = named.versions.filter((v) => v.handlers.length > 0);
+  return usable.find((v) => v.version.storage) ?? usable[0];
+}
+
+function stubFile(
+  t: StubTemplates,
+  crd: CrdModel,
+  version: NamedVersion,
+  path: string,
+  importPath: string,
+): GeneratedFile {
+  const resource = version.names.resource;
+  const stubs: StubEntry[] = [];
+  const values = new Set<string>();
+  const types = new Set<string>([resource]);
+  for (const handler of version.handlers) {
+    const { names } = handler;
+    values.add(names.definition).add(names.temporaryError).add(names.permanentError);
+    types.add(names.status);
+    for (const cause of STUB_CAUSES) stubs.push(stubEntry(t, version, handler, cause));
+  }
+  const head = stubFileHead(t, { kind: crd.kind, crd: crd.name, source: crd.file });
+  const imports = importLines([
+    { module: 'kopfgen/runtime', name: 'HandlerContext', typeOnly: true },
+    ...[...values].sort().map((name) => ({ module: importPath, name, typeOnly: false })),
+    ...[...types].sort().map((name) => ({ module: importPath, name, typeOnly: true })),
+  ]);
+  const content = head + imports + stubs.map((s) => '\n' + s.text).join('');
+  return { path, content, role: 'stub', stubs };
+}
+
+export interface ImportSpec {
+  module: string;
+  name: string;
+  typeOnly: boolean;
+}
+
+/**
+ * Import declarations, one per module in order of first appearance: `import type { … }` when
+ * every name is a type, else `import { A, type B }`. Used for a new stub file's imports and
+ * for the ones a merge adds, so both read alike.
+ */
+export function importLines(specs: ImportSpec[]): string {
+  const byModule = new Map<string, ImportSpec[]>();
+  for (const s of specs) byModule.set(s.module, [...(byModule.get(s.module) ?? []), s]);
+  let out = '';
+  for (const [module, list] of byModule) {
+    const allTypes = list.every((s) => s.typeOnly);
+    const names = list.map((s) => (s.typeOnly && !allTypes ? `type ${s.name}` : s.name)).join(', ');
+    out += `import ${allTypes ? 'type ' : ''}{ ${names} } from ${JSON.stringify(module)};\n`;
+  }
+  return out;
+}
+
+/** `myappOnCreate`, from the definition name without the module prefix (`MyResourceMyapp` → `myapp`). */
+function stubName(version: NamedVersion, handler: NamedHandler, cause: string): string {
+  const definition = handler.names.definition;
+  const prefix = version.names.prefix;
+  const bare = definition.startsWith(prefix) && definition.length > prefix.length ? definition.slice(prefix.length) : definition;
+  const camel = bare[0].toLowerCase() + bare.slice(1);
+  return `${/^[0-9]/.test(camel) ? 'handler' + bare : camel}On${cause[0].toUpperCase()}${cause.slice(1)}`;
+}
+
+function stubEntry(t: StubTemplates, version: NamedVersion, entry: NamedHandler, cause: string): StubEntry {
+  const { handler, names } = entry;
+  const name = stubName(version, entry, cause);
+  const text = stubText(t, {
+    id: handler.id,
+    cause,
+    feeds: feeds(handler),
+    functionName: name,
+    resource: version.names.resource,
+    status: names.status,
+    definition: names.definition,
+    temporaryError: names.temporaryError,
+    permanentError: names.permanentError,
+    register: `on${cause[0].toUpperCase()}${cause.slice(1)}`,
+    result: honestResult(handler.status),
+  });
+  return { name, handlerId: handler.id, cause, text };
+}
+
+/** The comment line naming the status fields and the printer columns the handler feeds. */
+function feeds(handler: NamedHandler['handler']): string {
+  const fields = handler.status.type === 'object' ? handler.status.properties.map((p) => `\`${p.name}\``) : [];
+  const what = fields.length > 0 ? `Status fields: ${fields.join(', ')}.` : `Status: ${handler.status.type === 'object' ? 'an open object' : handler.status.type}.`;
+  const columns = handler.columns.map((c) => `\`${c.name}\` (\`${c.jsonPath}\`)`);
+  const shown = columns.length > 0 ? ` Shown by the printer column${columns.length > 1 ? 's' : ''} ${columns.join(', ')}.` : ' No printer column shows it.';
+  return (what + shown).replace(/\*\//g, '*\\/');
+}
+
+/**
+ * What a stub honestly returns: it has done nothing yet, so a free-text `phase` says exactly
+ * that; with no such field (or an enum whose every value would claim progress) it returns nothing.
+ */
+function honestResult(status: SchemaNode): string | undefined {
+  if (status.type !== 'object') return undefined;
+  const phase = status.properties.find((p) => p.name === 'phase')?.schema;
+  if (phase?.type !== 'string' || (phase.enum && phase.enum.length > 0)) return undefined;
+  return '{ phase: "NotImplemented" }';
+}

@@ -1,0 +1,69 @@
+/**
+ * Shared helpers for the generator's golden, type and corpus tests: generating a fixture,
+ * writing a generated tree to a temporary directory, and type-checking TypeScript files under
+ * `strict` with `kopfgen/runtime` mapped to the runtime's sources (no prior build needed).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import ts from 'typescript';
+import type { GeneratedFile, GenerateResult } from '../../src/api.js';
+import { generate } from '../../src/generate.js';
+
+export const REPO = process.cwd();
+
+/** Generates one fixture file as a run of its own, without stubs (the handlers work tests those). */
+export function generateFile(file: string): GenerateResult {
+  return generate([{ file, text: readFileSync(resolve(REPO, file), 'utf8') }], { stubs: false });
+}
+
+export function writeTree(dir: string, files: readonly GeneratedFile[]): string[] {
+  const paths: string[] = [];
+  for (const f of files) {
+    const path = join(dir, f.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, f.content);
+    paths.push(path);
+  }
+  return paths;
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `kopfgen-${prefix}-`));
+}
+
+export interface TsDiagnostic {
+  file: string;
+  line: number;
+  /** 1-based; 0 when the diagnostic has no position. */
+  col: number;
+  code: number;
+  message: string;
+}
+
+export const STRICT_OPTIONS: ts.CompilerOptions = {
+  strict: true,
+  noEmit: true,
+  skipLibCheck: true,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ['lib.es2023.d.ts'],
+  types: ['node'],
+  typeRoots: [join(REPO, 'node_modules/@types')],
+  paths: { 'kopfgen/runtime': [join(REPO, 'src/runtime/index.ts')] },
+};
+
+/** One Program over all files: every semantic and syntactic diagnostic, with 1-based lines and columns. */
+export function typecheck(rootNames: readonly string[]): TsDiagnostic[] {
+  const program = ts.createProgram({ rootNames, options: STRICT_OPTIONS });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+    const where = at ? { line: at.line + 1, col: at.character + 1 } : { line: 0, col: 0 };
+    return { file: d.file?.fileName ?? '', ...where, code: d.code, message: ts.flattenDiagnosticMessageText(d.messageText, '\n') };
+  });
+}
+
+export function formatTs(d: TsDiagnostic): string {
+  return `${d.file}:${d.line} TS${d.code} ${d.message}`;
+}

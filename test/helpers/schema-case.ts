@@ -1,0 +1,56 @@
+/**
+ * One schema in, its TypeScript out: for the given/want tables of the emit transforms. The
+ * schema (JSON or YAML text) goes through the real reader, model and naming pass, as the root
+ * of a served storage version of kind `T`; the result is the root's members and every named
+ * nested interface, exactly as a module writes them.
+ */
+import { parseAllDocuments } from 'yaml';
+import type { Diagnostic } from '../../src/diagnostics.js';
+import { pushMembers, pushNestedInterfaces, type TypeUsage } from '../../src/emit/type-expr.js';
+import { ParsedSource } from '../../src/load/yaml-source.js';
+import { documentTree } from '../../src/load/yaml-tree.js';
+import { buildSchema } from '../../src/model/build-schema.js';
+import type { CrdModel, ObjectNode } from '../../src/model/ir.js';
+import { nameCrd } from '../../src/model/naming.js';
+
+export interface SchemaCase {
+  name: string;
+  /** The schema below the root: the root is `{ type: object, properties: { x: <given> } }` unless `root` is set. */
+  given: string;
+  want: string;
+  root?: boolean;
+}
+
+/** The text `interface T { … }` plus nested interfaces, and the diagnostics of reading the schema. */
+export function emitSchema(given: string, root = false): { text: string; diagnostics: Diagnostic[]; usage: TypeUsage } {
+  const text = root ? given : `{"type": "object", "properties": {"x": ${given}}}`;
+  const source = new ParsedSource('case.yaml', text);
+  const [doc] = parseAllDocuments(text, { lineCounter: source.lineCounter, uniqueKeys: false });
+  const diagnostics: Diagnostic[] = [];
+  const schema = buildSchema({ source, diagnostics, structural: 'error' }, documentTree(source, doc).root, '');
+  if (schema.type !== 'object') throw new Error(`case root is not an object: ${text}`);
+  const named = nameCrd(crdOf(schema), 'T').versions[0];
+  const usage: TypeUsage = { kubernetesObject: false, objectMeta: false };
+  const out: string[] = ['interface T {\n'];
+  pushMembers(out, schema, named.types);
+  out.push('}\n');
+  pushNestedInterfaces(out, schema, named.types, usage);
+  return { text: out.join(''), diagnostics, usage };
+}
+
+function crdOf(schema: ObjectNode): CrdModel {
+  const at = { pointer: '', pos: { file: 'case.yaml', line: 1, col: 1 } };
+  const version = {
+    ...at,
+    name: 'v1',
+    served: true,
+    storage: true,
+    deprecated: false,
+    schema,
+    subresources: { status: false },
+    printerColumns: [],
+    handlers: [],
+  };
+  const names = { name: 'ts.x.io', group: 'x.io', kind: 'T', plural: 'ts', shortNames: [], categories: [] };
+  return { ...at, ...names, file: 'case.yaml', scope: 'Namespaced', annotations: {}, versions: [version] };
+}

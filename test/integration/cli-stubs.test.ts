@@ -1,0 +1,106 @@
+/**
+ * Handler stub files through the CLI: the user's edits survive `generate`, `--check` and
+ * stale-file removal byte for byte; a new handler id adds exactly its stubs (and `--check`
+ * flags that it would); removed ids are reported, never deleted.
+ */
+import assert from 'node:assert/strict';
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { EXAMPLE_CRD, kopfgen, read, sleep, tempProject, tree, writeFiles } from '../helpers/cli-support.js';
+
+const GADGET_CRD = EXAMPLE_CRD.replace(/myresources/g, 'gadgets').replace(/MyResource/g, 'Gadget').replace(/myresource\b/g, 'gadget').replace('shortNames: [myr]', 'shortNames: [gad]');
+const STUB = 'handlers/myresources.ts';
+
+/** The user's edit: a real body, a helper and a comment. */
+function userEdit(stub: string): string {
+  const edited = stub.replace(
+    /ctx\.logger\.info\('myapp: create handler not implemented yet'[^\n]*\n\s*return \{ phase: "NotImplemented" \};/,
+    `// my own code\n  await ensureDeployment(ctx.name);\n  return { phase: "Starting" };`,
+  );
+  assert.notEqual(edited, stub, 'the stub has the expected create body to edit');
+  return edited + '\nasync function ensureDeployment(name: string): Promise<void> {\n  void name;\n}\n';
+}
+
+/** True when every line of `before` appears in `after`, in order: nothing the user wrote changed. */
+function keepsEveryLine(before: string, after: string): boolean {
+  const rest = after.split('\n');
+  let i = 0;
+  for (const line of before.split('\n')) {
+    while (i < rest.length && rest[i] !== line) i++;
+    if (i === rest.length) return false;
+    i++;
+  }
+  return true;
+}
+
+test('a user-edited stub file survives generate, --check and stale-file removal byte for byte', async () => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, 'crds/gadget.yaml': GADGET_CRD });
+  const first = await kopfgen(['generate', 'crds'], dir);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /added stub myappOnCreate for handler myapp \(create\) to handlers\/myresources\.ts/);
+  const edited = userEdit(await read(dir, STUB));
+  await writeFiles(dir, { [STUB]: edited });
+  const mtime = (await fs.stat(join(dir, STUB))).mtimeMs;
+  await sleep(30);
+
+  for (const args of [['generate', 'crds'], ['generate', 'crds', '--no-cache'], ['generate', 'crds', '--check']]) {
+    const r = await kopfgen(args, dir);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.equal(await read(dir, STUB), edited, args.join(' '));
+  }
+  // The gadget CRD goes away: its generated module is stale and removed; its stub file is the user's and stays.
+  const gadgetStub = await read(dir, 'handlers/gadgets.ts');
+  await fs.rm(join(dir, 'crds/gadget.yaml'));
+  const r = await kopfgen(['generate', 'crds'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /1 removed/);
+  assert.ok(!(await tree(dir)).includes('generated/example.com/v1/gadgets.ts'));
+  assert.equal(await read(dir, 'handlers/gadgets.ts'), gadgetStub);
+  assert.equal(await read(dir, STUB), edited);
+  assert.equal((await fs.stat(join(dir, STUB))).mtimeMs, mtime, 'never rewritten, not even with the same text');
+});
+
+test('a new handler id: --check fails with the stubs it would add; generate adds exactly them; removed ids are reported', async () => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
+  assert.equal((await kopfgen(['generate', 'crds'], dir)).code, 0);
+  const edited = userEdit(await read(dir, STUB));
+  await writeFiles(dir, { [STUB]: edited });
+
+  const withCleanup = ['generate', 'crds', '--handlers', 'MyResource=myapp,cleanup'];
+  const check = await kopfgen([...withCleanup, '--check'], dir);
+  assert.equal(check.code, 1);
+  assert.match(check.stdout, /--- a\/handlers\/myresources\.ts\n\+\+\+ b\/handlers\/myresources\.ts/);
+  assert.match(check.stdout, /^\+export async function cleanupOnCreate/m);
+  const stubDiff = check.stdout.slice(check.stdout.indexOf('--- a/handlers/')).split('\n').slice(2);
+  assert.ok(!stubDiff.some((line) => line.startsWith('-')), 'nothing the user wrote would be removed');
+  assert.equal(await read(dir, STUB), edited);
+
+  const r = await kopfgen(withCleanup, dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /added stub cleanupOnCreate for handler cleanup \(create\) to handlers\/myresources\.ts/);
+  const merged = await read(dir, STUB);
+  assert.ok(keepsEveryLine(edited, merged), 'every line the user wrote is still there, in order');
+  assert.match(merged, /export async function cleanupOnCreate/);
+  assert.equal((await kopfgen([...withCleanup, '--check'], dir)).code, 0);
+
+  const dropped = await kopfgen(['generate', 'crds'], dir);
+  assert.equal(dropped.code, 0, dropped.stderr);
+  assert.match(dropped.stdout, /handlers\/myresources\.ts: cleanupOnCreate no longer matches a handler id; kept as is/);
+  assert.equal(await read(dir, STUB), merged);
+});
+
+test('--check flags a missing stub file; --no-stubs neither writes nor checks stubs', async () => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
+  assert.equal((await kopfgen(['generate', 'crds'], dir)).code, 0);
+  await fs.rm(join(dir, STUB));
+  const r = await kopfgen(['generate', 'crds', '--check'], dir);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /missing handlers\/myresources\.ts/);
+  assert.equal((await kopfgen(['generate', 'crds', '--check', '--no-stubs'], dir)).code, 0);
+  assert.equal((await kopfgen(['generate', 'crds', '--no-stubs'], dir)).code, 0);
+  assert.ok(!(await tree(dir)).includes(STUB));
+  const custom = await kopfgen(['generate', 'crds', '--stubs', 'src/my-handlers'], dir);
+  assert.equal(custom.code, 0, custom.stderr);
+  assert.match(await read(dir, 'src/my-handlers/myresources.ts'), /from "\.\.\/\.\.\/generated\/example\.com\/v1\/myresources\.js"/);
+});

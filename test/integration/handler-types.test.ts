@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generate } from '../../src/generate.js';
+import { expectedErrors, formatErrors, readFixture, typeCheckProject } from '../helpers/handler-typecheck.js';
+
+const CRD = 'test/fixtures/handlers/typed.yaml';
+
+function project(cases: string[]) {
+  const result = generate([{ file: CRD, text: readFixture(CRD) }], { stubs: { dir: 'handlers' }, generatedImportBase: '../generated' });
+  assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+  const extra = Object.fromEntries(cases.map((c) => [`cases/${c}`, readFixture(`test/fixtures/handlers/cases/${c}`)]));
+  return { result, errors: typeCheckProject({ generated: result.files.filter((f) => f.role === 'generated'), stubs: result.files.filter((f) => f.role === 'stub'), extra }) };
+}
+
+test('generated handler code, stubs and correct handlers compile under strict', () => {
+  const { errors } = project(['positive.ts']);
+  assert.deepEqual(formatErrors(errors), []);
+});
+
+/** The exactness case compiled once, for the tests that read its errors. */
+let exactnessRun: ReturnType<typeof project> | undefined;
+const exactness = () => (exactnessRun ??= project(['exactness.ts']));
+
+test('wrong statuses are compile errors with exact codes and lines (sync, async, enum, error status, brand)', () => {
+  const { errors } = exactness();
+  const expected = expectedErrors('cases/exactness.ts', readFixture('test/fixtures/handlers/cases/exactness.ts'));
+  assert.equal(expected.length, 11);
+  assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.file}:${e.line} TS${e.code} ${e.message}`).join('\n'));
+});
+
+test('each error sits on the offending field or names it', () => {
+  const { errors } = exactness();
+  const text = readFixture('test/fixtures/handlers/cases/exactness.ts').split('\n');
+  const on = (line: number) => {
+    const e = errors.find((x) => x.line === line);
+    assert.ok(e, `an error on line ${line}`);
+    return e.message;
+  };
+  const wordAt = (line: number) => {
+    const e = errors.find((x) => x.line === line);
+    assert.ok(e, `an error on line ${line}`);
+    return text[line - 1].slice(e.col - 1).match(/^[\w']+/)?.[0];
+  };
+  // Sync callbacks and error constructors: the error sits on the field itself.
+  assert.deepEqual([wordAt(14), wordAt(25), wordAt(33), wordAt(35)], ['bogus', 'phase', 'reason', 'phase']);
+  // Sync callbacks and error constructors: the field's value is rejected (on line 14 `bogus: 1` is the only number).
+  assert.match(on(14), /^Type 'number' is not assignable to type 'never'/);
+  assert.match(on(25), /^Type '"Stopped"' is not assignable to type '"Pending" \| "Starting" \| "Ready"/);
+  assert.match(on(33), /'reason' does not exist in type/);
+  assert.match(on(35), /^Type '"Broken"' is not assignable/);
+  // Async callbacks: the error names the field as `never`.
+  assert.match(on(16), /bogus: never/);
+  assert.match(on(18), /attemps: never/);
+  assert.match(on(23), /port: never/);
+  // The brand: another handler's status is told apart by its owner.
+  assert.match(on(37), /example\.com\/Database\/cleanup" \| undefined' is not assignable to type '"example\.com\/Database\/myapp/);
+});

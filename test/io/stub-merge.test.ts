@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { GeneratedFile } from '../../src/api.js';
+import { generate } from '../../src/generate.js';
+import { mergeStubFile } from '../../src/io/stub-merge.js';
+import { formatErrors, readFixture, typeCheckProject } from '../helpers/handler-typecheck.js';
+
+const STORY = 'crds/myresource.yaml';
+
+function run(annotation?: string) {
+  let text = readFixture(STORY);
+  if (annotation) text = text.replace('  name: myresources.example.com\n', `  name: myresources.example.com\n  annotations:\n    kopfgen.dev/handlers: "${annotation}"\n`);
+  const result = generate([{ file: STORY, text }], { stubs: { dir: 'handlers' }, generatedImportBase: '../generated' });
+  assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+  const stub = result.files.find((f) => f.role === 'stub' && f.path === 'myresources.ts');
+  assert.ok(stub, 'a stub file for MyResource');
+  return { generated: result.files.filter((f) => f.role === 'generated'), stub };
+}
+
+/** What a user typically does to the scaffold: fills a body, drops a stub, adds imports and helpers. */
+function userEdits(content: string): string {
+  const edited = content
+    .replace("import type { HandlerContext } from \"kopfgen/runtime\";\n", "import type { HandlerContext } from \"kopfgen/runtime\";\nimport { setTimeout as sleep } from 'node:timers/promises';\n")
+    .replace(/  ctx\.logger\.info\('myapp: create handler not implemented yet'[^\n]*\n  return \{ phase: "NotImplemented" \};/, "  await sleep(1);\n  return { phase: 'Starting' };")
+    .replace(/\n\/\*\*\n \* Handler `myapp`, on update\.[\s\S]*?MyResourceMyapp\.onUpdate\(myappOnUpdate\);\n/, '\n');
+  assert.notEqual(edited, content);
+  assert.ok(!edited.includes('myappOnUpdate'));
+  return edited + '\n// my own notes at the end, without a trailing newline';
+}
+
+/** `merged` is `original` with text inserted only: deleting the insertions gives back every byte. */
+function assertOnlyInsertions(original: string, merged: string): void {
+  let i = 0;
+  for (const ch of merged) if (i < original.length && ch === original[i]) i++;
+  assert.equal(i, original.length, 'every byte of the user file survives, in order');
+  const lines = new Set(merged.split('\n'));
+  for (const line of original.split('\n')) assert.ok(lines.has(line), `line kept verbatim: ${line}`);
+}
+
+test('a user-edited stub file gains exactly the new handler\'s stubs; a second run is byte-identical', () => {
+  const v1 = run();
+  const mine = userEdits(v1.stub.content);
+  // Nothing new: the file is left alone, even though the user dropped the update stub.
+  const same = mergeStubFile(mine, v1.stub);
+  assert.equal(same.text, mine);
+  assert.deepEqual(same.added, []);
+
+  const v2 = run('cleanup');
+  const merged = mergeStubFile(mine, v2.stub);
+  assert.deepEqual(merged.added.map((s) => s.name), ['cleanupOnCreate', 'cleanupOnUpdate', 'cleanupOnResume']);
+  assert.deepEqual(merged.orphaned, []);
+  assertOnlyInsertions(mine, merged.text);
+  assert.match(merged.text, /\nimport \{ MyResourceCleanup, MyResourceCleanupPermanentError, MyResourceCleanupTemporaryError, type MyResourceCleanupStatus \} from "\.\.\/generated\/example\.com\/v1\/myresources\.js";\n/);
+  assert.ok(merged.text.endsWith('MyResourceCleanup.onResume(cleanupOnResume);\n'));
+
+  const again = mergeStubFile(merged.text, v2.stub);
+  assert.equal(again.text, merged.text);
+  assert.deepEqual(again.added, []);
+
+  // The merged file still compiles against the regenerated code.
+  const errors = typeCheckProject({ generated: v2.generated, stubs: [{ ...v2.stub, content: merged.text }] });
+  assert.deepEqual(formatErrors(errors), []);
+});
+
+test('handlers that are gone are reported as orphans and nothing is deleted', () => {
+  const v2 = run('cleanup');
+  const v1 = run();
+  const result = mergeStubFile(v2.stub.content, v1.stub);
+  assert.equal(result.text, v2.stub.content);
+  assert.deepEqual(result.added, []);
+  assert.deepEqual(result.orphaned, [
+    'MyResourceCleanup',
+    'MyResourceCleanupPermanentError',
+    'MyResourceCleanupStatus',
+    'MyResourceCleanupTemporaryError',
+    'cleanupOnCreate',
+    'cleanupOnResume',
+    'cleanupOnUpdate',
+  ]);
+});
+
+test('a file without imports gets them before its first statement; name clashes are never duplicated', () => {
+  const { stub } = run();
+  const bare = '// my operator\n\nexport const limit = 3;\n';
+  const merged = mergeStubFile(bare, stub);
+  assert.deepEqual(merged.added.length, 3);
+  assert.ok(merged.text.startsWith('// my operator\n\nimport type { HandlerContext } from "kopfgen/runtime";\nimport { MyResourceMyapp, '));
+  assert.ok(merged.text.includes('\nexport const limit = 3;\n'));
+  // A declaration that already uses a stub's name keeps it from being added a second time.
+  const clash: GeneratedFile = stub;
+  const own = 'export function myappOnCreate(): void {}\n';
+  assert.deepEqual(mergeStubFile(own, clash).added.map((s) => s.name), ['myappOnUpdate', 'myappOnResume']);
+});

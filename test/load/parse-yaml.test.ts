@@ -1,0 +1,135 @@
+/**
+ * Bad input: every problem gets its own diagnostic with code, position and JSON pointer, and
+ * `generate` returns errors and no files. Also: reading inputs (files, directories, globs).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Diagnostic } from '../../src/diagnostics.js';
+import { generate } from '../../src/generate.js';
+import { globToRegExp, readInputs } from '../../src/io/read.js';
+import { REPO, tempDir } from '../helpers/golden-support.js';
+
+const BAD = 'test/fixtures/crds/bad';
+
+function run(...files: string[]) {
+  return generate(files.map((f) => ({ file: `${BAD}/${f}`, text: readFileSync(join(REPO, BAD, f), 'utf8') })), { stubs: false });
+}
+
+/** `code file:line:col pointer` of each diagnostic of at least `severity`. */
+function brief(diagnostics: Diagnostic[], severities = ['error']): string[] {
+  return diagnostics.filter((d) => severities.includes(d.severity)).map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.pointer}`);
+}
+
+test('malformed YAML: KG104 at the position the parser stopped', () => {
+  const r = run('malformed.yaml');
+  assert.deepEqual(brief(r.diagnostics), [`KG104 ${BAD}/malformed.yaml:8:3 `]);
+  assert.match(r.diagnostics[0].message, /malformed YAML: .*BAD_INDENT/);
+  assert.deepEqual(r.files, []);
+});
+
+test('a CRD version without a schema: KG109 at the version', () => {
+  const r = run('no-schema.yaml');
+  assert.deepEqual(brief(r.diagnostics), [`KG109 ${BAD}/no-schema.yaml:10:7 /spec/versions/0`]);
+  assert.deepEqual(r.files, []);
+});
+
+test('non-structural schema: array without items (KG110) and a property without type (KG111)', () => {
+  const r = run('non-structural.yaml');
+  const base = '/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties';
+  assert.deepEqual(brief(r.diagnostics), [
+    `KG110 ${BAD}/non-structural.yaml:21:19 ${base}/hosts`,
+    `KG111 ${BAD}/non-structural.yaml:23:19 ${base}/owner`,
+  ]);
+  assert.deepEqual(r.files, []);
+});
+
+test('two different CRDs with the same name: KG113 at the second, naming the first', () => {
+  const r = run('duplicate-a.yaml', 'duplicate-b.yaml');
+  assert.deepEqual(brief(r.diagnostics), [`KG113 ${BAD}/duplicate-b.yaml:1:1 `]);
+  assert.match(r.diagnostics[0].message, /twins\.bad\.kopfgen\.dev .*duplicate-a\.yaml:1:1/);
+  assert.deepEqual(r.files, []);
+});
+
+test('byte-identical duplicates are merged with a KG112 note', () => {
+  const r = run('duplicate-a.yaml', 'duplicate-a-copy.yaml');
+  assert.deepEqual(brief(r.diagnostics, ['error', 'warning', 'note']), [`KG112 ${BAD}/duplicate-a.yaml:1:1 `]);
+  assert.equal(r.stats.crds, 1);
+  assert.deepEqual(r.files.map((f) => f.path), ['bad.kopfgen.dev/v1/twins.ts', 'index.ts']);
+});
+
+test('a Helm template: KG105 at the first directive, nothing else reported for the file', () => {
+  const r = run('helm.yaml');
+  assert.deepEqual(brief(r.diagnostics, ['error', 'warning', 'note']), [`KG105 ${BAD}/helm.yaml:6:1 `]);
+  assert.match(r.diagnostics[0].message, /Helm template/);
+  assert.deepEqual(r.files, []);
+});
+
+test('a Helm directive in a quoted value is still Helm (KG105)', () => {
+  const r = run('helm-quoted.yaml');
+  assert.deepEqual(brief(r.diagnostics, ['error', 'warning', 'note']), [`KG105 ${BAD}/helm-quoted.yaml:4:10 `]);
+});
+
+test('`{{ ... }}` inside descriptions and comments is text, not Helm', () => {
+  const r = run('description-braces.yaml');
+  assert.deepEqual(r.diagnostics, []);
+  assert.equal(r.stats.crds, 1);
+});
+
+test('inputs without any CRD: KG103, and the skipped document gets a KG106 note', () => {
+  const r = run('not-a-crd.yaml');
+  assert.deepEqual(brief(r.diagnostics, ['error', 'note']), [`KG103 ${BAD}/not-a-crd.yaml:1:1 `, `KG106 ${BAD}/not-a-crd.yaml:1:1 `]);
+  assert.deepEqual(r.files, []);
+});
+
+test('an apiextensions apiVersion other than v1 and v1beta1: KG107 at the apiVersion', () => {
+  const text = 'apiVersion: apiextensions.k8s.io/v2\nkind: CustomResourceDefinition\nmetadata: { name: a.b.c }\nspec: {}\n';
+  const r = generate([{ file: 'v2.yaml', text }], { stubs: false });
+  assert.deepEqual(brief(r.diagnostics), ['KG107 v2.yaml:1:13 /apiVersion']);
+  assert.deepEqual(r.files, []);
+});
+
+test('KG103 stands at the first input by name, whatever order the inputs come in', () => {
+  const text = readFileSync(join(REPO, BAD, 'not-a-crd.yaml'), 'utf8');
+  const r = generate([{ file: 'b.yaml', text }, { file: 'a.yaml', text }], { stubs: false });
+  assert.deepEqual(brief(r.diagnostics), ['KG103 a.yaml:1:1 ']);
+});
+
+test('one run reports every problem of every file', () => {
+  const r = run('malformed.yaml', 'no-schema.yaml', 'non-structural.yaml', 'helm.yaml');
+  assert.deepEqual(brief(r.diagnostics).map((d) => d.split(' ')[0]), ['KG105', 'KG104', 'KG109', 'KG110', 'KG111']);
+});
+
+test('readInputs: a missing file is KG101, an empty directory KG102, a glob matching nothing KG116', async () => {
+  const dir = tempDir('read');
+  mkdirSync(join(dir, 'empty'));
+  const r = await readInputs(['missing.yaml', 'empty', 'nothing/**/*.yaml'], { cwd: dir });
+  assert.deepEqual(r.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col}`), ['KG101 missing.yaml:1:1', 'KG102 empty:1:1', 'KG116 nothing/**/*.yaml:1:1']);
+  assert.deepEqual(r.sources, []);
+});
+
+test('readInputs: directories recursively (yaml and yml only), files as named, globs, no duplicates', async () => {
+  const dir = tempDir('read');
+  mkdirSync(join(dir, 'crds/nested/deeper'), { recursive: true });
+  mkdirSync(join(dir, 'crds/.hidden'), { recursive: true });
+  for (const f of ['crds/a.yaml', 'crds/nested/b.yml', 'crds/nested/deeper/c.yaml', 'crds/notes.txt', 'crds/.hidden/d.yaml', 'single.json']) {
+    writeFileSync(join(dir, f), `# ${f}\n`);
+  }
+  const r = await readInputs(['crds', 'crds/a.yaml', 'single.json'], { cwd: dir });
+  assert.deepEqual(r.diagnostics, []);
+  assert.deepEqual(r.sources.map((s) => s.file), ['crds/a.yaml', 'crds/nested/b.yml', 'crds/nested/deeper/c.yaml', 'single.json']);
+  assert.equal(r.sources[0].text, '# crds/a.yaml\n');
+  const g = await readInputs(['crds/**/*.yaml', 'crds/nested/?.yml'], { cwd: dir });
+  assert.deepEqual(g.sources.map((s) => s.file), ['crds/a.yaml', 'crds/nested/b.yml', 'crds/nested/deeper/c.yaml']);
+});
+
+test('globToRegExp: `*` and `?` stay within a segment, `**/` spans any depth', () => {
+  assert.ok(globToRegExp('*.yaml').test('a.yaml'));
+  assert.ok(!globToRegExp('*.yaml').test('x/a.yaml'));
+  assert.ok(globToRegExp('**/*.yaml').test('a.yaml'));
+  assert.ok(globToRegExp('**/*.yaml').test('x/y/a.yaml'));
+  assert.ok(globToRegExp('a?.yml').test('ab.yml'));
+  assert.ok(!globToRegExp('a?.yml').test('a/.yml'));
+  assert.ok(!globToRegExp('a.yaml').test('aXyaml'));
+});

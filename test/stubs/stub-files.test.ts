@@ -1,0 +1,64 @@
+/**
+ * Stub files from the named view: paths decided over the run, a stub per handler and cause
+ * (create, update, resume) importing exactly the names the naming pass returned, and templates
+ * taken as text (the stubs stage reads no file).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { resolveHandlers } from '../../src/model/handler-pass.js';
+import { nameCrd } from '../../src/model/naming.js';
+import { emitStubFile, stubPaths } from '../../src/stubs/stub-files.js';
+import { stubTemplates } from '../../src/stubs/templates.js';
+import { crd, obj, scalar } from '../helpers/handler-fixtures.js';
+
+const TEMPLATES = stubTemplates(
+  '// #region head\n// KgKind from KgSource (KgCrd)\n// #endregion\n',
+  '// #region stub\n' +
+    'export async function kgFunction(): Promise<KgStatus | void> { return kgResult; } // kg_id kg_cause\n' +
+    'KgDefinition.kgRegister(kgFunction);\n// #endregion\n',
+);
+
+test('stub paths: <plural>.ts, or <plural>.<group>.ts for a plural the run has twice', () => {
+  const paths = stubPaths([
+    { name: 'widgets.a.io', plural: 'widgets', group: 'a.io' },
+    { name: 'widgets.b.io', plural: 'widgets', group: 'b.io' },
+    { name: 'gadgets.a.io', plural: 'gadgets', group: 'a.io' },
+  ]);
+  assert.deepEqual([...paths], [
+    ['widgets.a.io', 'widgets.a.io.ts'],
+    ['widgets.b.io', 'widgets.b.io.ts'],
+    ['gadgets.a.io', 'gadgets.ts'],
+  ]);
+});
+
+test('one stub per handler and cause, from the templates given, importing the named handler exports', () => {
+  const status = obj({ myapp: obj({ phase: scalar('string') }) });
+  const model = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status }] });
+  assert.deepEqual(resolveHandlers([model], {}), []);
+  const file = emitStubFile(nameCrd(model, 'MyResource'), 'myresources.ts', {}, TEMPLATES);
+  assert.ok(file);
+  assert.equal(file.role, 'stub');
+  assert.deepEqual(file.stubs?.map((s) => s.name), ['myappOnCreate', 'myappOnUpdate', 'myappOnResume']);
+  assert.equal(
+    file.content,
+    '// MyResource from crds/test.yaml (myresources.example.com)\n' +
+      'import type { HandlerContext } from "kopfgen/runtime";\n' +
+      'import { MyResourceMyapp, MyResourceMyappPermanentError, MyResourceMyappTemporaryError, type MyResource, ' +
+      'type MyResourceMyappStatus } from "../generated/example.com/v1/myresources.js";\n' +
+      '\nexport async function myappOnCreate(): Promise<MyResourceMyappStatus | void> ' +
+      '{ return { phase: "NotImplemented" }; }' +
+      ' // myapp create\nMyResourceMyapp.onCreate(myappOnCreate);\n' +
+      '\nexport async function myappOnUpdate(): Promise<MyResourceMyappStatus | void> ' +
+      '{ return { phase: "NotImplemented" }; }' +
+      ' // myapp update\nMyResourceMyapp.onUpdate(myappOnUpdate);\n' +
+      '\nexport async function myappOnResume(): Promise<MyResourceMyappStatus | void> ' +
+      '{ return { phase: "NotImplemented" }; }' +
+      ' // myapp resume\nMyResourceMyapp.onResume(myappOnResume);\n',
+  );
+});
+
+test('no stub file for a CRD without handlers', () => {
+  const model = crd({ versions: [{ status: obj({}) }] });
+  resolveHandlers([model], {});
+  assert.equal(emitStubFile(nameCrd(model, 'MyResource'), 'myresources.ts', {}, TEMPLATES), undefined);
+});
