@@ -80,7 +80,8 @@ test('init\'s deploy/ is what `npm run manifests` renders once the project is bu
   assert.equal(pkg.scripts.manifests, 'kopfgen manifests dist/operator.js');
   const check = await kopfgen([...pkg.scripts.manifests.split(' ').slice(1), '--check'], project);
   assert.equal(check.code, 0, check.stdout + check.stderr);
-  assert.match(await read(project, '.github/workflows/ci.yml'), /run: npm run build\n[^]*run: npm run manifests -- --check\n/);
+  const ci = await read(project, '.github/workflows/ci.yml');
+  assert.match(ci, /run: npm run build\n[^]*run: npm run manifests -- --check\n/);
 });
 
 /** The Dockerfile's instructions as [keyword, rest] pairs (no line continuations are used). */
@@ -91,7 +92,7 @@ function instructions(text: string): [string, string][] {
   });
 }
 
-test('the Dockerfile: multi-stage on node:20-alpine, dev dependencies pruned, runs what the Deployment runs as `node`', async () => {
+test('the Dockerfile: two node:20-alpine stages, no dev dependencies, the Deployment\'s command as node', async () => {
   const parent = await tempProject();
   assert.equal((await kopfgen(['init', 'op'], parent)).code, 0);
   const project = join(parent, 'op');
@@ -109,21 +110,28 @@ test('the Dockerfile: multi-stage on node:20-alpine, dev dependencies pruned, ru
   // The runtime stage: no RUN (no shell), no sources, only the build's output and pruned modules.
   assert.deepEqual(final.filter(([k]) => k === 'RUN'), []);
   assert.deepEqual(final.filter(([k]) => k === 'COPY').map(([, v]) => v), [
-    '--from=build /app/package.json ./package.json', '--from=build /app/node_modules ./node_modules', '--from=build /app/dist ./dist',
+    '--from=build /app/package.json ./package.json',
+    '--from=build /app/node_modules ./node_modules',
+    '--from=build /app/dist ./dist',
   ]);
   assert.deepEqual(final.filter(([k]) => k === 'USER'), [['USER', 'node']]);
-  assert.ok(final.findIndex(([k]) => k === 'USER') > final.findLastIndex(([k]) => k === 'COPY'), 'USER after the files it must not own');
+  const user = final.findIndex(([k]) => k === 'USER');
+  assert.ok(user > final.findLastIndex(([k]) => k === 'COPY'), 'USER after the files it must not own');
   const all = steps.map(([k, v]) => `${k} ${v}`).join('\n');
   assert.doesNotMatch(all, /&&|\|\||;|sh -c|\bcurl\b|\bwget\b/, 'no shell tricks');
   // Exec form: the entry point is PID 1 and gets SIGTERM (a graceful stop writes running handlers' patches).
   const entrypoint = JSON.parse(final.find(([k]) => k === 'ENTRYPOINT')?.[1] ?? 'null') as string[];
   const cmd = JSON.parse(final.find(([k]) => k === 'CMD')?.[1] ?? 'null') as string[];
-  assert.deepEqual(final.filter(([k]) => k === 'ENV').map(([, v]) => v), ['NODE_ENV=production', 'PATH=/app/node_modules/.bin:$PATH']);
+  const env = final.filter(([k]) => k === 'ENV').map(([, v]) => v);
+  assert.deepEqual(env, ['NODE_ENV=production', 'PATH=/app/node_modules/.bin:$PATH']);
   const deployment = parse((await read(project, 'deploy/03-deployment.yaml')).split('\n').slice(1).join('\n'));
   const container = deployment.spec.template.spec.containers[0];
-  assert.deepEqual([...entrypoint, ...cmd], [...container.command, ...container.args], 'the image runs what the Deployment runs');
+  const deployed = [...container.command, ...container.args];
+  assert.deepEqual([...entrypoint, ...cmd], deployed, 'the image runs what the Deployment runs');
   const pkg = JSON.parse(await read(project, 'package.json')) as { scripts: Record<string, string> };
   assert.equal(pkg.scripts.start, ['kopfgen', ...cmd].join(' '));
   const ignored = (await read(project, '.dockerignore')).split('\n');
-  for (const path of ['node_modules', 'dist', '.git', 'deploy']) assert.ok(ignored.includes(path), `.dockerignore: ${path}`);
+  for (const path of ['node_modules', 'dist', '.git', 'deploy']) {
+    assert.ok(ignored.includes(path), `.dockerignore: ${path}`);
+  }
 });

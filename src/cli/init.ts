@@ -104,7 +104,9 @@ function deployFiles(crd: string): NewFile[] {
   const resources = crdDescriptors(loadSources([{ file: EXAMPLE_CRD, text: crd }]).crds);
   if (resources.length === 0) return [];
   const resolved = resolveTarget(resources, { module: OPERATOR_MODULE, source: OPERATOR_MODULE });
-  if (resolved.target === undefined) throw new Error(`the example CRD gives no valid manifests: ${resolved.problems.join('; ')}`);
+  if (resolved.target === undefined) {
+    throw new Error(`the example CRD gives no valid manifests: ${resolved.problems.join('; ')}`);
+  }
   return renderManifests(resources, resolved.target).map((f) => ({ path: `deploy/${f.path}`, content: f.content }));
 }
 

@@ -37,7 +37,12 @@ function pathInImage(cwd: string, module: string): string {
   return relative(cwd, resolve(cwd, module)).split(sep).join('/');
 }
 
-export async function runManifests(module: string, flags: ManifestsFlags, streams: Streams, fixCommand: string): Promise<number> {
+export async function runManifests(
+  module: string,
+  flags: ManifestsFlags,
+  streams: Streams,
+  fixCommand: string,
+): Promise<number> {
   const cwd = process.cwd();
   const fail = (diagnostics: Diagnostic[]): number => {
     for (const d of diagnostics) streams.stderr.write(`${formatDiagnostic(d)}\n`);
@@ -47,11 +52,21 @@ export async function runManifests(module: string, flags: ManifestsFlags, stream
   if (problem !== undefined) return fail([moduleDiagnostic(module, 'KG340', problem)]);
   const resources = (flags.registry ?? defaultRegistry).resources();
   if (resources.length === 0) {
-    return fail([moduleDiagnostic(module, 'KG341', `${module} registered no handlers: manifests grant access to the resources handlers are registered for`)]);
+    return fail([
+      moduleDiagnostic(
+        module,
+        'KG341',
+        `${module} registered no handlers: manifests grant access to the resources handlers are registered for`,
+      ),
+    ]);
   }
   const resolved = resolveTarget(resources, {
-    name: flags.name, namespace: flags.namespace, image: flags.image, healthPort: flags.healthPort,
-    module: flags.imageModule ?? pathInImage(cwd, module), source: pathInImage(cwd, module),
+    name: flags.name,
+    namespace: flags.namespace,
+    image: flags.image,
+    healthPort: flags.healthPort,
+    module: flags.imageModule ?? pathInImage(cwd, module),
+    source: pathInImage(cwd, module),
   });
   if (resolved.target === undefined) throw new UsageError(resolved.problems.join('\n'));
   const outDir = resolve(cwd, flags.out ?? 'deploy');
@@ -72,7 +87,9 @@ export async function runManifests(module: string, flags: ManifestsFlags, stream
     const s = summarize(plan);
     for (const path of s.written) streams.stdout.write(`wrote ${path}\n`);
     for (const path of s.removed) streams.stdout.write(`removed ${path}\n`);
-    streams.stdout.write(`kopfgen manifests: ${s.written.length} written, ${s.removed.length} removed, ${s.unchanged} unchanged\n`);
+    streams.stdout.write(
+      `kopfgen manifests: ${s.written.length} written, ${s.removed.length} removed, ${s.unchanged} unchanged\n`,
+    );
   }
   return 0;
 }

@@ -11,7 +11,11 @@ export function crdDescriptors(crds: readonly CrdModel[]): ResourceDescriptor[] 
     crd.versions
       .filter((v) => v.served)
       .map((v) => ({
-        group: crd.group, version: v.name, plural: crd.plural, kind: crd.kind, scope: crd.scope,
+        group: crd.group,
+        version: v.name,
+        plural: crd.plural,
+        kind: crd.kind,
+        scope: crd.scope,
         statusSubresource: v.subresources.status,
         printerColumns: v.printerColumns.map((c) => ({ name: c.name, type: c.type, jsonPath: c.jsonPath })),
       })),

@@ -17,7 +17,11 @@ export function namespaceObject(target: ManifestTarget): KubeObject {
 
 /** `kopfgen run <module>` with the flags that make it watch what the RBAC grants. */
 export function runArgs(target: ManifestTarget): string[] {
-  return ['run', target.module, ...(target.watchNamespace === undefined ? [] : ['--namespace', target.watchNamespace])];
+  return [
+    'run',
+    target.module,
+    ...(target.watchNamespace === undefined ? [] : ['--namespace', target.watchNamespace]),
+  ];
 }
 
 function fieldEnv(name: string, fieldPath: string): KubeObject {
@@ -25,7 +29,13 @@ function fieldEnv(name: string, fieldPath: string): KubeObject {
 }
 
 function probe(path: string, initialDelaySeconds: number, periodSeconds: number): KubeObject {
-  return { httpGet: { path, port: 'health' }, initialDelaySeconds, periodSeconds, timeoutSeconds: 5, failureThreshold: 3 };
+  return {
+    httpGet: { path, port: 'health' },
+    initialDelaySeconds,
+    periodSeconds,
+    timeoutSeconds: 5,
+    failureThreshold: 3,
+  };
 }
 
 export function deploymentObject(target: ManifestTarget): KubeObject {
@@ -43,7 +53,12 @@ export function deploymentObject(target: ManifestTarget): KubeObject {
           serviceAccountName: target.name,
           // Running handlers finish and their patches are written after SIGTERM; give them time.
           terminationGracePeriodSeconds: 30,
-          securityContext: { runAsNonRoot: true, runAsUser: NODE_UID, runAsGroup: NODE_UID, seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: NODE_UID,
+            runAsGroup: NODE_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
           containers: [
             {
               name: 'operator',

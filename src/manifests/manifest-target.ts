@@ -48,7 +48,10 @@ export type Resolved = { target: ManifestTarget; problems: [] } | { target?: und
 export function defaultName(resources: readonly ResourceDescriptor[]): string {
   const kinds = [...new Set(resources.map((r) => r.kind.toLowerCase()))];
   const base = kinds.length === 1 ? kinds[0] : (resources[0]?.group || 'core').replace(/\./g, '-').toLowerCase();
-  return `${base.replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 54)}-operator`;
+  return `${base
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 54)}-operator`;
 }
 
 export function resolveTarget(resources: readonly ResourceDescriptor[], choices: ManifestChoices): Resolved {
@@ -56,15 +59,22 @@ export function resolveTarget(resources: readonly ResourceDescriptor[], choices:
   const name = choices.name ?? defaultName(resources);
   // `<name>-system` and `<name>-leader-election` must still be valid names: 63 minus the longest suffix.
   if (!DNS_LABEL.test(name) || name.length > 47) {
-    problems.push(`--name "${name}" must be a DNS-1123 label of at most 47 characters (lower-case letters, digits, "-")`);
+    problems.push(
+      `--name "${name}" must be a DNS-1123 label of at most 47 characters (lower-case letters, digits, "-")`,
+    );
   }
   if (choices.namespace !== undefined && (!DNS_LABEL.test(choices.namespace) || choices.namespace.length > 63)) {
-    problems.push(`-n "${choices.namespace}" is not a valid namespace name (a DNS-1123 label: lower-case letters, digits, "-")`);
+    problems.push(
+      `-n "${choices.namespace}" is not a valid namespace name (a DNS-1123 label: lower-case letters, digits, "-")`,
+    );
   }
   const port = choices.healthPort ?? 8080;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) problems.push(`--health-port ${port} is not a port number (1-65535)`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    problems.push(`--health-port ${port} is not a port number (1-65535)`);
   if (choices.module === '' || choices.module.startsWith('/') || choices.module.split('/').includes('..')) {
-    problems.push(`the module path in the image "${choices.module}" must be relative to the image's working directory`);
+    problems.push(
+      `the module path in the image "${choices.module}" must be relative to the image's working directory`,
+    );
   }
   if (problems.length > 0) return { problems };
   return {
@@ -78,7 +88,11 @@ export function resolveTarget(resources: readonly ResourceDescriptor[], choices:
       module: choices.module,
       healthPort: port,
       source: choices.source,
-      labels: { 'app.kubernetes.io/name': name, 'app.kubernetes.io/component': 'operator', 'app.kubernetes.io/managed-by': 'kopfgen' },
+      labels: {
+        'app.kubernetes.io/name': name,
+        'app.kubernetes.io/component': 'operator',
+        'app.kubernetes.io/managed-by': 'kopfgen',
+      },
     },
   };
 }

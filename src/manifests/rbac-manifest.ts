@@ -40,10 +40,25 @@ export interface GrantedResource {
  * with a dot is a CRD's (the API server requires a dot in a CRD's group).
  */
 const BUILT_IN_GROUPS = new Set([
-  'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'apiregistration.k8s.io', 'authentication.k8s.io',
-  'authorization.k8s.io', 'certificates.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io', 'events.k8s.io',
-  'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io', 'metrics.k8s.io', 'networking.k8s.io', 'node.k8s.io',
-  'rbac.authorization.k8s.io', 'resource.k8s.io', 'scheduling.k8s.io', 'storage.k8s.io', 'storagemigration.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'apiregistration.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'certificates.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'internal.apiserver.k8s.io',
+  'metrics.k8s.io',
+  'networking.k8s.io',
+  'node.k8s.io',
+  'rbac.authorization.k8s.io',
+  'resource.k8s.io',
+  'scheduling.k8s.io',
+  'storage.k8s.io',
+  'storagemigration.k8s.io',
 ]);
 
 export function isCustomResource(r: { group: string }): boolean {
@@ -56,7 +71,12 @@ export function grantedResources(resources: readonly ResourceDescriptor[]): Gran
   for (const r of resources) {
     const key = `${r.plural}.${r.group}`;
     const seen = byKey.get(key);
-    byKey.set(key, { group: r.group, plural: r.plural, scope: r.scope, status: (seen?.status ?? false) || r.statusSubresource });
+    byKey.set(key, {
+      group: r.group,
+      plural: r.plural,
+      scope: r.scope,
+      status: (seen?.status ?? false) || r.statusSubresource,
+    });
   }
   return [...byKey.values()].sort((a, b) => (a.group + '/' + a.plural < b.group + '/' + b.plural ? -1 : 1));
 }
@@ -71,24 +91,44 @@ export function resourceRules(resources: readonly GrantedResource[]): PolicyRule
 }
 
 export const EVENTS_RULE: PolicyRule = { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] };
-export const LEASES_RULE: PolicyRule = { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] };
+export const LEASES_RULE: PolicyRule = {
+  apiGroups: ['coordination.k8s.io'],
+  resources: ['leases'],
+  verbs: ['get', 'create', 'update'],
+};
 
 /** `get` on the operator's own CRDs by name; undefined when it handles built-in resources only. */
 export function crdRule(resources: readonly GrantedResource[]): PolicyRule | undefined {
   const names = resources.filter(isCustomResource).map((r) => `${r.plural}.${r.group}`);
   if (names.length === 0) return undefined;
-  return { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], resourceNames: names, verbs: ['get'] };
+  return {
+    apiGroups: ['apiextensions.k8s.io'],
+    resources: ['customresourcedefinitions'],
+    resourceNames: names,
+    verbs: ['get'],
+  };
 }
 
 function meta(name: string, target: ManifestTarget, namespace?: string): KubeObject {
   return namespace === undefined ? { name, labels: target.labels } : { name, namespace, labels: target.labels };
 }
 
-function role(kind: 'Role' | 'ClusterRole', name: string, target: ManifestTarget, rules: PolicyRule[], namespace?: string): KubeObject {
+function role(
+  kind: 'Role' | 'ClusterRole',
+  name: string,
+  target: ManifestTarget,
+  rules: PolicyRule[],
+  namespace?: string,
+): KubeObject {
   return { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: meta(name, target, namespace), rules };
 }
 
-function binding(kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, target: ManifestTarget, namespace?: string): KubeObject {
+function binding(
+  kind: 'RoleBinding' | 'ClusterRoleBinding',
+  name: string,
+  target: ManifestTarget,
+  namespace?: string,
+): KubeObject {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind,

@@ -25,7 +25,11 @@ export function yamlDocuments(objects: readonly KubeObject[], source: string): s
 }
 
 export function renderManifests(resources: readonly ResourceDescriptor[], target: ManifestTarget): GeneratedFile[] {
-  const file = (path: string, objects: KubeObject[]): GeneratedFile => ({ path, content: yamlDocuments(objects, target.source), role: 'generated' });
+  const file = (path: string, objects: KubeObject[]): GeneratedFile => ({
+    path,
+    content: yamlDocuments(objects, target.source),
+    role: 'generated',
+  });
   const files: GeneratedFile[] = [];
   if (target.createNamespace) files.push(file(MANIFEST_FILES.namespace, [namespaceObject(target)]));
   files.push(file(MANIFEST_FILES.serviceAccount, [serviceAccount(target)]));

@@ -14,7 +14,8 @@ spec:
   versions:
 ${versions}`;
 const version = (name: string, served: boolean, status: boolean) =>
-  `    - name: ${name}\n      served: ${served}\n      storage: ${name === 'v1'}\n${status ? '      subresources: { status: {} }\n' : ''}` +
+  `    - name: ${name}\n      served: ${served}\n      storage: ${name === 'v1'}\n` +
+  (status ? '      subresources: { status: {} }\n' : '') +
   '      schema: { openAPIV3Schema: { type: object } }\n';
 
 it('the example CRD gives the descriptor its generated code registers', () => {
@@ -22,12 +23,27 @@ it('the example CRD gives the descriptor its generated code registers', () => {
   const [d] = crdDescriptors(loadSources([{ file: 'crds/myresource.yaml', text }]).crds);
   assert.deepEqual(
     { ...d, printerColumns: d.printerColumns.map((c) => c.jsonPath) },
-    { group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: ['.status.myapp.phase', '.metadata.creationTimestamp'] },
+    {
+      group: 'example.com',
+      version: 'v1',
+      plural: 'myresources',
+      kind: 'MyResource',
+      scope: 'Namespaced',
+      statusSubresource: true,
+      printerColumns: ['.status.myapp.phase', '.metadata.creationTimestamp'],
+    },
   );
 });
 
 it('one descriptor per served version, each with its own status subresource; unserved versions none', () => {
   const text = crd(version('v1', true, true) + version('v1beta1', true, false) + version('v1alpha1', false, true));
-  const got = crdDescriptors(loadSources([{ file: 'w.yaml', text }]).crds).map((d) => [d.version, d.scope, d.statusSubresource]);
-  assert.deepEqual(got, [['v1', 'Cluster', true], ['v1beta1', 'Cluster', false]]);
+  const got = crdDescriptors(loadSources([{ file: 'w.yaml', text }]).crds).map((d) => [
+    d.version,
+    d.scope,
+    d.statusSubresource,
+  ]);
+  assert.deepEqual(got, [
+    ['v1', 'Cluster', true],
+    ['v1beta1', 'Cluster', false],
+  ]);
 });

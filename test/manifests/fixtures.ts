@@ -4,8 +4,14 @@ import { resolveTarget, type ManifestChoices, type ManifestTarget } from '../../
 
 export function resource(over: Partial<ResourceDescriptor> = {}): ResourceDescriptor {
   return defineResource({
-    group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
-    statusSubresource: true, printerColumns: [], ...over,
+    group: 'example.com',
+    version: 'v1',
+    plural: 'myresources',
+    kind: 'MyResource',
+    scope: 'Namespaced',
+    statusSubresource: true,
+    printerColumns: [],
+    ...over,
   });
 }
 

@@ -8,10 +8,17 @@ describe('defaultName', () => {
     { given: [resource()], want: 'myresource-operator' },
     { given: [resource(), resource({ version: 'v2' })], want: 'myresource-operator' },
     { given: [resource(), resource({ plural: 'others', kind: 'Other' })], want: 'example-com-operator' },
-    { given: [resource({ group: '', plural: 'pods', kind: 'Pod' }), resource({ group: '', plural: 'services', kind: 'Service' })], want: 'core-operator' },
+    {
+      given: [
+        resource({ group: '', plural: 'pods', kind: 'Pod' }),
+        resource({ group: '', plural: 'services', kind: 'Service' }),
+      ],
+      want: 'core-operator',
+    },
   ];
   for (const { given, want } of cases) {
-    it(`${given.map((r) => `${r.kind}.${r.group}/${r.version}`).join(', ')} -> ${want}`, () => assert.equal(defaultName(given), want));
+    it(`${given.map((r) => `${r.kind}.${r.group}/${r.version}`).join(', ')} -> ${want}`, () =>
+      assert.equal(defaultName(given), want));
   }
 });
 
@@ -26,16 +33,34 @@ describe('resolveTarget', () => {
   });
 
   it('-n: the operator runs in the watched namespace, which is never created or owned by the manifests', () => {
-    const { target } = resolveTarget([resource()], { module: 'dist/operator.js', source: 'x', namespace: 'team-a', name: 'op', image: 'r/op:1' });
-    assert.deepEqual([target?.operatorNamespace, target?.watchNamespace, target?.createNamespace, target?.image], ['team-a', 'team-a', false, 'r/op:1']);
+    const { target } = resolveTarget([resource()], {
+      module: 'dist/operator.js',
+      source: 'x',
+      namespace: 'team-a',
+      name: 'op',
+      image: 'r/op:1',
+    });
+    assert.deepEqual(
+      [target?.operatorNamespace, target?.watchNamespace, target?.createNamespace, target?.image],
+      ['team-a', 'team-a', false, 'r/op:1'],
+    );
   });
 
   const bad: { given: Parameters<typeof resolveTarget>[1]; want: RegExp }[] = [
-    { given: { module: 'm.js', source: 'x', name: 'My_Operator' }, want: /^--name "My_Operator" must be a DNS-1123 label/ },
+    {
+      given: { module: 'm.js', source: 'x', name: 'My_Operator' },
+      want: /^--name "My_Operator" must be a DNS-1123 label/,
+    },
     { given: { module: 'm.js', source: 'x', name: 'a'.repeat(48) }, want: /at most 47 characters/ },
-    { given: { module: 'm.js', source: 'x', namespace: 'Bad_NS!' }, want: /^-n "Bad_NS!" is not a valid namespace name/ },
+    {
+      given: { module: 'm.js', source: 'x', namespace: 'Bad_NS!' },
+      want: /^-n "Bad_NS!" is not a valid namespace name/,
+    },
     { given: { module: 'm.js', source: 'x', healthPort: 70000 }, want: /^--health-port 70000 is not a port number/ },
-    { given: { module: '../elsewhere/op.js', source: 'x' }, want: /must be relative to the image's working directory/ },
+    {
+      given: { module: '../elsewhere/op.js', source: 'x' },
+      want: /must be relative to the image's working directory/,
+    },
     { given: { module: '/abs/op.js', source: 'x' }, want: /must be relative to the image's working directory/ },
   ];
   for (const { given, want } of bad) {
