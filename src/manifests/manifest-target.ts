@@ -73,7 +73,8 @@ export function resolveTarget(resources: readonly ResourceDescriptor[], choices:
     problems.push(`--health-port ${port} is not a port number (1-65535)`);
   if (choices.module === '' || choices.module.startsWith('/') || choices.module.split('/').includes('..')) {
     problems.push(
-      `the module path in the image "${choices.module}" must be relative to the image's working directory`,
+      `the module path in the image "${choices.module}" must be relative to the image's working directory ` +
+        '(give it with --image-module)',
     );
   }
   if (problems.length > 0) return { problems };
