@@ -4,9 +4,9 @@
  * `--check`, atomic writes and "never overwrite a file that is not kopfgen's" are one path with
  * `generate`. Exit codes as `generate`: 1 on errors or when `--check` finds files out of date.
  */
-import { relative, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
-import { applyPlan, outOfDate, planDiff, planWrite, summarize } from '../io/write.js';
+import { applyPlan, outOfDate, planDiff, planWrite, summarize, type WritePlan } from '../io/write.js';
 import { resolveTarget } from '../manifests/manifest-target.js';
 import { renderManifests } from '../manifests/render-manifests.js';
 import { defaultRegistry, type Registry } from '../runtime/registry.js';
@@ -35,6 +35,15 @@ function moduleDiagnostic(module: string, code: string, message: string): Diagno
 /** The module as the image sees it: the same path relative to the project, `/`-separated. */
 function pathInImage(cwd: string, module: string): string {
   return relative(cwd, resolve(cwd, module)).split(sep).join('/');
+}
+
+/**
+ * Of the stale files the writer found, only manifests are ours to remove: YAML directly in the
+ * output directory. `--out .` must not take `generate`'s files (or anything below) with it.
+ */
+function onlyManifests(plan: WritePlan): WritePlan {
+  const ours = (path: string) => dirname(path) === plan.outDir && path.endsWith('.yaml');
+  return { ...plan, files: plan.files.filter((f) => f.change !== 'remove' || ours(f.absPath)) };
 }
 
 export async function runManifests(
@@ -70,7 +79,7 @@ export async function runManifests(
   });
   if (resolved.target === undefined) throw new UsageError(resolved.problems.join('\n'));
   const outDir = resolve(cwd, flags.out ?? 'deploy');
-  const plan = await planWrite(renderManifests(resources, resolved.target), { outDir, cwd });
+  const plan = onlyManifests(await planWrite(renderManifests(resources, resolved.target), { outDir, cwd }));
   if (plan.diagnostics.length > 0) return fail(plan.diagnostics);
   const stale = outOfDate(plan);
   if (flags.check) {
