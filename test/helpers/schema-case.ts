@@ -24,12 +24,7 @@ export interface SchemaCase {
 
 /** The text `interface T { … }` plus nested interfaces, and the diagnostics of reading the schema. */
 export function emitSchema(given: string, root = false): { text: string; diagnostics: Diagnostic[]; usage: TypeUsage } {
-  const text = root ? given : `{"type": "object", "properties": {"x": ${given}}}`;
-  const source = new ParsedSource('case.yaml', text);
-  const [doc] = parseAllDocuments(text, { lineCounter: source.lineCounter, uniqueKeys: false });
-  const diagnostics: Diagnostic[] = [];
-  const schema = buildSchema({ source, diagnostics, structural: 'error' }, documentTree(source, doc).root, '');
-  if (schema.type !== 'object') throw new Error(`case root is not an object: ${text}`);
+  const { schema, diagnostics } = readSchema(root ? given : `{"type": "object", "properties": {"x": ${given}}}`);
   const named = nameCrd(crdOf(schema), 'T').versions[0];
   const usage: TypeUsage = { kubernetesObject: false, objectMeta: false };
   const views = viewNames(named.types, named.inputTypes);
@@ -45,6 +40,16 @@ export function emitSchema(given: string, root = false): { text: string; diagnos
   }
   pushNestedInterfaces(out, schema, views, usage);
   return { text: out.join(''), diagnostics, usage };
+}
+
+/** A root object schema (JSON or YAML text) through the real reader and model. */
+export function readSchema(text: string): { schema: ObjectNode; diagnostics: Diagnostic[] } {
+  const source = new ParsedSource('case.yaml', text);
+  const [doc] = parseAllDocuments(text, { lineCounter: source.lineCounter, uniqueKeys: false });
+  const diagnostics: Diagnostic[] = [];
+  const schema = buildSchema({ source, diagnostics, structural: 'error' }, documentTree(source, doc).root, '');
+  if (schema.type !== 'object') throw new Error(`case root is not an object: ${text}`);
+  return { schema, diagnostics };
 }
 
 function crdOf(schema: ObjectNode): CrdModel {
