@@ -16,6 +16,7 @@ const FIXTURES = ['test/fixtures/crds/server-defaults.yaml', 'test/fixtures/crds
 
 const USAGE = `import type { Password, PasswordInput, PasswordSpecInput } from "./fixtures.kopfgen.dev/v1/passwords.js";
 import { PasswordRotate } from "./fixtures.kopfgen.dev/v1/passwords.js";
+import type { HandlerContext } from "kopfgen/runtime";
 import type { ClientSpec } from "./fixtures.kopfgen.dev/v1/clients.js";
 import type { Tenant } from "./fixtures.kopfgen.dev/v1/tenants.js";
 
@@ -34,6 +35,11 @@ PasswordRotate.onCreate(({ patch }) => {
   patch.status.rotate = { generation: 2 };
   return { generation: 1 };
 });
+// As stubs declare callbacks: typed by the read view, the patch then without nulls for defaulted keys.
+export async function rotateOnResume(ctx: HandlerContext<Password>): Promise<void> {
+  ctx.patch.spec.length = ctx.spec.length + 1;
+}
+PasswordRotate.onResume(rotateOnResume);
 export const caps: ClientSpec = { caps: { mon: "allow r", osd: "allow rw" }, placement: { all: { tolerations: ["x"] } }, open: { any: 1 }, untyped: { any: [1] } };
 export const tenant: Tenant = { apiVersion, kind: "Tenant", metadata: meta, spec: { template: { apiVersion: "v1", kind: "Pod", metadata: meta } } };
 
