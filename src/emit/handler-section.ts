@@ -10,7 +10,7 @@ import type { CrdModel, HandlerModel } from '../model/ir.js';
 import type { NamedHandler, NamedVersion } from '../model/naming.js';
 import { stringLiteral } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
-import { pushMembers, pushNestedInterfaces, typeExpr, type TypeUsage } from './type-expr.js';
+import { pushMembers, pushNestedInterfaces, typeExpr, viewNames, type TypeUsage, type ViewNames } from './type-expr.js';
 
 export interface HandlerSection {
   /** Value imports needed from `kopfgen/runtime` (e.g. `TemporaryError`). */
@@ -22,7 +22,11 @@ export interface HandlerSection {
   exports: { name: string; typeOnly: boolean }[];
 }
 
-export function emitHandlerSection(crd: CrdModel, named: NamedVersion): HandlerSection {
+/**
+ * A handler's status is what its callbacks return and its errors carry: written by the user, so
+ * typed in the write view (`views`, defaulting to the version's own names).
+ */
+export function emitHandlerSection(crd: CrdModel, named: NamedVersion, views: ViewNames = viewNames(named.types, named.inputTypes)): HandlerSection {
   const handlers = named.handlers;
   if (handlers.length === 0) return { runtimeImports: [], runtimeTypeImports: [], text: '', exports: [] };
   const out: string[] = [];
@@ -31,7 +35,7 @@ export function emitHandlerSection(crd: CrdModel, named: NamedVersion): HandlerS
   for (const handler of handlers) {
     const { names } = handler;
     if (out.length > 0) out.push('\n');
-    pushStatus(out, crd, named, handler, usage);
+    pushStatus(out, crd, views, handler, usage);
     pushErrors(out, handler);
     pushDefinition(out, crd, named, handler);
     exports.push(
@@ -58,7 +62,7 @@ function columnsLine(handler: HandlerModel): string {
   return `Printer column${handler.columns.length > 1 ? 's' : ''} fed: ${list}.`;
 }
 
-function pushStatus(out: string[], crd: CrdModel, named: NamedVersion, entry: NamedHandler, usage: TypeUsage): void {
+function pushStatus(out: string[], crd: CrdModel, views: ViewNames, entry: NamedHandler, usage: TypeUsage): void {
   const { handler, names, shape } = entry;
   const origin = handler.synthesized ? 'Synthesised from the printer columns (the CRD keeps status open); other keys are allowed.' : `Typed by the CRD schema at \`status.${handler.id}\`.`;
   pushJsDoc(out, '', `Status of handler \`${handler.id}\` of ${crd.kind}: what its callbacks return and what its errors carry, merged into \`status.${handler.id}\`.\n${columnsLine(handler)}\n${origin}`, undefined);
@@ -66,18 +70,18 @@ function pushStatus(out: string[], crd: CrdModel, named: NamedVersion, entry: Na
   const status = handler.status;
   if (status.type !== 'object' || shape.kind === 'alias') {
     // A scalar or list cannot carry a brand: the alias is exact but not handler-specific.
-    out.push(`export type ${names.status} = ${typeExpr(status, named.types)};\n`);
+    out.push(`export type ${names.status} = ${typeExpr(status, views.write)};\n`);
     return;
   }
   if (shape.kind === 'extends') {
-    out.push(`export interface ${names.status} extends ${shape.schemaType} {\n${brand}}\n`);
+    out.push(`export interface ${names.status} extends ${views.input.get(status) ?? shape.schemaType} {\n${brand}}\n`);
     return;
   }
   // Not reachable from the schema (no status object to insert into): this section emits it.
   out.push(`export interface ${names.status} {\n`);
-  pushMembers(out, status, named.types);
+  pushMembers(out, status, views.write, undefined, [], 'write');
   out.push(brand, '}\n');
-  pushNestedInterfaces(out, status, named.types, usage);
+  pushNestedInterfaces(out, status, views, usage);
 }
 
 function pushErrors(out: string[], { handler, names }: NamedHandler): void {
@@ -96,5 +100,7 @@ function pushDefinition(out: string[], crd: CrdModel, named: NamedVersion, { han
     `Handler \`${handler.id}\` of ${crd.kind}: register callbacks with \`.onCreate(fn)\`, \`.onUpdate(fn)\`, \`.onResume(fn)\`, \`.onDelete(fn)\` or \`.onField("spec.x", fn)\`. Each returns ${names.status} (merged into \`status.${handler.id}\`) or nothing.\n${columnsLine(handler)}`,
     undefined,
   );
-  out.push(`export const ${names.definition} = defineHandler<${named.names.resource}, ${names.status}>(${named.names.descriptor}, ${stringLiteral(handler.id)});\n`);
+  const input = named.version.schema ? named.inputTypes.get(named.version.schema) : undefined;
+  const typeArgs = [named.names.resource, names.status, ...(input === undefined ? [] : [input])].join(', ');
+  out.push(`export const ${names.definition} = defineHandler<${typeArgs}>(${named.names.descriptor}, ${stringLiteral(handler.id)});\n`);
 }

@@ -10,7 +10,7 @@ import { IMPLIED_MEMBERS, type NamedVersion } from '../model/naming.js';
 import { headerLine } from './header.js';
 import { stringLiteral } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
-import { pushMembers, pushNestedInterfaces, type TypeNames, type TypeUsage } from './type-expr.js';
+import { metadataMember, pushMembers, pushNestedInterfaces, viewNames, writeDoc, type TypeNames, type TypeUsage, type View, type ViewNames } from './type-expr.js';
 
 export interface ModuleExport {
   name: string;
@@ -27,18 +27,22 @@ export function emitModule(crd: CrdModel, named: NamedVersion): EmittedModule {
   const { version, names } = named;
   const usage: TypeUsage = { kubernetesObject: false, objectMeta: true };
   const body: string[] = [];
-  pushResource(body, crd, named);
-  pushDescriptor(body, crd, named);
-  if (version.schema) pushNestedInterfaces(body, version.schema, named.types, usage, IMPLIED_MEMBERS);
-  const handlers = emitHandlerSection(crd, named);
+  const views = viewNames(named.types, named.inputTypes);
+  const input = version.schema ? named.inputTypes.get(version.schema) : undefined;
+  pushResource(body, crd, named, names.resource, views.read, 'read');
+  if (input !== undefined) pushResource(body, crd, named, input, views.write, 'write');
+  pushDescriptor(body, crd, named, input);
+  if (version.schema) pushNestedInterfaces(body, version.schema, views, usage, IMPLIED_MEMBERS);
+  const handlers = emitHandlerSection(crd, named, views);
   if (handlers.text) body.push('\n', handlers.text.endsWith('\n') ? handlers.text : handlers.text + '\n');
   const content = headerLine(crd.file) + imports(usage, handlers) + body.join('');
   return {
     file: { path: names.module + '.ts', content, role: 'generated' },
     exports: [
       { name: names.resource, typeOnly: true },
+      ...(input === undefined ? [] : [{ name: input, typeOnly: true }]),
       { name: names.descriptor, typeOnly: false },
-      ...topLevelTypes(version.schema, named.types),
+      ...topLevelTypes(version.schema, views),
       ...handlers.exports,
     ],
   };
@@ -55,17 +59,23 @@ function imports(usage: TypeUsage, handlers: HandlerSection): string {
   return out;
 }
 
-function pushResource(out: string[], crd: CrdModel, { version, names, types }: NamedVersion): void {
+/**
+ * The resource interface in one view: as read (`names.resource`), or as a user writes it
+ * (`…Input`, only where a server default makes the two differ). Root-level `required` holds for
+ * `metadata` and `spec` alike; `status` is always optional.
+ */
+function pushResource(out: string[], crd: CrdModel, { version, names }: NamedVersion, name: string, types: TypeNames, view: View): void {
   const apiVersion = `${crd.group}/${version.name}`;
   const deprecated = version.deprecated ? [`@deprecated ${version.deprecationWarning ?? `${apiVersion} ${crd.kind} is deprecated`}`] : [];
   out.push('\n');
-  pushJsDoc(out, '', version.schema?.description ?? `${crd.kind} (${apiVersion}), from the CRD ${crd.name}.`, undefined, deprecated);
-  out.push(`export interface ${names.resource} {\n`);
+  const description = view === 'write' ? writeDoc(names.resource) : (version.schema?.description ?? `${crd.kind} (${apiVersion}), from the CRD ${crd.name}.`);
+  pushJsDoc(out, '', description, undefined, deprecated);
+  out.push(`export interface ${name} {\n`);
   out.push(`  apiVersion: ${stringLiteral(apiVersion)};\n`);
   out.push(`  kind: ${stringLiteral(crd.kind)};\n`);
-  out.push('  metadata?: ObjectMeta;\n');
   const schema = version.schema;
-  if (schema) pushMembers(out, withOptionalStatus(schema), types, IMPLIED_MEMBERS, [stringLiteral(apiVersion), stringLiteral(crd.kind), 'ObjectMeta', 'undefined']);
+  out.push(`  ${schema ? metadataMember(schema, view) : 'metadata?: ObjectMeta;'}\n`);
+  if (schema) pushMembers(out, withOptionalStatus(schema), types, IMPLIED_MEMBERS, [stringLiteral(apiVersion), stringLiteral(crd.kind), 'ObjectMeta', 'undefined'], view);
   else out.push('  [key: string]: unknown;\n');
   out.push('}\n');
 }
@@ -76,11 +86,12 @@ function withOptionalStatus(schema: ObjectNode): ObjectNode {
   return { ...schema, properties: schema.properties.map((p) => (p.name === 'status' ? { ...p, required: false } : p)) };
 }
 
-function pushDescriptor(out: string[], crd: CrdModel, { version, names }: NamedVersion): void {
+/** `input`: the write view's name, when it differs (the runtime types a handler's `patch` by it). */
+function pushDescriptor(out: string[], crd: CrdModel, { version, names }: NamedVersion, input: string | undefined): void {
   out.push('\n');
   const deprecated = version.deprecated ? [`@deprecated ${version.deprecationWarning ?? 'this version is deprecated'}`] : [];
   pushJsDoc(out, '', `What the runtime watches for ${crd.kind} ${crd.group}/${version.name}.`, undefined, deprecated);
-  out.push(`export const ${names.descriptor} = defineResource<${names.resource}>({\n`);
+  out.push(`export const ${names.descriptor} = defineResource<${names.resource}${input === undefined ? '' : `, ${input}`}>({\n`);
   out.push(`  group: ${stringLiteral(crd.group)},\n`);
   out.push(`  version: ${stringLiteral(version.name)},\n`);
   out.push(`  plural: ${stringLiteral(crd.plural)},\n`);
@@ -98,14 +109,13 @@ function pushDescriptor(out: string[], crd: CrdModel, { version, names }: NamedV
   out.push('});\n');
 }
 
-/** The named types directly under the root (spec, status, …): what users import most. */
-function topLevelTypes(schema: ObjectNode | undefined, types: TypeNames): ModuleExport[] {
+/** The named types directly under the root (spec, status, …) and their write views: what users import most. */
+function topLevelTypes(schema: ObjectNode | undefined, names: ViewNames): ModuleExport[] {
   if (!schema) return [];
   const out: ModuleExport[] = [];
   for (const p of schema.properties) {
-    if (IMPLIED_MEMBERS.has(p.name)) continue;
-    const name = p.schema.type === 'object' ? types.get(p.schema) : undefined;
-    if (name !== undefined) out.push({ name, typeOnly: true });
+    if (IMPLIED_MEMBERS.has(p.name) || p.schema.type !== 'object') continue;
+    for (const name of [names.read.get(p.schema), names.input.get(p.schema)]) if (name !== undefined) out.push({ name, typeOnly: true });
   }
   return out;
 }

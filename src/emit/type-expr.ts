@@ -4,11 +4,36 @@
  */
 import type { ObjectNode, PropertyNode, SchemaNode } from '../model/ir.js';
 import { IMPLIED_MEMBERS } from '../model/naming.js';
+import { serverDefaulted } from '../model/write-view.js';
 import { propertyKey } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
 
 /** The interface name of each named object node of a module, from the naming pass (`NamedVersion.types`). */
 export type TypeNames = ReadonlyMap<ObjectNode, string>;
+
+/**
+ * Which view a type is written in: `read`, an object as the API server returns it (defaults
+ * filled in), or `write`, what a user creates, applies or patches (server-defaulted properties
+ * optional). See model/write-view.ts.
+ */
+export type View = 'read' | 'write';
+
+/** A module's names in both views: `write` maps a node to its `…Input` name where the views differ, else to its read name. */
+export interface ViewNames {
+  read: TypeNames;
+  /** Only the nodes whose write view differs (`NamedVersion.inputTypes`). */
+  input: TypeNames;
+  write: TypeNames;
+}
+
+export function viewNames(read: TypeNames, input: TypeNames): ViewNames {
+  return { read, input, write: input.size === 0 ? read : new Map([...read, ...input]) };
+}
+
+/** Optional in this view: not required, or required but filled in by the server when a user writes it. */
+export function optionalIn(view: View, prop: PropertyNode): boolean {
+  return !prop.required || (view === 'write' && serverDefaulted(prop));
+}
 
 /** Type-level facts the module header needs (which runtime types to import). */
 export interface TypeUsage {
@@ -65,73 +90,94 @@ export function pushMembers(
   types: TypeNames,
   skip?: ReadonlySet<string>,
   impliedTypes: string[] = [],
+  view: View = 'read',
 ): void {
   const memberTypes: string[] = [...impliedTypes];
   for (const prop of node.properties) {
     if (skip?.has(prop.name)) continue;
-    memberTypes.push(pushProperty(out, prop, types));
-    if (!prop.required) memberTypes.push('undefined');
+    const optional = optionalIn(view, prop);
+    memberTypes.push(pushProperty(out, prop, types, optional));
+    if (optional) memberTypes.push('undefined');
   }
   const index = indexSignature(node, memberTypes, types);
   if (index) out.push(`  [key: string]: ${index};\n`);
 }
 
-function pushProperty(out: string[], prop: PropertyNode, types: TypeNames): string {
+function pushProperty(out: string[], prop: PropertyNode, types: TypeNames, optional: boolean): string {
   const type = typeExpr(prop.schema, types);
   pushJsDoc(out, '  ', prop.schema.description, prop.schema.doc);
-  out.push(`  ${propertyKey(prop.name)}${prop.required ? '' : '?'}: ${type};\n`);
+  out.push(`  ${propertyKey(prop.name)}${optional ? '?' : ''}: ${type};\n`);
   return type;
 }
 
 /**
  * The index signature of an open object or a map with known properties. TypeScript requires
  * every property to fit the index type, so a typed map's index type also admits the
- * properties' own types.
+ * properties' own types. A typed `additionalProperties` wins over
+ * `x-kubernetes-preserve-unknown-fields`: every key then has a schema (the API server validates
+ * each value against it), so no key is unknown and nothing is left for the extension to keep.
  */
 function indexSignature(node: ObjectNode, propertyTypes: string[], types: TypeNames): string | undefined {
-  if (node.preserveUnknownFields || node.additionalProperties === 'any') return 'unknown';
-  if (node.additionalProperties === undefined) return undefined;
+  if (node.additionalProperties === 'any') return 'unknown';
+  if (node.additionalProperties === undefined) return node.preserveUnknownFields ? 'unknown' : undefined;
   const value = typeExpr(node.additionalProperties, types);
   if (propertyTypes.length === 0) return value;
   return [...new Set([value, ...propertyTypes])].join(' | ');
 }
 
-/** Appends the interface of every named object node below `node` (depth first, in property order). */
+/**
+ * Appends the interface of every named object node below `node` (depth first, in property
+ * order), each followed by its write-view `…Input` interface where that differs.
+ */
 export function pushNestedInterfaces(
   out: string[],
   node: ObjectNode,
-  types: TypeNames,
+  names: ViewNames,
   usage: TypeUsage,
   skip?: ReadonlySet<string>,
 ): void {
-  for (const prop of node.properties) if (!skip?.has(prop.name)) pushNamedBelow(out, prop.schema, types, usage);
+  for (const prop of node.properties) if (!skip?.has(prop.name)) pushNamedBelow(out, prop.schema, names, usage);
   const ap = node.additionalProperties;
-  if (ap && ap !== 'any') pushNamedBelow(out, ap, types, usage);
+  if (ap && ap !== 'any') pushNamedBelow(out, ap, names, usage);
 }
 
-function pushNamedBelow(out: string[], node: SchemaNode, types: TypeNames, usage: TypeUsage): void {
+function pushNamedBelow(out: string[], node: SchemaNode, names: ViewNames, usage: TypeUsage): void {
   if (node.type === 'array') {
-    if (node.items) pushNamedBelow(out, node.items, types, usage);
+    if (node.items) pushNamedBelow(out, node.items, names, usage);
     return;
   }
   if (node.type !== 'object') return;
-  const name = types.get(node);
-  if (name !== undefined) pushInterface(out, node, name, types, usage);
-  pushNestedInterfaces(out, node, types, usage, node.embeddedResource ? IMPLIED_MEMBERS : undefined);
+  const name = names.read.get(node);
+  if (name !== undefined) pushInterface(out, node, name, names.read, usage, 'read');
+  const input = names.input.get(node);
+  if (input !== undefined) pushInterface(out, node, input, names.write, usage, 'write', writeDoc(name ?? input));
+  pushNestedInterfaces(out, node, names, usage, node.embeddedResource ? IMPLIED_MEMBERS : undefined);
 }
 
-function pushInterface(out: string[], node: ObjectNode, name: string, types: TypeNames, usage: TypeUsage): void {
+/** The JSDoc of a write-view interface. */
+export function writeDoc(readName: string): string {
+  return `${readName} as a user writes it (create, apply, patch): the fields the API server defaults may be left out.`;
+}
+
+function pushInterface(out: string[], node: ObjectNode, name: string, types: TypeNames, usage: TypeUsage, view: View, doc?: string): void {
   out.push('\n');
+  pushJsDoc(out, '', doc, undefined);
   if (node.embeddedResource) {
     // An embedded resource is a Kubernetes object: apiVersion and kind are validated as present.
     usage.kubernetesObject = true;
     usage.objectMeta = true;
     out.push(`export interface ${name} extends KubernetesObject {\n`);
-    out.push('  apiVersion: string;\n  kind: string;\n  metadata?: ObjectMeta;\n');
-    pushMembers(out, node, types, IMPLIED_MEMBERS, ['string', 'ObjectMeta', 'undefined']);
+    out.push(`  apiVersion: string;\n  kind: string;\n  ${metadataMember(node, view)}\n`);
+    pushMembers(out, node, types, IMPLIED_MEMBERS, ['string', 'ObjectMeta', 'undefined'], view);
   } else {
     out.push(`export interface ${name} {\n`);
-    pushMembers(out, node, types);
+    pushMembers(out, node, types, undefined, [], view);
   }
   out.push('}\n');
+}
+
+/** `metadata` of a Kubernetes object: ObjectMeta, required where the schema requires it. */
+export function metadataMember(node: ObjectNode, view: View): string {
+  const prop = node.properties.find((p) => p.name === 'metadata');
+  return `metadata${prop === undefined || optionalIn(view, prop) ? '?' : ''}: ObjectMeta;`;
 }

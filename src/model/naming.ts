@@ -8,6 +8,7 @@
  */
 import type { CrdModel, HandlerModel, ObjectNode, SchemaNode, VersionModel } from './ir.js';
 import { NameScope, RESERVED_NAMES, pascal } from './reserved.js';
+import { writeViewNodes } from './write-view.js';
 
 /** What the run-wide prefix of a CRD depends on. CRD names are unique after duplicate removal. */
 export type KindName = Pick<CrdModel, 'name' | 'kind' | 'group'>;
@@ -54,6 +55,12 @@ export interface NamedVersion {
    * A node without an entry is written inline: a pure map, or a member a Kubernetes object types itself.
    */
   types: ReadonlyMap<ObjectNode, string>;
+  /**
+   * The write-view (`…Input`) interface name of every named object node whose write view differs
+   * from its read view (a server-defaulted property at or below it, see write-view.ts). Claimed
+   * after every read name, so adding a default never renames a read type.
+   */
+  inputTypes: ReadonlyMap<ObjectNode, string>;
   handlers: NamedHandler[];
 }
 
@@ -66,7 +73,8 @@ export interface NamedCrd {
 /**
  * Names one CRD's served versions, given its run-wide prefix (from `kindPrefixes`). Claims
  * happen in module order: resource, descriptor, schema types, then per handler its definition,
- * status, error classes and the nested types of a status the handler section emits itself.
+ * status, error classes and the nested types of a status the handler section emits itself;
+ * then the write-view names.
  */
 export function nameCrd(crd: CrdModel, prefix: string): NamedCrd {
   const versions: NamedVersion[] = [];
@@ -84,7 +92,8 @@ export function nameCrd(crd: CrdModel, prefix: string): NamedCrd {
       nameChildren(version.schema, resource, claim, types, IMPLIED_MEMBERS);
     }
     const handlers = version.handlers.map((handler) => nameHandler(handler, versionPrefix, claim, types));
-    versions.push({ version, names, types, handlers });
+    const inputTypes = nameInputs(version.schema, handlers, types, claim);
+    versions.push({ version, names, types, inputTypes, handlers });
   }
   return { crd, versions };
 }
@@ -110,6 +119,23 @@ function nameHandler(
   // Not reachable from the schema (no status object to insert into): the handler section emits it.
   nameChildren(status, names.status, claim, types);
   return { handler, names, shape: { kind: 'own' } };
+}
+
+/** `<read name>Input` for every named node whose write view differs: the schema's, then each own-shape handler status's. */
+function nameInputs(
+  schema: ObjectNode | undefined,
+  handlers: readonly NamedHandler[],
+  types: ReadonlyMap<ObjectNode, string>,
+  claim: (base: string) => string,
+): Map<ObjectNode, string> {
+  const differs = new Set<ObjectNode>();
+  const add = (nodes: Set<ObjectNode>) => nodes.forEach((n) => differs.add(n));
+  if (schema) add(writeViewNodes(schema, IMPLIED_MEMBERS, true));
+  for (const { handler, shape } of handlers) if (shape.kind === 'own' && handler.status.type === 'object') add(writeViewNodes(handler.status, IMPLIED_MEMBERS, false));
+  const inputs = new Map<ObjectNode, string>();
+  if (differs.size === 0) return inputs;
+  for (const [node, name] of types) if (differs.has(node)) inputs.set(node, claim(name + 'Input'));
+  return inputs;
 }
 
 /** Only these object nodes render as an inline `{ [key: string]: T }` and so get no interface name. */

@@ -126,6 +126,62 @@ table('maps and open objects', [
     given: '{"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {"a": {"type": "string"}}}',
     want: 'interface T {\n  x?: TX;\n}\n\nexport interface TX {\n  a?: string;\n  [key: string]: unknown;\n}\n',
   },
+  {
+    name: 'preserve unknown fields with a typed map: the value type is kept (every key has a schema)',
+    given: '{"type": "object", "x-kubernetes-preserve-unknown-fields": true, "additionalProperties": {"type": "string"}}',
+    want: 'interface T {\n  x?: TX;\n}\n\nexport interface TX {\n  [key: string]: string;\n}\n',
+  },
+  {
+    name: 'preserve unknown fields with a map of objects: values typed by the named …Value',
+    given:
+      '{"type": "object", "x-kubernetes-preserve-unknown-fields": true, "additionalProperties":' +
+      '{"type": "object", "properties": {"a": {"type": "string"}}}}',
+    want: 'interface T {\n  x?: TX;\n}\n\nexport interface TX {\n  [key: string]: TXValue;\n}\n\nexport interface TXValue {\n  a?: string;\n}\n',
+  },
+  {
+    name: 'preserve unknown fields with additionalProperties true: unknown values',
+    given: '{"type": "object", "x-kubernetes-preserve-unknown-fields": true, "additionalProperties": true}',
+    want: 'interface T {\n  x?: TX;\n}\n\nexport interface TX {\n  [key: string]: unknown;\n}\n',
+  },
+]);
+
+const WRITE_DOC = (name: string) => `/** ${name} as a user writes it (create, apply, patch): the fields the API server defaults may be left out. */\n`;
+
+table('write view (required with a default)', [
+  {
+    name: 'optional in the write view only; the root gets TInput',
+    given: '{"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "string", "default": "d"}, "b": {"type": "integer"}}}',
+    want:
+      'interface T {\n  x?: TX;\n}\ninterface TInput {\n  x?: TXInput;\n}\n\nexport interface TX {\n  /** @default "d" */\n  a: string;\n  b: number;\n}\n\n' +
+      WRITE_DOC('TX') +
+      'export interface TXInput {\n  /** @default "d" */\n  a?: string;\n  b: number;\n}\n',
+  },
+  {
+    name: 'through an inline map and an array: the write view names the values\' and items\' …Input',
+    given:
+      '{"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "default": "d"}}}},' +
+      '"l": {"type": "array", "items": {"type": "object", "required": ["b"], "properties": {"b": {"type": "boolean", "default": true}}}}}}',
+    want:
+      'interface T {\n  x?: TX;\n}\ninterface TInput {\n  x?: TXInput;\n}\n\nexport interface TX {\n  l?: TXL[];\n  m?: { [key: string]: TXMValue };\n}\n\n' +
+      WRITE_DOC('TX') +
+      'export interface TXInput {\n  l?: TXLInput[];\n  m?: { [key: string]: TXMValueInput };\n}\n\n' +
+      'export interface TXL {\n  /** @default true */\n  b: boolean;\n}\n\n' +
+      WRITE_DOC('TXL') +
+      'export interface TXLInput {\n  /** @default true */\n  b?: boolean;\n}\n\n' +
+      'export interface TXMValue {\n  /** @default "d" */\n  a: string;\n}\n\n' +
+      WRITE_DOC('TXMValue') +
+      'export interface TXMValueInput {\n  /** @default "d" */\n  a?: string;\n}\n',
+  },
+  {
+    name: 'write-view names are claimed after read names: a property `input` keeps its name',
+    given:
+      '{"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "default": "d"}, "input": {"type": "object", "properties": {"c": {"type": "string"}}}}}',
+    want:
+      'interface T {\n  x?: TX;\n}\ninterface TInput {\n  x?: TXInput2;\n}\n\nexport interface TX {\n  /** @default "d" */\n  a: string;\n  input?: TXInput;\n}\n\n' +
+      WRITE_DOC('TX') +
+      'export interface TXInput2 {\n  /** @default "d" */\n  a?: string;\n  input?: TXInput;\n}\n\n' +
+      'export interface TXInput {\n  c?: string;\n}\n',
+  },
 ]);
 
 table('embedded resources', [

@@ -2,11 +2,12 @@
  * One schema in, its TypeScript out: for the given/want tables of the emit transforms. The
  * schema (JSON or YAML text) goes through the real reader, model and naming pass, as the root
  * of a served storage version of kind `T`; the result is the root's members and every named
- * nested interface, exactly as a module writes them.
+ * nested interface, exactly as a module writes them; where a server default makes the write view
+ * differ, `interface TInput { … }` follows the root.
  */
 import { parseAllDocuments } from 'yaml';
 import type { Diagnostic } from '../../src/diagnostics.js';
-import { pushMembers, pushNestedInterfaces, type TypeUsage } from '../../src/emit/type-expr.js';
+import { pushMembers, pushNestedInterfaces, viewNames, type TypeUsage } from '../../src/emit/type-expr.js';
 import { ParsedSource } from '../../src/load/yaml-source.js';
 import { documentTree } from '../../src/load/yaml-tree.js';
 import { buildSchema } from '../../src/model/build-schema.js';
@@ -23,19 +24,32 @@ export interface SchemaCase {
 
 /** The text `interface T { … }` plus nested interfaces, and the diagnostics of reading the schema. */
 export function emitSchema(given: string, root = false): { text: string; diagnostics: Diagnostic[]; usage: TypeUsage } {
-  const text = root ? given : `{"type": "object", "properties": {"x": ${given}}}`;
+  const { schema, diagnostics } = readSchema(root ? given : `{"type": "object", "properties": {"x": ${given}}}`);
+  const named = nameCrd(crdOf(schema), 'T').versions[0];
+  const usage: TypeUsage = { kubernetesObject: false, objectMeta: false };
+  const views = viewNames(named.types, named.inputTypes);
+  const out: string[] = ['interface T {\n'];
+  pushMembers(out, schema, named.types);
+  out.push('}\n');
+  // The root's write view, where a server default makes it differ (as a module writes `TInput`).
+  const input = named.inputTypes.get(schema);
+  if (input !== undefined) {
+    out.push(`interface ${input} {\n`);
+    pushMembers(out, schema, views.write, undefined, [], 'write');
+    out.push('}\n');
+  }
+  pushNestedInterfaces(out, schema, views, usage);
+  return { text: out.join(''), diagnostics, usage };
+}
+
+/** A root object schema (JSON or YAML text) through the real reader and model. */
+export function readSchema(text: string): { schema: ObjectNode; diagnostics: Diagnostic[] } {
   const source = new ParsedSource('case.yaml', text);
   const [doc] = parseAllDocuments(text, { lineCounter: source.lineCounter, uniqueKeys: false });
   const diagnostics: Diagnostic[] = [];
   const schema = buildSchema({ source, diagnostics, structural: 'error' }, documentTree(source, doc).root, '');
   if (schema.type !== 'object') throw new Error(`case root is not an object: ${text}`);
-  const named = nameCrd(crdOf(schema), 'T').versions[0];
-  const usage: TypeUsage = { kubernetesObject: false, objectMeta: false };
-  const out: string[] = ['interface T {\n'];
-  pushMembers(out, schema, named.types);
-  out.push('}\n');
-  pushNestedInterfaces(out, schema, named.types, usage);
-  return { text: out.join(''), diagnostics, usage };
+  return { schema, diagnostics };
 }
 
 function crdOf(schema: ObjectNode): CrdModel {

@@ -15,18 +15,37 @@ export interface Logger {
 type SpecOf<R> = R extends { spec?: infer S } ? S : unknown;
 type StatusOf<R> = R extends { status?: infer S } ? S : unknown;
 
-/** JSON merge patch (RFC 7386) of the object: `null` deletes a key. Applied after the handler, also when it fails. */
-export interface Patch {
+/**
+ * RFC 7386 merge patch of a value of type `T` (the write view): every key may be left out, and
+ * `null` deletes a key the write view lets a user omit (the server then fills its default in
+ * again); lists are replaced whole.
+ */
+export type MergePatch<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { -readonly [K in keyof T]?: MergePatch<Exclude<T[K], undefined>> | (Record<never, never> extends Pick<T, K> ? null : never) }
+    : T;
+
+/** The patch of one section (`spec`, `status`) of `W`: typed where the resource types it, else open. */
+type SectionPatch<S> = [NonNullable<S>] extends [object] ? ([unknown] extends [S] ? Record<string, unknown> : MergePatch<NonNullable<S>>) : Record<string, unknown>;
+
+/**
+ * JSON merge patch (RFC 7386) of the object: `null` deletes a key. Applied after the handler, also
+ * when it fails. Typed by the resource's write view `W` (`…Input`, where server defaults make it
+ * differ from the object as read).
+ */
+export interface Patch<W = unknown> {
   metadata: { labels?: Record<string, string | null>; annotations?: Record<string, string | null> };
-  spec: Record<string, unknown>;
-  status: Record<string, unknown>;
+  spec: SectionPatch<SpecOf<W>>;
+  status: SectionPatch<StatusOf<W>>;
 }
 
 export type DiffOperation = 'add' | 'change' | 'remove';
 /** One changed field between the last handled state and now: `[op, path, old, new]`, as in kopf. */
 export type DiffItem = readonly [DiffOperation, readonly string[], unknown, unknown];
 
-export interface HandlerContext<R> {
+/** `W`: the resource's write view, which types `patch` (the object as read when they agree). */
+export interface HandlerContext<R, W = R> {
   body: R;
   spec: SpecOf<R>;
   status: StatusOf<R> | undefined;
@@ -35,7 +54,7 @@ export interface HandlerContext<R> {
   namespace: string | undefined;
   uid: string;
   cause: Cause;
-  patch: Patch;
+  patch: Patch<W>;
   logger: Logger;
   /** 0 on the first attempt. */
   retry: number;

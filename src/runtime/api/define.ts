@@ -13,8 +13,11 @@ export interface PrinterColumnDescriptor {
   jsonPath: string;
 }
 
-/** What the runtime needs to watch and patch one version of a custom resource. */
-export interface ResourceDescriptor<R = unknown> {
+/**
+ * What the runtime needs to watch and patch one version of a custom resource. `R` is the object
+ * as read; `W` as a user writes it (server-defaulted fields optional), which types `patch`.
+ */
+export interface ResourceDescriptor<R = unknown, W = R> {
   group: string;
   version: string;
   plural: string;
@@ -25,9 +28,11 @@ export interface ResourceDescriptor<R = unknown> {
   printerColumns: readonly PrinterColumnDescriptor[];
   /** Phantom: carries the resource's TypeScript type; never set at run time. */
   readonly __resource?: R;
+  /** Phantom: the resource's write view; never set at run time. */
+  readonly __input?: W;
 }
 
-export function defineResource<R>(descriptor: Omit<ResourceDescriptor<R>, '__resource'>): ResourceDescriptor<R> {
+export function defineResource<R, W = R>(descriptor: Omit<ResourceDescriptor<R, W>, '__resource' | '__input'>): ResourceDescriptor<R, W> {
   return Object.freeze({ ...descriptor, printerColumns: Object.freeze([...descriptor.printerColumns]) });
 }
 
@@ -51,27 +56,27 @@ export type Exact<R, S> = R extends readonly (infer E)[]
     : R;
 
 /** A handler callback: returns the handler's status (merged into `status.<id>`) or nothing. */
-export type HandlerFn<Res, S, Ret extends S | void> = (context: HandlerContext<Res>) => Promisable<Ret & Exact<Ret, S>>;
+export type HandlerFn<Res, S, Ret extends S | void, W = Res> = (context: HandlerContext<Res, W>) => Promisable<Ret & Exact<Ret, S>>;
 
-export interface HandlerDefinition<Res, S> {
+export interface HandlerDefinition<Res, S, W = Res> {
   readonly id: string;
-  readonly resource: ResourceDescriptor<Res>;
-  onCreate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
-  onUpdate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
-  onDelete<Ret extends S | void>(fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
-  onResume<Ret extends S | void>(fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
+  readonly resource: ResourceDescriptor<Res, W>;
+  onCreate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  onUpdate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  onDelete<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  onResume<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
   /** Runs on create/update when the value at `field` (a dotted path, e.g. `spec.replicas`) changed. */
-  onField<Ret extends S | void>(field: string, fn: HandlerFn<Res, S, Ret>, options?: HandlerOptions): void;
+  onField<Ret extends S | void>(field: string, fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
 }
 
-export function defineHandler<Res, S>(resource: ResourceDescriptor<Res>, id: string): HandlerDefinition<Res, S> {
+export function defineHandler<Res, S, W = Res>(resource: ResourceDescriptor<Res, W>, id: string): HandlerDefinition<Res, S, W> {
   const register =
     (cause: Cause) =>
-    (fn: (context: HandlerContext<Res>) => unknown, options: HandlerOptions = {}, field?: string): void => {
+    (fn: (context: HandlerContext<Res, W>) => unknown, options: HandlerOptions = {}, field?: string): void => {
       const registry: Registry = options.registry ?? defaultRegistry;
       registry.register({ resource, id, cause, fn: fn as never, options, field });
     };
-  const definition: HandlerDefinition<Res, S> = {
+  const definition: HandlerDefinition<Res, S, W> = {
     id,
     resource,
     onCreate: (fn, options) => register('create')(fn, options),
