@@ -4,7 +4,9 @@
  */
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GenerateOptions } from '../api.js';
-import type { LoadedConfig } from '../config/load.js';
+import { CONFIG_FILES, type LoadedConfig } from '../config/load.js';
+import { displayPath } from '../io/fs.js';
+import { STDIN_INPUT } from '../io/read.js';
 import { splitIds } from '../config/config-schema.js';
 
 export type OutputFormat = 'text' | 'json';
@@ -51,9 +53,8 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
   const config = loaded.config;
   const fromConfig = (p: string): string => inputRelativeTo(cwd, loaded.dir, p);
   const inputs = args.length > 0 ? args : (config.inputs ?? []).map(fromConfig);
-  if (inputs.length === 0) {
-    throw new UsageError('no inputs: pass CRD files, directories or globs (e.g. `kopfgen generate crds/`), or set "inputs" in kopfgen.config.json');
-  }
+  if (inputs.length === 0) throw new UsageError(noInputs(cwd, loaded));
+  if (flags.watch && inputs.includes(STDIN_INPUT)) throw new UsageError('--watch cannot watch standard input (-): name the files instead');
   const outDir = flags.out !== undefined ? resolve(cwd, flags.out) : resolve(loaded.dir, config.out ?? DEFAULT_OUT);
   const stubsDir = resolveStubs(cwd, flags.stubs, loaded);
   if (stubsDir !== undefined && (stubsDir === outDir || stubsDir.startsWith(outDir + sep))) {
@@ -74,6 +75,17 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
     quiet: flags.quiet ?? false,
     cache: flags.cache ?? true,
   };
+}
+
+/** "No inputs", saying where the configuration was looked for (or which one lacks "inputs"). */
+function noInputs(cwd: string, loaded: LoadedConfig): string {
+  const head = 'no inputs: pass CRD files, directories or globs (e.g. `kopfgen generate crds/`, or `-` for standard input)';
+  if (loaded.path) return `${head}, or set "inputs" in ${displayPath(cwd, loaded.path)}`;
+  const searched = loaded.searched ?? [cwd];
+  const first = searched[0];
+  const last = searched[searched.length - 1];
+  const where = searched.length > 1 ? `${first} or any directory above it up to ${last}` : first;
+  return `${head}, or set "inputs" in kopfgen.config.json; no configuration (${CONFIG_FILES.join(', ')} or a "kopfgen" key in package.json) found in ${where}`;
 }
 
 /** `--stubs <dir>` (relative to cwd) over `stubs` in the config (relative to it) over the default; false is off. */
