@@ -178,7 +178,8 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) {
+/** The process around `main`: real streams, the exit code, and a closed pipe that is not a crash. */
+export function runCli(): void {
   // `kopfgen generate --check | head` must not crash when the reader goes away.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
@@ -190,3 +191,5 @@ if (isEntryPoint()) {
     (code) => (process.exitCode = code),
   );
 }
+
+if (isEntryPoint()) runCli();
