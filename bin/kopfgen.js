@@ -4,6 +4,7 @@
 // `npm ci && npx kopfgen …` works without an install-time build step (npm's `prepare`, which
 // would also run for every consumer installing from git).
 import { existsSync } from 'node:fs';
+import { URL } from 'node:url';
 
 const built = new URL('../dist/src/cli/main.js', import.meta.url);
 if (existsSync(built)) {
