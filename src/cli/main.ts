@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { runGenerate } from './generate-command.js';
-import { runInit } from './init.js';
+import { runInit, type InitFlags } from './init.js';
 import type { ManifestsFlags } from './manifests.js';
 import { resolveRun, UsageError, type GenerateFlags } from './options.js';
 import { realPipeline } from './pipeline.js';
@@ -95,10 +95,11 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .action(async (inputs: string[], flags: GenerateFlags) => setExit(await generateCommand(inputs, flags, argv, streams)));
   program
     .command('init')
-    .description('scaffold a new operator project (package.json, tsconfig, example CRD, generated code, stubs, CI)')
+    .description('scaffold an operator project (package.json, tsconfig, example CRD, generated code, stubs, CI); in an existing one, add what is missing')
     .argument('[dir]', 'target directory, created if missing', '.')
     .option('-q, --quiet', 'print only errors')
-    .action(async (dir: string, flags: { quiet?: boolean }) => setExit(await runInit(dir, streams, flags.quiet ?? false, realPipeline)));
+    .option('-f, --force', 'overwrite files that exist (package.json is merged either way)')
+    .action(async (dir: string, flags: InitFlags) => setExit(await runInit(dir, streams, flags, realPipeline)));
   program
     .command('run')
     .description('run the operator: load a module that registers handlers, watch its resources until SIGTERM/SIGINT')
