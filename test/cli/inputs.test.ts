@@ -98,3 +98,10 @@ test('"no inputs" names where the configuration was looked for, and stops at the
   assert.equal(r.code, 2);
   assert.match(r.stderr, new RegExp(`no configuration .* found in ${join(repo, 'src')} or any directory above it up to ${repo}$`, 'm'));
 });
+
+test('generate - --watch is a usage error: standard input cannot be watched', async () => {
+  const dir = await tempProject();
+  const r = await kopfgenPiped(['generate', '-', '--watch'], dir, WIDGET_CRD);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--watch cannot watch standard input \(-\)/);
+});
