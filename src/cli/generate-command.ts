@@ -8,12 +8,14 @@ import type { Diagnostic } from '../diagnostics.js';
 import { hasErrors } from '../diagnostics.js';
 import { applyPlan, outOfDate, planDiff, planWrite, summarize, type WritePlan, type WriteTargets } from '../io/write.js';
 import { Cache, cacheKey, stampGenerated, stubMemo, stubRecord, verifyGenerated, type CacheEntry } from './cache.js';
+import type { ClusterSource } from './from-cluster.js';
 import type { ResolvedRun } from './options.js';
 import type { Reporter, RunReport } from './report.js';
 
 /** The generator as the CLI sees it; bound to the real reader and pipeline in `pipeline.ts`. */
 export interface Pipeline {
-  read(inputs: string[], cwd: string): Promise<{ sources: SourceText[]; diagnostics: Diagnostic[] }>;
+  /** Files (`inputs`), or with `cluster` the CRDs installed in a cluster. */
+  read(inputs: string[], cwd: string, cluster?: ClusterSource): Promise<{ sources: SourceText[]; diagnostics: Diagnostic[] }>;
   generate(sources: SourceText[], options: GenerateOptions): GenerateResult | Promise<GenerateResult>;
 }
 
@@ -63,7 +65,7 @@ function targetsOf(run: ResolvedRun): WriteTargets {
 
 async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter): Promise<Produced> {
   reporter.progress('reading inputs…');
-  const read = await pipeline.read(run.inputs, run.cwd);
+  const read = await pipeline.read(run.inputs, run.cwd, run.cluster);
   // A missing input must not hide the problems of the others (one run reports every problem):
   // the inputs that could be read are still generated, only to collect their diagnostics.
   if (hasErrors(read.diagnostics)) {

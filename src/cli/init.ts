@@ -1,10 +1,12 @@
 /**
- * `kopfgen init [dir]`: a new operator project from `templates/init/`, the example CRD copied
- * from kopfgen's own `crds/`, and the generator run in-process so the project starts with its
- * generated code and handler stubs. Everything is planned first; if any file already exists,
- * nothing is created.
+ * `kopfgen init [dir]`: an operator project from `templates/init/`, the example CRD copied from
+ * kopfgen's own `crds/`, and the generator run in-process so the project starts with its
+ * generated code and handler stubs. In an existing project it adds what is missing: the scripts
+ * and dependencies are merged into package.json (`init-package.ts`), every other file is written
+ * only where absent and each one left alone is named; `--force` overwrites them. Everything is
+ * planned first and written atomically, so a failure leaves the directory as it was.
  */
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../diagnostics.js';
@@ -19,6 +21,7 @@ import { renderManifests } from '../manifests/render-manifests.js';
 import type { Pipeline } from './generate-command.js';
 import { resolveRun } from './options.js';
 import { Reporter, type Streams } from './report.js';
+import { mergePackageJson } from './init-package.js';
 
 /** The package root (holding package.json, templates/ and crds/), from dist/src/cli/ or src/cli/. */
 export function packageRoot(): string {
@@ -39,8 +42,35 @@ interface NewFile {
   content: string;
 }
 
-export async function runInit(dir: string, streams: Streams, quiet: boolean, pipeline: Pipeline): Promise<number> {
+/**
+ * kopfgen is not on the npm registry yet, so the scaffold's `"kopfgen": "^0.1.0"` cannot be
+ * installed by a plain `npm install` (404): until it is, the next steps install this very copy of
+ * kopfgen by path, which also installs the rest of package.json.
+ */
+const ON_REGISTRY = false;
+
+export interface InitFlags {
+  quiet?: boolean;
+  /** Overwrite existing files (package.json is still merged, the scaffold's values winning). */
+  force?: boolean;
+}
+
+/** The commands that install the new project's dependencies, run in the project. */
+export function installCommands(root: string, built: boolean): string[] {
+  if (ON_REGISTRY) return ['npm install'];
+  const at = shellQuote(root);
+  // Installed by path, kopfgen is used as it is on disk: its exports point into dist/.
+  return [...(built ? [] : [`npm --prefix ${at} run build`]), `npm install ${at}`];
+}
+
+function shellQuote(s: string): string {
+  return /^[\w./=,:@+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export async function runInit(dir: string, streams: Streams, flags: InitFlags, pipeline: Pipeline): Promise<number> {
   const started = performance.now();
+  const quiet = flags.quiet ?? false;
+  const force = flags.force ?? false;
   const cwd = process.cwd();
   const target = resolve(cwd, dir);
   const reporter = new Reporter(streams, 'text', quiet);
@@ -57,20 +87,43 @@ export async function runInit(dir: string, streams: Streams, quiet: boolean, pip
   if (hasErrors(generated.diagnostics)) return fail(generated.diagnostics);
   files.push(...generated.files, ...deployFiles(crd));
 
-  const existing: Diagnostic[] = [];
+  const writes: NewFile[] = [];
+  const skipped: string[] = [];
+  const overwritten: string[] = [];
+  let merged: ReturnType<typeof mergePackageJson> | undefined;
   for (const f of files) {
     const abs = join(target, f.path);
-    if ((await readIfExists(abs)) !== undefined) {
-      const shown = displayPath(cwd, abs);
-      existing.push({ severity: 'error', code: 'KG330', message: `${shown} already exists; kopfgen init never overwrites files`, file: shown, line: 1, col: 1, pointer: '' });
-    }
+    const existing = await readIfExists(abs);
+    if (existing === undefined) writes.push(f);
+    else if (f.path === 'package.json') {
+      merged = mergePackageJson(displayPath(cwd, abs), existing, f.content, force);
+      if (merged.content !== undefined) writes.push({ path: f.path, content: merged.content });
+    } else if (existing === f.content) continue;
+    else if (force) {
+      writes.push(f);
+      overwritten.push(displayPath(cwd, abs));
+    } else skipped.push(displayPath(cwd, abs));
   }
-  if (existing.length > 0) return fail(existing);
-  await writeFilesAtomic(files.map((f) => ({ path: join(target, f.path), content: f.content })));
+  if (merged && hasErrors(merged.diagnostics)) return fail(merged.diagnostics);
+  await writeFilesAtomic(writes.map((f) => ({ path: join(target, f.path), content: f.content })));
   if (!quiet) {
     const where = displayPath(cwd, target);
-    streams.stdout.write(`kopfgen: created ${files.length} files in ${where} (${Math.round(performance.now() - started)} ms)\n`);
-    streams.stdout.write(`next:\n${where === '.' ? '' : `  cd ${where}\n`}  npm install\n  npm run typecheck\n  edit src/handlers/, then npm run build && npm start\n`);
+    const created = writes.length - (merged?.content !== undefined ? 1 : 0) - overwritten.length;
+    const lines = [`kopfgen: created ${created} files in ${where} (${Math.round(performance.now() - started)} ms)`];
+    if (merged) {
+      const added = merged.added.length > 0 ? `added ${merged.added.join(', ')}` : 'nothing to add';
+      const kept = merged.kept.length > 0 ? `; kept your ${merged.kept.join(', ')}` : '';
+      lines.push(`  package.json: ${added}${kept}`);
+    }
+    for (const path of overwritten) lines.push(`  overwrote ${path} (--force)`);
+    for (const path of skipped) lines.push(`  skipped ${path}: it exists (--force overwrites)`);
+    const built = existsSync(join(root, 'dist/src/index.js'));
+    const install = installCommands(root, built);
+    lines.push('next:');
+    if (where !== '.') lines.push(`  cd ${shellQuote(where)}`);
+    if (!ON_REGISTRY) lines.push('  # kopfgen is not on the npm registry yet: this installs it from this copy');
+    lines.push(...install.map((c) => `  ${c}`), '  npm run typecheck', '  edit src/handlers/, then npm run build && npm start');
+    streams.stdout.write(`${lines.join('\n')}\n`);
   }
   return 0;
 }

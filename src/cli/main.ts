@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { runGenerate } from './generate-command.js';
-import { runInit } from './init.js';
+import { runInit, type InitFlags } from './init.js';
 import type { ManifestsFlags } from './manifests.js';
 import { resolveRun, UsageError, type GenerateFlags } from './options.js';
 import { realPipeline } from './pipeline.js';
@@ -80,7 +80,7 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
   program
     .command('generate')
     .description('generate TypeScript types, typed handler errors and handler stubs from CRDs')
-    .argument('[inputs...]', 'CRD files, directories (recursive) or globs; default: "inputs" from the configuration')
+    .argument('[inputs...]', 'CRD files (.yaml, .yml, .json), directories (recursive), globs, or - for standard input; default: "inputs" from the configuration')
     .option('-o, --out <dir>', 'directory of generated files (default: "generated")')
     .option('--stubs <dir>', 'directory of handler stubs, merged into, never overwritten (default: "handlers")')
     .option('--no-stubs', 'do not create or update handler stubs')
@@ -91,14 +91,18 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('-q, --quiet', 'print only warnings and errors')
     .option('--no-cache', 'ignore and do not update the content-hash cache in .kopfgen-cache/')
-    .addHelpText('after', `${EXIT_CODES_HELP}\n\nExamples:\n  kopfgen generate crds/ --out src/generated --stubs src/handlers\n  kopfgen generate --check            # in CI, with kopfgen.config.json\n  kopfgen generate --watch\n  kopfgen generate crds/ --handlers MyResource=myapp,cleanup --format json`)
+    .option('--from-cluster [context]', 'read the CRDs installed in a cluster (the kubeconfig\'s current context, or the one named); the arguments are CRD names')
+    .option('-l, --selector <selector>', 'with --from-cluster: the CRDs with these labels, e.g. app=my-operator')
+    .option('--kubeconfig <file>', 'with --from-cluster: kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .addHelpText('after', `${EXIT_CODES_HELP}\n\nExamples:\n  kopfgen generate crds/ --out src/generated --stubs src/handlers\n  kopfgen generate --check            # in CI, with kopfgen.config.json\n  kopfgen generate --watch\n  kopfgen generate crds/ --handlers MyResource=myapp,cleanup --format json\n  helm template my-chart | kopfgen generate -\n  kopfgen generate myresources.example.com --from-cluster --out src/generated`)
     .action(async (inputs: string[], flags: GenerateFlags) => setExit(await generateCommand(inputs, flags, argv, streams)));
   program
     .command('init')
-    .description('scaffold a new operator project (package.json, tsconfig, example CRD, generated code, stubs, CI)')
+    .description('scaffold an operator project (package.json, tsconfig, example CRD, generated code, stubs, CI); in an existing one, add what is missing')
     .argument('[dir]', 'target directory, created if missing', '.')
     .option('-q, --quiet', 'print only errors')
-    .action(async (dir: string, flags: { quiet?: boolean }) => setExit(await runInit(dir, streams, flags.quiet ?? false, realPipeline)));
+    .option('-f, --force', 'overwrite files that exist (package.json is merged either way)')
+    .action(async (dir: string, flags: InitFlags) => setExit(await runInit(dir, streams, flags, realPipeline)));
   program
     .command('run')
     .description('run the operator: load a module that registers handlers, watch its resources until SIGTERM/SIGINT')
@@ -178,7 +182,8 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) {
+/** The process around `main`: real streams, the exit code, and a closed pipe that is not a crash. */
+export function runCli(): void {
   // `kopfgen generate --check | head` must not crash when the reader goes away.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
@@ -190,3 +195,5 @@ if (isEntryPoint()) {
     (code) => (process.exitCode = code),
   );
 }
+
+if (isEntryPoint()) runCli();

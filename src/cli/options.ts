@@ -4,7 +4,10 @@
  */
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GenerateOptions } from '../api.js';
-import type { LoadedConfig } from '../config/load.js';
+import { CONFIG_FILES, type LoadedConfig } from '../config/load.js';
+import { displayPath } from '../io/fs.js';
+import { STDIN_INPUT } from '../io/read.js';
+import type { ClusterSource } from './from-cluster.js';
 import { splitIds } from '../config/config-schema.js';
 
 export type OutputFormat = 'text' | 'json';
@@ -23,6 +26,11 @@ export interface GenerateFlags {
   quiet?: boolean;
   /** `false` from `--no-cache`. */
   cache?: boolean;
+  /** `--from-cluster [context]`: true without a context. */
+  fromCluster?: string | true;
+  /** `-l, --selector`: CRDs by label, with --from-cluster. */
+  selector?: string;
+  kubeconfig?: string;
 }
 
 export interface ResolvedRun {
@@ -34,6 +42,8 @@ export interface ResolvedRun {
   options: GenerateOptions;
   /** The configuration file, watched by `--watch`. */
   configPath?: string;
+  /** With `--from-cluster`: the CRDs are read from the cluster, `inputs` is empty. */
+  cluster?: ClusterSource;
   check: boolean;
   watch: boolean;
   format: OutputFormat;
@@ -50,10 +60,10 @@ export class UsageError extends Error {}
 export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, loaded: LoadedConfig): ResolvedRun {
   const config = loaded.config;
   const fromConfig = (p: string): string => inputRelativeTo(cwd, loaded.dir, p);
-  const inputs = args.length > 0 ? args : (config.inputs ?? []).map(fromConfig);
-  if (inputs.length === 0) {
-    throw new UsageError('no inputs: pass CRD files, directories or globs (e.g. `kopfgen generate crds/`), or set "inputs" in kopfgen.config.json');
-  }
+  const cluster = clusterSource(args, flags);
+  const inputs = cluster ? [] : args.length > 0 ? args : (config.inputs ?? []).map(fromConfig);
+  if (inputs.length === 0 && !cluster) throw new UsageError(noInputs(cwd, loaded));
+  if (flags.watch && inputs.includes(STDIN_INPUT)) throw new UsageError('--watch cannot watch standard input (-): name the files instead');
   const outDir = flags.out !== undefined ? resolve(cwd, flags.out) : resolve(loaded.dir, config.out ?? DEFAULT_OUT);
   const stubsDir = resolveStubs(cwd, flags.stubs, loaded);
   if (stubsDir !== undefined && (stubsDir === outDir || stubsDir.startsWith(outDir + sep))) {
@@ -68,12 +78,38 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
   return {
     cwd, inputs, outDir, stubsDir, options,
     configPath: loaded.path,
+    cluster,
     check: flags.check ?? false,
     watch: flags.watch ?? false,
     format: flags.format ?? 'text',
     quiet: flags.quiet ?? false,
     cache: flags.cache ?? true,
   };
+}
+
+/** `--from-cluster`: the arguments are CRD names; names or `-l` are required, as with kopium. */
+function clusterSource(args: string[], flags: GenerateFlags): ClusterSource | undefined {
+  if (flags.fromCluster === undefined) {
+    if (flags.selector !== undefined) throw new UsageError('-l/--selector selects CRDs in a cluster: add --from-cluster');
+    return undefined;
+  }
+  if (args.length === 0 && flags.selector === undefined) {
+    throw new UsageError('--from-cluster reads CRDs by name or label: e.g. `kopfgen generate myresources.example.com --from-cluster` or `--from-cluster -l app=my-operator`');
+  }
+  if (flags.watch) throw new UsageError('--watch watches files: it cannot be combined with --from-cluster');
+  const context = flags.fromCluster === true ? undefined : flags.fromCluster;
+  return { context, kubeconfig: flags.kubeconfig, names: args, selector: flags.selector };
+}
+
+/** "No inputs", saying where the configuration was looked for (or which one lacks "inputs"). */
+function noInputs(cwd: string, loaded: LoadedConfig): string {
+  const head = 'no inputs: pass CRD files, directories or globs (e.g. `kopfgen generate crds/`, or `-` for standard input)';
+  if (loaded.path) return `${head}, or set "inputs" in ${displayPath(cwd, loaded.path)}`;
+  const searched = loaded.searched ?? [cwd];
+  const first = searched[0];
+  const last = searched[searched.length - 1];
+  const where = searched.length > 1 ? `${first} or any directory above it up to ${last}` : first;
+  return `${head}, or set "inputs" in kopfgen.config.json; no configuration (${CONFIG_FILES.join(', ')} or a "kopfgen" key in package.json) found in ${where}`;
 }
 
 /** `--stubs <dir>` (relative to cwd) over `stubs` in the config (relative to it) over the default; false is off. */

@@ -1,7 +1,8 @@
 /**
  * Finding and parsing the configuration: `kopfgen.config.json`, `kopfgen.config.yaml`/`.yml`,
- * or a `"kopfgen"` key in package.json, in the working directory (or the file given with
- * `--config`). Parsed with the `yaml` package (a superset of JSON) so every node has a position.
+ * or a `"kopfgen"` key in package.json, in the working directory or the nearest directory above
+ * it up to the repository root (the first holding `.git`), as git, ESLint and tsc look for
+ * theirs (or the file given with `--config`). Parsed with the `yaml` package (a superset of JSON) so every node has a position.
  */
 import { promises as fs } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
@@ -19,6 +20,8 @@ export interface LoadedConfig {
   dir: string;
   config: KopfgenConfig;
   diagnostics: Diagnostic[];
+  /** The directories searched, nearest first, when no file was given (for "no inputs" to name). */
+  searched?: string[];
 }
 
 function error(file: string, code: string, message: string, line = 1, col = 1, pointer = ''): Diagnostic {
@@ -36,22 +39,46 @@ export async function loadConfig(cwd: string, explicit?: string): Promise<Loaded
     const inPackage = basename(path) === 'package.json';
     return parseConfig(path, displayPath(cwd, path), text, inPackage);
   }
-  const found: { path: string; text: string; inPackage: boolean }[] = [];
-  for (const name of CONFIG_FILES) {
-    const path = resolve(cwd, name);
-    const text = await readIfExists(path);
-    if (text !== undefined) found.push({ path, text, inPackage: false });
+  const searched: string[] = [];
+  let found: Found[] = [];
+  for (let dir: string | undefined = resolve(cwd); dir !== undefined && found.length === 0; dir = await parentWithin(dir)) {
+    searched.push(dir);
+    found = await configsIn(dir);
   }
-  const pkgPath = resolve(cwd, 'package.json');
-  const pkgText = await readIfExists(pkgPath);
-  if (pkgText !== undefined && hasKopfgenKey(pkgText)) found.push({ path: pkgPath, text: pkgText, inPackage: true });
-  if (found.length === 0) return { dir: cwd, config: {}, diagnostics: [] };
+  if (found.length === 0) return { dir: cwd, config: {}, diagnostics: [], searched };
   if (found.length > 1) {
     const names = found.map((f) => (f.inPackage ? 'package.json ("kopfgen" key)' : basename(f.path)));
     const shown = displayPath(cwd, found[1].path);
     return { dir: cwd, config: {}, diagnostics: [error(shown, 'KG303', `more than one configuration found: ${names.join(', ')}; keep one, or pick one with --config`)] };
   }
   return parseConfig(found[0].path, displayPath(cwd, found[0].path), found[0].text, found[0].inPackage);
+}
+
+interface Found {
+  path: string;
+  text: string;
+  inPackage: boolean;
+}
+
+/** Every configuration in one directory (more than one is an error the caller reports). */
+async function configsIn(dir: string): Promise<Found[]> {
+  const found: Found[] = [];
+  for (const name of CONFIG_FILES) {
+    const path = resolve(dir, name);
+    const text = await readIfExists(path);
+    if (text !== undefined) found.push({ path, text, inPackage: false });
+  }
+  const pkgPath = resolve(dir, 'package.json');
+  const pkgText = await readIfExists(pkgPath);
+  if (pkgText !== undefined && hasKopfgenKey(pkgText)) found.push({ path: pkgPath, text: pkgText, inPackage: true });
+  return found;
+}
+
+/** The directory above `dir`, unless `dir` is a repository root (holds `.git`) or the file-system root. */
+async function parentWithin(dir: string): Promise<string | undefined> {
+  if ((await fs.stat(resolve(dir, '.git')).catch(() => undefined)) !== undefined) return undefined;
+  const parent = dirname(dir);
+  return parent === dir ? undefined : parent;
 }
 
 function hasKopfgenKey(packageJson: string): boolean {

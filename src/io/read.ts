@@ -1,7 +1,9 @@
 /**
- * Inputs → source texts: files as named, directories recursively (`*.yaml`, `*.yml`), and
- * globs (`*`, `**`, `?`). Problems (a missing file, a directory without YAML, a glob that
- * matches nothing) become diagnostics; reading never throws for bad input.
+ * Inputs → source texts: files as named, directories recursively (`*.yaml`, `*.yml`, `*.json`),
+ * globs (`*`, `**`, `?`), and `-` for standard input (shown as `<stdin>`, so
+ * `helm template … | kopfgen generate -` works). Every text is decoded as strict UTF-8. Problems
+ * (a missing file, a directory without CRD files, a glob that matches nothing, bytes that are not
+ * UTF-8) become diagnostics; reading never throws for bad input.
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -16,9 +18,16 @@ export interface ReadResult {
 export interface ReadOptions {
   /** Inputs and displayed paths are relative to this directory (default: `process.cwd()`). */
   cwd?: string;
+  /** Reads all of standard input, for the input `-` (default: `process.stdin`). */
+  stdin?: () => Promise<Uint8Array>;
 }
 
-const YAML_FILE = /\.ya?ml$/i;
+/** The input that names standard input, and the file name diagnostics give it. */
+export const STDIN_INPUT = '-';
+export const STDIN_FILE = '<stdin>';
+
+/** What a directory walk picks up: YAML, and JSON (YAML 1.2 reads JSON with the same positions). */
+const CRD_FILE = /\.(?:ya?ml|json)$/i;
 const GLOB_CHAR = /[*?[]/;
 
 /** Whether an input is a glob (rather than a file or directory path). */
@@ -37,17 +46,85 @@ export async function readInputs(inputs: readonly string[], options: ReadOptions
   const cwd = options.cwd ?? process.cwd();
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
+  let stdin = false;
   for (const input of inputs) {
+    if (input === STDIN_INPUT) {
+      stdin = true;
+      continue;
+    }
     const found = isGlob(input) ? await expandGlob(input, cwd) : await expandPath(input, cwd, diagnostics);
     if (found && found.length === 0) {
       const glob = isGlob(input);
-      diagnostics.push(problem(glob ? 'KG116' : 'KG102', input, glob ? `no file matches ${input}` : `directory ${input} holds no .yaml or .yml files`));
+      diagnostics.push(problem(glob ? 'KG116' : 'KG102', input, glob ? `no file matches ${input}` : `directory ${input} holds no .yaml, .yml or .json files`));
     }
     files.push(...(found ?? []));
   }
   const unique = [...new Set(files)].sort();
-  const sources = await Promise.all(unique.map(async (abs) => ({ file: display(abs, cwd), text: await readFile(abs, 'utf8') })));
+  const named = unique.map(async (abs) => ({ file: display(abs, cwd), bytes: await readFile(abs) }));
+  const piped = stdin ? [(options.stdin ?? readStdin)().then((bytes) => ({ file: STDIN_FILE, bytes }))] : [];
+  const sources: SourceText[] = [];
+  for (const { file, bytes } of await Promise.all([...named, ...piped])) {
+    const decoded = decodeUtf8(file, bytes);
+    if (typeof decoded === 'string') sources.push({ file, text: decoded });
+    else diagnostics.push(decoded);
+  }
   return { sources, diagnostics };
+}
+
+async function readStdin(): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Strict UTF-8 (the encoding YAML 1.2 and JSON both require of a stream without a BOM for
+ * another encoding): a Latin-1 file must not turn silently into U+FFFD replacement characters,
+ * so the first byte that is not UTF-8 is reported at its line and column.
+ */
+export function decodeUtf8(file: string, bytes: Uint8Array): string | Diagnostic {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const bad = firstInvalidUtf8(bytes);
+    const lineStart = bytes.lastIndexOf(0x0a, bad - 1) + 1;
+    const line = countNewlines(bytes, bad) + 1;
+    const col = new TextDecoder('utf-8').decode(bytes.subarray(lineStart, bad)).length + 1;
+    const hex = (bytes[bad] ?? 0).toString(16).toUpperCase().padStart(2, '0');
+    const message = `not UTF-8: byte 0x${hex} is not valid UTF-8 (is the file Latin-1 or UTF-16?); convert it, e.g. \`iconv -f latin1 -t utf-8\``;
+    return { severity: 'error', code: 'KG150', message, file, line, col, pointer: '' };
+  }
+}
+
+function countNewlines(bytes: Uint8Array, end: number): number {
+  let n = 0;
+  for (let i = 0; i < end; i++) if (bytes[i] === 0x0a) n++;
+  return n;
+}
+
+/** The offset of the first byte that starts no valid UTF-8 sequence (RFC 3629, section 4). */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const [length, low, high] =
+      b < 0x80 ? [1, 0, 0] :
+      b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf] :
+      b === 0xe0 ? [3, 0xa0, 0xbf] :
+      b === 0xed ? [3, 0x80, 0x9f] :
+      b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf] :
+      b === 0xf0 ? [4, 0x90, 0xbf] :
+      b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] :
+      b === 0xf4 ? [4, 0x80, 0x8f] : [0, 0, 0];
+    if (length === 0) return i;
+    for (let k = 1; k < length; k++) {
+      const c = bytes[i + k];
+      const [lo, hi] = k === 1 ? [low, high] : [0x80, 0xbf];
+      if (c === undefined || c < lo || c > hi) return i;
+    }
+    i += length;
+  }
+  return bytes.length;
 }
 
 /** A file (returned as is, whatever its extension) or a directory (walked); undefined when missing. */
@@ -59,7 +136,7 @@ async function expandPath(input: string, cwd: string, diagnostics: Diagnostic[])
     return undefined;
   }
   if (!info.isDirectory()) return [abs];
-  return (await walk(abs)).filter((f) => YAML_FILE.test(f));
+  return (await walk(abs)).filter((f) => CRD_FILE.test(f));
 }
 
 /** Every file below `dir`, skipping hidden directories and node_modules. */

@@ -1,6 +1,7 @@
 /**
  * Source text → CRD documents (positioned document trees, `doc-tree.ts`). Handles multi-document
- * files, `kind: List` wrappers, Helm templates (reported, never half-parsed) and malformed YAML
+ * files, `kind: List` wrappers, JSON (a CRD, a List or an array of CRDs: JSON is YAML 1.2, and
+ * the `yaml` package gives its nodes the same offsets), Helm templates (reported, never half-parsed) and malformed YAML
  * (reported with its position, duplicate keys included). Documents that are not CRDs are skipped
  * with a note.
  */
@@ -77,6 +78,15 @@ function collectCrds(
   diagnostics: Diagnostic[],
   out: CrdDocument[],
 ): void {
+  if (root?.kind === 'seq') {
+    // A JSON array of CRDs (what `jq -s` or a script writes): read as the items of a List.
+    root.items.forEach((item, i) => {
+      const pointer = pointerJoin('', i);
+      if (item?.kind === 'map' && isCrd(item)) out.push(crdDocument(source, text, item, pointer));
+      else diagnostics.push(skipNote(source, item, pointer));
+    });
+    return;
+  }
   if (root?.kind !== 'map') {
     diagnostics.push(note(source, 'skipped a document that is not a mapping', root, ''));
     return;

@@ -1,6 +1,7 @@
 /**
  * `kopfgen init`: scaffolds a project that type-checks as it stands against this checkout,
- * whose `generate --check` passes, and never overwrites an existing file.
+ * whose `generate --check` passes; in an existing project it adds what is missing and names what
+ * it left alone (`--force` overwrites); the install command it prints works.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -57,16 +58,67 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
   assert.equal(check.code, 0, check.stdout + check.stderr);
 });
 
-test('init refuses to overwrite any existing file and then creates nothing', async () => {
-  const dir = await tempProject({ 'package.json': '{"name":"mine"}\n', 'notes.txt': 'x' });
+test('init in an existing project: package.json merged, files written only where absent, each skipped one named', async () => {
+  const pkg = { name: 'mine', scripts: { build: 'make', test: 'jest' }, devDependencies: { typescript: '5.4.5' } };
+  const dir = await tempProject({ 'package.json': JSON.stringify(pkg), 'README.md': 'mine\n', 'notes.txt': 'x' });
+  const r = await kopfgen(['init'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^ {2}skipped README\.md: it exists \(--force overwrites\)$/m);
+  assert.match(r.stdout, /^ {2}package\.json: added "type": "module", script generate, script check, .*dependency kopfgen, devDependency @types\/node; kept your script build, devDependencies typescript$/m);
+  assert.equal(await read(dir, 'README.md'), 'mine\n');
+  assert.equal(await read(dir, 'notes.txt'), 'x');
+  const merged = JSON.parse(await read(dir, 'package.json')) as typeof pkg & { type: string; scripts: Record<string, string>; dependencies: Record<string, string> };
+  assert.equal(merged.name, 'mine');
+  assert.equal(merged.type, 'module');
+  assert.equal(merged.scripts.build, 'make', 'the user\'s script is kept');
+  assert.equal(merged.scripts.test, 'jest');
+  assert.equal(merged.scripts.check, 'kopfgen generate --check');
+  assert.equal(merged.dependencies.kopfgen, '^0.1.0');
+  assert.ok((await tree(dir)).includes('src/handlers/myresources.ts'));
+
+  const again = await snapshot(dir);
+  const second = await kopfgen(['init'], dir);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stdout, /created 0 files/);
+  assert.deepEqual(await snapshot(dir), again, 'a second init changes nothing');
+
+  const forced = await kopfgen(['init', '--force'], dir);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stdout, /^ {2}overwrote README\.md \(--force\)$/m);
+  assert.notEqual(await read(dir, 'README.md'), 'mine\n');
+  assert.equal((JSON.parse(await read(dir, 'package.json')) as { scripts: Record<string, string> }).scripts.build, 'tsc -p tsconfig.json');
+  assert.equal(await read(dir, 'notes.txt'), 'x');
+});
+
+test('init with a package.json that is not JSON: KG350, nothing written', async () => {
+  const dir = await tempProject({ 'package.json': '{ "name": ' });
   const before = await snapshot(dir);
   const r = await kopfgen(['init'], dir);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /^package\.json:1:1 error KG330 package\.json already exists; kopfgen init never overwrites files$/m);
-  assert.match(r.stderr, /nothing created/);
+  assert.match(r.stderr, /^package\.json:1:1 error KG350 package\.json is not valid JSON/m);
   assert.deepEqual(await snapshot(dir), before);
-  const ok = await kopfgen(['init', 'sub'], dir);
-  assert.equal(ok.code, 0, 'a fresh subdirectory of a non-empty directory is fine');
+});
+
+test('the install command init prints works: kopfgen from this checkout, then the project type-checks', async () => {
+  const parent = await tempProject();
+  const r = await kopfgen(['init', 'op'], parent);
+  assert.equal(r.code, 0, r.stderr);
+  const next = r.stdout.slice(r.stdout.indexOf('next:\n')).split('\n').map((l) => l.trim());
+  const install = next.filter((l) => l.startsWith('npm install') || l.startsWith('npm --prefix'));
+  assert.deepEqual(install, [`npm install ${REPO}`]);
+  const project = join(parent, 'op');
+  // Exactly the printed command, through a shell; only npm's own settings are turned down.
+  const env = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+  const installed = await new Promise<{ code: number; out: string }>((done) =>
+    execFile('sh', ['-c', install[0]], { cwd: project, env }, (e, stdout, stderr) => done({ code: e ? Number(e.code ?? 1) : 0, out: stdout + stderr })),
+  );
+  assert.equal(installed.code, 0, installed.out);
+  const pkg = JSON.parse(await read(project, 'package.json')) as { dependencies: Record<string, string> };
+  assert.match(pkg.dependencies.kopfgen, /^file:/);
+  const typecheck = await new Promise<{ code: number; out: string }>((done) =>
+    execFile('npm', ['run', 'typecheck'], { cwd: project, env }, (e, stdout, stderr) => done({ code: e ? Number(e.code ?? 1) : 0, out: stdout + stderr })),
+  );
+  assert.equal(typecheck.code, 0, typecheck.out);
 });
 
 test('init\'s deploy/ is what `npm run manifests` renders once the project is built, and CI checks it', async () => {

@@ -32,6 +32,19 @@ export function kopfgen(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}
   });
 }
 
+/** `kopfgen <args>` with `input` piped to its standard input, as `helm template … | kopfgen generate -` does. */
+export function kopfgenPiped(args: string[], cwd: string, input: string | Uint8Array): Promise<CliResult> {
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(input);
+  });
+}
+
 export async function tempProject(files: Record<string, string> = {}): Promise<string> {
   const dir = await fs.mkdtemp(join(tmpdir(), 'kopfgen-cli-'));
   await writeFiles(dir, files);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { watchTargets } from '../../src/cli/watch-mode.js';
-import { globBase, isGlob, readInputs } from '../../src/io/read.js';
+import { decodeUtf8, firstInvalidUtf8, globBase, isGlob, readInputs } from '../../src/io/read.js';
 import type { ResolvedRun } from '../../src/cli/options.js';
 
 test('globBase is the part before the first wildcard segment', () => {
@@ -27,4 +27,44 @@ test('a glob is read and watched from the same base; a name with braces is a pat
   const targets = await watchTargets(run);
   assert.deepEqual(targets[0], { dir: join(cwd, 'crds'), recursive: true });
   assert.deepEqual(targets[1], { dir: join(cwd, 'crds'), recursive: false, names: new Set(['{b}.yaml']) });
+});
+
+test('firstInvalidUtf8: the offset of the first byte that starts no valid UTF-8 sequence', () => {
+  const cases: [string, number[], number][] = [
+    ['ASCII', [0x61, 0x62], 2],
+    ['two-byte ö', [0x61, 0xc3, 0xb6], 3],
+    ['Latin-1 ö', [0x61, 0x62, 0xf6, 0x63], 2],
+    ['overlong C0', [0xc0, 0x80], 0],
+    ['surrogate ED A0', [0x61, 0xed, 0xa0, 0x80], 1],
+    ['truncated at the end', [0x61, 0xe2, 0x82], 1],
+    ['four-byte emoji', [0xf0, 0x9f, 0x98, 0x80], 4],
+    ['above U+10FFFF', [0xf4, 0x90, 0x80, 0x80], 0],
+  ];
+  for (const [name, bytes, want] of cases) assert.equal(firstInvalidUtf8(Uint8Array.from(bytes)), want, name);
+});
+
+test('decodeUtf8: text, or KG150 at the line and column (in characters) of the bad byte', () => {
+  assert.equal(decodeUtf8('a.yaml', Buffer.from('kind: Größe\n')), 'kind: Größe\n');
+  const bad = decodeUtf8('a.yaml', Buffer.concat([Buffer.from('a: 1\nb: "Grö'), Buffer.from([0xdf]), Buffer.from('e"\n')]));
+  assert.ok(typeof bad !== 'string');
+  assert.deepEqual([bad.code, bad.file, bad.line, bad.col, bad.severity], ['KG150', 'a.yaml', 2, 8, 'error']);
+  assert.match(bad.message, /byte 0xDF is not valid UTF-8/);
+});
+
+test('`-` reads standard input as <stdin>; a directory yields its .json files too', async () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'kopfgen-read-'));
+  mkdirSync(join(cwd, 'crds'));
+  writeFileSync(join(cwd, 'crds/a.json'), '{}');
+  writeFileSync(join(cwd, 'crds/b.yml'), 'a: 1\n');
+  writeFileSync(join(cwd, 'crds/c.txt'), 'x');
+  const read = await readInputs(['crds', '-'], { cwd, stdin: async () => Buffer.from('kind: List\n') });
+  assert.deepEqual(read.diagnostics, []);
+  assert.deepEqual(read.sources, [
+    { file: 'crds/a.json', text: '{}' },
+    { file: 'crds/b.yml', text: 'a: 1\n' },
+    { file: '<stdin>', text: 'kind: List\n' },
+  ]);
+  const latin = await readInputs(['-'], { cwd, stdin: async () => Uint8Array.from([0x61, 0x0a, 0xe9]) });
+  assert.deepEqual(latin.sources, []);
+  assert.deepEqual(latin.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`), ['<stdin>:2:1 KG150']);
 });

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import type { Diagnostic } from '../../src/diagnostics.js';
 import { generate } from '../../src/generate.js';
 import { globToRegExp, readInputs } from '../../src/io/read.js';
+import { parseSource } from '../../src/load/parse-yaml.js';
 import { REPO, tempDir } from '../helpers/golden-support.js';
 
 const BAD = 'test/fixtures/crds/bad';
@@ -109,7 +110,7 @@ test('readInputs: a missing file is KG101, an empty directory KG102, a glob matc
   assert.deepEqual(r.sources, []);
 });
 
-test('readInputs: directories recursively (yaml and yml only), files as named, globs, no duplicates', async () => {
+test('readInputs: directories recursively (yaml, yml and json), files as named, globs, no duplicates', async () => {
   const dir = tempDir('read');
   mkdirSync(join(dir, 'crds/nested/deeper'), { recursive: true });
   mkdirSync(join(dir, 'crds/.hidden'), { recursive: true });
@@ -132,4 +133,47 @@ test('globToRegExp: `*` and `?` stay within a segment, `**/` spans any depth', (
   assert.ok(globToRegExp('a?.yml').test('ab.yml'));
   assert.ok(!globToRegExp('a?.yml').test('a/.yml'));
   assert.ok(!globToRegExp('a.yaml').test('aXyaml'));
+});
+
+/** `line:col` of an offset, counted independently of the parser. */
+function at(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `${before.length}:${before[before.length - 1].length + 1}`;
+}
+
+test('JSON: a CRD, a List and an array of CRDs are read, with positions into the JSON text', () => {
+  const crd = (plural: string) => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.example.com` },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { kind: plural[0].toUpperCase() + plural.slice(1, -1), plural },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } } }],
+    },
+  });
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } };
+  const inputs = [
+    { file: 'one.json', text: JSON.stringify(crd('ones'), null, 2) },
+    { file: 'list.json', text: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [crd('twos'), cm] }) },
+    { file: 'array.json', text: JSON.stringify([cm, crd('threes')], null, '\t') },
+  ];
+  const parsed = inputs.map((s) => parseSource(s));
+  assert.deepEqual(parsed.map((p) => p.crds.map((c) => `${c.name} ${c.pointer} ${c.pos.file}:${c.pos.line}:${c.pos.col}`)), [
+    ['ones.example.com  one.json:1:1'],
+    [`twos.example.com /items/0 list.json:${at(inputs[1].text, inputs[1].text.indexOf('{"apiVersion":"apiextensions'))}`],
+    [`threes.example.com /1 array.json:${at(inputs[2].text, inputs[2].text.lastIndexOf('\n\t{') + 2)}`],
+  ]);
+  assert.deepEqual(parsed.map((p) => p.diagnostics.map((d) => `${d.code} ${d.pointer} ${d.file}:${d.line}:${d.col}`)), [
+    [],
+    [`KG106 /items/1 list.json:${at(inputs[1].text, inputs[1].text.indexOf('{"apiVersion":"v1","kind":"ConfigMap"'))}`],
+    ['KG106 /0 array.json:2:2'],
+  ]);
+  // A node's position is where JSON.stringify put it.
+  const group = parsed[0].crds[0].node.get('spec');
+  const value = group?.kind === 'map' ? group.get('group') : undefined;
+  const lines = inputs[0].text.split('\n');
+  assert.ok(value);
+  assert.equal(lines[value.pos.line - 1].slice(value.pos.col - 1), '"example.com",');
 });

@@ -1,0 +1,84 @@
+/**
+ * `kopfgen init` in a project that already has a package.json: what the template's package.json
+ * adds to it. Pure: text in, text and a list of what changed out. The user's values win (a
+ * script of the same name, a dependency already declared in any section) unless `force`.
+ */
+import type { Diagnostic } from '../diagnostics.js';
+
+type Json = Record<string, unknown>;
+
+export interface PackageMerge {
+  /** The merged package.json (two-space indented, as npm writes it); undefined when nothing changes. */
+  content?: string;
+  /** What was added or replaced, e.g. `script check`, `dependency kopfgen`, `"type": "module"`. */
+  added: string[];
+  /** What the user's file already has differently and was kept, e.g. `script build`. */
+  kept: string[];
+  diagnostics: Diagnostic[];
+}
+
+const SECTIONS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
+
+export function mergePackageJson(file: string, existing: string, template: string, force: boolean): PackageMerge {
+  const ours = JSON.parse(template) as Json;
+  let theirs: unknown;
+  try {
+    theirs = JSON.parse(existing);
+  } catch (e) {
+    const message = `${file} is not valid JSON (${(e as Error).message.split('\n')[0]}); fix it, then run kopfgen init again`;
+    return { added: [], kept: [], diagnostics: [{ severity: 'error', code: 'KG350', message, file, line: 1, col: 1, pointer: '' }] };
+  }
+  if (!isObject(theirs)) {
+    const message = `${file} must hold a JSON object; fix it, then run kopfgen init again`;
+    return { added: [], kept: [], diagnostics: [{ severity: 'error', code: 'KG350', message, file, line: 1, col: 1, pointer: '' }] };
+  }
+  const merged: Json = { ...theirs };
+  const added: string[] = [];
+  const kept: string[] = [];
+  // The scaffold is ES modules (nodenext, `import` of kopfgen/runtime, which is ESM only): without
+  // "type" Node reads .js as CommonJS, so it is added; an explicit "commonjs" is the user's choice.
+  if (merged.type === undefined || (force && merged.type !== ours.type)) {
+    merged.type = ours.type;
+    added.push(`"type": "${String(ours.type)}"`);
+  } else if (merged.type !== ours.type) kept.push(`"type": "${String(merged.type)}" (the scaffold is ES modules)`);
+
+  const scripts: Json = isObject(merged.scripts) ? { ...merged.scripts } : {};
+  for (const [name, command] of Object.entries(isObject(ours.scripts) ? ours.scripts : {})) {
+    if (scripts[name] === command) continue;
+    if (scripts[name] !== undefined && !force) {
+      kept.push(`script ${name}`);
+      continue;
+    }
+    scripts[name] = command;
+    added.push(`script ${name}`);
+  }
+  merged.scripts = scripts;
+
+  for (const section of ['dependencies', 'devDependencies'] as const) {
+    const wanted = ours[section];
+    if (!isObject(wanted)) continue;
+    const target: Json = isObject(merged[section]) ? { ...merged[section] } : {};
+    for (const [name, range] of Object.entries(wanted)) {
+      const declared = SECTIONS.find((s) => isObject(merged[s]) && merged[s][name] !== undefined);
+      if (declared !== undefined && !(force && declared === section)) {
+        if (declared !== section || target[name] !== range) kept.push(`${declared} ${name}`);
+        continue;
+      }
+      if (target[name] === range) continue;
+      target[name] = range;
+      added.push(`${section === 'dependencies' ? 'dependency' : 'devDependency'} ${name}`);
+    }
+    merged[section] = sortKeys(target);
+  }
+  const content = `${JSON.stringify(merged, null, 2)}\n`;
+  return { content: added.length > 0 ? content : undefined, added, kept, diagnostics: [] };
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Dependencies sorted by name, as `npm install` leaves them. */
+function sortKeys(o: Json): Json {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
