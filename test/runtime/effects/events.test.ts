@@ -15,10 +15,13 @@ const resource = defineResource({
 });
 const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '7' } };
 
+/** Events never reach the client here: the recorder is replaced by a collector. */
+const unused: unknown = {};
+
 function env() {
   const events = collectEvents();
   const exec: ResourceEnv = {
-    client: {} as KubeClient, resource, logger: createLogger({ write: () => {} }),
+    client: unused as KubeClient, resource, logger: createLogger({ write: () => {} }),
     signal: new AbortController().signal, now: () => new Date('2026-01-01T00:00:00Z'), ...policyEnv(events),
   };
   return { exec, events };

@@ -5,7 +5,7 @@ import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, encodeEssence } from 
 import { applyMergePatch } from '../../../src/runtime/json.js';
 import { decide, type Step } from '../../../src/runtime/reconcile/decide.js';
 import { encodeProgress, progressAnnotation, type ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
-import { DEFAULT_MARKS } from '../../../src/runtime/reconcile/marks.js';
+import { DEFAULT_MARKS, resolveMarks, type Marks } from '../../../src/runtime/reconcile/marks.js';
 
 const resource = defineResource<{ spec: { image: string; replicas?: number } }>({
   group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [],
@@ -168,5 +168,39 @@ describe('progress across restarts', () => {
     const upd = registry((r) => defineHandler(resource, 'myapp').onUpdate(noop, { registry: r })).handlers;
     const body = applyMergePatch(handled(object()), { spec: { image: 'x' }, metadata: { annotations: { [progressAnnotation('myapp')]: failed } } }) as Record<string, unknown>;
     assert.equal(run(decide({ body, handlers: upd, now, initial: false, marks: DEFAULT_MARKS })), 'update:myapp');
+  });
+});
+
+describe('marks set per operator', () => {
+  const marks = resolveMarks({ prefix: 'b.example.com' }) as Marks;
+  const handlers = registry((r) => {
+    defineHandler(resource, 'billing').onCreate(noop, { registry: r });
+    defineHandler(resource, 'release').onDelete(noop, { registry: r });
+  }).handlers;
+  it('another operator\'s finalizer and last-handled configuration do not count as ours', () => {
+    const theirs = handled(object({ finalizers: [FINALIZER] })); // handled by an operator with the default marks
+    const step = decide({ body: theirs, handlers, now, initial: true, marks });
+    assert.deepEqual(step.kind === 'patch' && step.patch.metadata, { finalizers: [FINALIZER, 'b.example.com/finalizer'], resourceVersion: '7' });
+    const held = applyMergePatch(theirs, { metadata: { finalizers: [FINALIZER, 'b.example.com/finalizer'] } }) as Record<string, unknown>;
+    assert.equal(run(decide({ body: held, handlers, now, initial: true, marks })), 'create:billing');
+  });
+  it('progress and the last-handled configuration go under our prefix; the other operator\'s marks stay untouched', () => {
+    const done = { started: now.toISOString(), purpose: 'create', retries: 1, success: true } as ProgressRecord;
+    const other = { started: now.toISOString(), purpose: 'create', retries: 1, success: true } as ProgressRecord;
+    const body = handled(object({
+      finalizers: ['b.example.com/finalizer'],
+      annotations: { [progressAnnotation('billing', marks)]: encodeProgress(done), [progressAnnotation('myapp')]: encodeProgress(other) },
+    }));
+    const step = decide({ body, handlers, now, initial: false, marks });
+    assert.equal(step.kind === 'patch' && step.completes, 'create');
+    const annotations = step.kind === 'patch' ? step.patch.metadata?.annotations : undefined;
+    assert.deepEqual(Object.keys(annotations ?? {}).sort(), ['b.example.com/billing', 'b.example.com/last-handled-configuration']);
+    assert.equal(annotations?.['b.example.com/billing'], null);
+  });
+  it('our deletion waits for our finalizer only; a deletion held by the other operator alone is not ours', () => {
+    const deleting = object({ finalizers: [FINALIZER], deleting: true });
+    assert.equal(decide({ body: deleting, handlers, now, initial: false, marks }).kind, 'none');
+    const both = object({ finalizers: [FINALIZER, 'b.example.com/finalizer'], deleting: true });
+    assert.equal(run(decide({ body: both, handlers, now, initial: false, marks })), 'delete:release');
   });
 });
