@@ -70,14 +70,22 @@ export function buildEssence(body: KubernetesObject, marks: Marks = DEFAULT_MARK
  * 2. else gzip + base64 (`gzip+base64:` prefix) if that fits — typical large specs (embedded
  *    configs, lists of similar items) shrink 5-20x;
  * 3. else the largest values are replaced by their digest `{"$digest": "sha256:…"}` until the
- *    JSON fits: `diff` still names the changed path (at the depth kept) with the new value, the
- *    old value of a digested field is `undefined`.
+ *    JSON fits (`digested+json:` prefix): `diff` still names the changed path (at the depth kept)
+ *    with the new value, the old value of a digested field is `undefined`. Only this form's
+ *    markers are read as digests (as Digest instances, which no JSON value can be), so a user's
+ *    own `{"$digest": …}` is never mistaken for one.
  * kopf's alternative, keeping it in status, needs a schema that preserves unknown fields under
  * status; a digest of the whole essence alone would lose what `diff` needs.
  */
 export const ESSENCE_BUDGET = 32 * 1024;
 const GZIP_PREFIX = 'gzip+base64:';
+const DIGESTED_PREFIX = 'digested+json:';
 const DIGEST_KEY = '$digest';
+
+/** A value of the last handled state known only by its digest. */
+export class Digest {
+  constructor(readonly digest: string) {}
+}
 
 /** JSON with sorted keys: equal values digest alike whatever order their keys came in. */
 function canonical(value: unknown): string {
@@ -98,7 +106,7 @@ function digestMarker(value: unknown): Record<string, string> {
   return { [DIGEST_KEY]: digestOf(value) };
 }
 
-function isDigest(value: unknown): value is Record<string, string> {
+function isMarker(value: unknown): value is Record<string, string> {
   return isPlainObject(value) && Object.keys(value).length === 1 && typeof value[DIGEST_KEY] === 'string';
 }
 
@@ -126,12 +134,16 @@ export function encodeEssence(essence: Essence): string {
   if (json.length < ESSENCE_BUDGET) return `${json}\n`; // trailing newline as kubectl's own annotation
   const packed = `${GZIP_PREFIX}${gzipSync(json).toString('base64')}`;
   if (packed.length <= ESSENCE_BUDGET) return packed;
-  return `${JSON.stringify(shrink(essence, ESSENCE_BUDGET - 1))}\n`;
+  return `${DIGESTED_PREFIX}${JSON.stringify(shrink(essence, ESSENCE_BUDGET - DIGESTED_PREFIX.length))}`;
 }
 
 /** The essence an annotation value holds (any of encodeEssence's forms); undefined when unreadable. */
 export function decodeEssence(raw: string): Essence | undefined {
   try {
+    if (raw.startsWith(DIGESTED_PREFIX)) {
+      const parsed: unknown = JSON.parse(raw.slice(DIGESTED_PREFIX.length), (_key, value: unknown) => (isMarker(value) ? new Digest(value[DIGEST_KEY]) : value));
+      return isPlainObject(parsed) ? parsed : undefined;
+    }
     const json = raw.startsWith(GZIP_PREFIX) ? gunzipSync(Buffer.from(raw.slice(GZIP_PREFIX.length), 'base64')).toString('utf8') : raw;
     const parsed: unknown = JSON.parse(json);
     return isPlainObject(parsed) ? parsed : undefined;
@@ -149,7 +161,7 @@ export function lastHandledEssence(body: KubernetesObject, marks: Marks = DEFAUL
 /** kopf's `diffs.diff`: a recursive diff of two JSON values, `[op, path, old, new]` per changed field. */
 export function diff(a: unknown, b: unknown, path: readonly string[] = []): DiffItem[] {
   // A digested old value (see encodeEssence) compares by digest; its old value is not known.
-  if (isDigest(a)) return a[DIGEST_KEY] === digestOf(b) ? [] : [['change', path, undefined, b]];
+  if (a instanceof Digest) return a.digest === digestOf(b) ? [] : [['change', path, undefined, b]];
   if (deepEqual(a, b)) return [];
   if (isPlainObject(a) && isPlainObject(b)) {
     const items: DiffItem[] = [];

@@ -59,13 +59,17 @@ describe('encodeEssence: within the annotation budget', () => {
   it('a 200 KB essence that does not compress keeps the small values and digests of the large ones', () => {
     const essence = { spec: { replicas: 2, blob: randomBytes(150_000).toString('base64'), items: items(400, () => randomBytes(60).toString('hex')) } };
     const encoded = encodeEssence(essence);
-    assert.ok(encoded.length <= ESSENCE_BUDGET, `${encoded.length}`);
+    assert.ok(encoded.startsWith('digested+json:') && encoded.length <= ESSENCE_BUDGET, `${encoded.length}`);
     const old = decodeEssence(encoded);
     assert.deepEqual(diff(old, essence), [], 'unchanged: no diff through the digests');
     const scaled = { spec: { ...essence.spec, replicas: 3 } };
     assert.deepEqual(diff(old, scaled), [['change', ['spec', 'replicas'], 2, 3]], 'a kept value: exact');
     const blob = randomBytes(150_000).toString('base64');
     assert.deepEqual(diff(old, { spec: { ...essence.spec, blob } }), [['change', ['spec', 'blob'], undefined, blob]], 'a digested value: the path and the new value');
+  });
+  it('a user\'s own {"$digest": …} in a plain essence is a value like any other', () => {
+    const essence = { spec: { note: { $digest: 'sha256:0' } } };
+    assert.deepEqual(diff(decodeEssence(encodeEssence(essence)), essence), []);
   });
   it('an unreadable annotation reads as never handled', () => {
     assert.equal(decodeEssence('gzip+base64:not-gzip'), undefined);
