@@ -110,6 +110,7 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .option('-n, --namespace <ns>', 'watch one namespace (default: all)')
     .option('--concurrency <n>', 'objects handled at once (default: 16)', positiveInt)
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--marks-prefix <domain>', 'prefix of the finalizer and annotations the operator writes, e.g. billing.example.com (default: kopfgen.dev); one per operator sharing a CRD')
     .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'))
     .action(async (module: string, flags: RunFlags) => {
       // Loaded on demand: the Kubernetes client is not needed to generate code.
@@ -143,6 +144,7 @@ interface RunFlags {
   namespace?: string;
   concurrency?: number;
   kubeconfig?: string;
+  marksPrefix?: string;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
 }
 

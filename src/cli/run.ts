@@ -20,6 +20,8 @@ export interface RunOptions {
   /** A kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster). */
   kubeconfig?: string;
   logLevel?: Level;
+  /** Prefix of the finalizer and annotations the operator writes (default `kopfgen.dev`). */
+  marksPrefix?: string;
   /** The registry the module registers into (default: the default registry). */
   registry?: Registry;
   /** Resolves when the operator should stop; default: the first SIGTERM or SIGINT. */
@@ -80,7 +82,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     return 1;
   }
   const logger = createLogger({ level: options.logLevel ?? 'info', write: options.write });
-  const operator = new Operator({ registry: options.registry ?? defaultRegistry, namespace: options.namespace, concurrency: options.concurrency, client, logger });
+  const operator = new Operator({ registry: options.registry ?? defaultRegistry, namespace: options.namespace, concurrency: options.concurrency, client, logger, marks: { prefix: options.marksPrefix } });
   try {
     await operator.start();
   } catch (error) {

@@ -6,10 +6,11 @@
  */
 import type { RegisteredHandler } from './api/registry.js';
 import type { KubernetesObject } from './api/kube-types.js';
+import { warn } from './effects/events.js';
 import { logFailure } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
 import { errorPolicy } from './error-policy.js';
-import { Queue, type Action, type Slots } from './queue.js';
+import { FailureCounts, Queue, type Action, type Slots } from './queue.js';
 import { Reconciler } from './reconcile/reconciler.js';
 import { Store, uidOf } from './store.js';
 import type { WatchConsumer } from './watcher.js';
@@ -18,6 +19,7 @@ export class Controller implements WatchConsumer {
   readonly store = new Store();
   private readonly queue: Queue;
   private readonly reconciler: Reconciler;
+  private readonly failures = new FailureCounts();
 
   constructor(
     private readonly env: ResourceEnv,
@@ -39,7 +41,7 @@ export class Controller implements WatchConsumer {
   }
 
   listed(uids: Set<string>): void {
-    for (const uid of this.store.retain(uids)) this.queue.forget(uid);
+    for (const uid of this.store.retain(uids)) this.forget(uid);
   }
 
   /** No new reconciles; running ones finish (the operator waits for the shared slots to drain). */
@@ -50,15 +52,28 @@ export class Controller implements WatchConsumer {
   private forget(uid: string): void {
     this.store.delete(uid);
     this.queue.forget(uid);
+    this.reconciler.forget(uid);
+    this.failures.reset(uid);
   }
 
+  /**
+   * A reconcile that returns resets the object's backoff unless records of a failed attempt
+   * still wait to be written; a failure goes through the error policy, which says when to try
+   * again, what the failing handler's record becomes, the Event and the one log line.
+   */
   private async work(uid: string): Promise<Action> {
     try {
-      return await this.reconciler.reconcile(uid);
-    } catch (error) {
-      const action = errorPolicy({ error, uid, object: this.store.get(uid) });
-      logFailure(this.env, uid, error, action.kind === 'requeue' ? action.afterMs : undefined);
+      const action = await this.reconciler.reconcile(uid);
+      if (!this.reconciler.holding(uid)) this.failures.reset(uid);
       return action;
+    } catch (error) {
+      const object = this.store.get(uid);
+      const failures = this.failures.failed(uid);
+      const decision = errorPolicy({ error, resource: this.env.resource, object, failures, now: this.env.now(), backoff: this.env.backoff });
+      if (decision.handler) this.reconciler.hold(uid, decision.handler.key, decision.handler.record);
+      logFailure(this.env, object, uid, decision.log);
+      if (object) warn(this.env, object, decision.event.reason, decision.event.message);
+      return decision.action;
     }
   }
 }

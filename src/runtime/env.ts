@@ -1,10 +1,19 @@
 /**
  * What the components of one resource's controller share: the API client, the resource, the
- * logger, the operator's shutdown signal and the clock (a test may move it).
+ * logger, the operator's shutdown signal and the clock (a test may move it), the operator's
+ * marks, where Events go and the backoff after failures.
  */
 import type { Logger } from './api/context.js';
 import type { ResourceDescriptor } from './api/define.js';
+import type { BackoffSettings } from './error-policy.js';
 import type { KubeClient } from './kube/client.js';
+import type { EventInput } from './observe/event-correlator.js';
+import type { Marks } from './reconcile/marks.js';
+
+/** Takes Events to write, aggregated and rate-limited (observe/event-recorder.ts); never throws. */
+export interface EventSink {
+  record(input: EventInput): void;
+}
 
 export interface ResourceEnv {
   client: KubeClient;
@@ -13,4 +22,7 @@ export interface ResourceEnv {
   /** Aborted when the operator shuts down. */
   signal: AbortSignal;
   now: () => Date;
+  marks: Marks;
+  events: EventSink;
+  backoff: BackoffSettings;
 }

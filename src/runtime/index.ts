@@ -8,6 +8,9 @@ export type { DiffItem, DiffOperation, HandlerContext, Logger, Patch } from './a
 export type { KubernetesObject, ManagedFieldsEntry, ObjectMeta, OwnerReference } from './api/kube-types.js';
 export { Operator, StartupError } from './operator.js';
 export type { OperatorOptions } from './operator.js';
+export type { BackoffSettings } from './error-policy.js';
+export { DEFAULT_MARKS } from './reconcile/marks.js';
+export type { Marks, MarksOptions } from './reconcile/marks.js';
 export { KubeClient, KubeError } from './kube/client.js';
 export { createLogger } from './effects/log.js';
 export { FINALIZER, LAST_HANDLED_ANNOTATION } from './reconcile/essence.js';

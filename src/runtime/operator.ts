@@ -11,7 +11,10 @@ import { Controller } from './controller.js';
 import { createLogger } from './effects/log.js';
 import { describe, KubeClient } from './kube/client.js';
 import { checkCluster, checkResource, StartupError } from './kube/discovery.js';
+import { DEFAULT_BACKOFF, type BackoffSettings } from './error-policy.js';
+import { EventRecorder } from './observe/event-recorder.js';
 import { Slots } from './queue.js';
+import { resolveMarks, type MarksOptions } from './reconcile/marks.js';
 import { watchResource } from './watcher.js';
 
 export { StartupError };
@@ -26,6 +29,10 @@ export interface OperatorOptions {
   logger?: Logger;
   /** Server-side watch timeout in seconds (default 300); the watch reopens after it. */
   watchTimeoutSeconds?: number;
+  /** The finalizer and annotation keys the operator writes (kopf's settings.persistence); default `kopfgen.dev/…`. */
+  marks?: MarksOptions;
+  /** Per-object backoff after a failure (default 1 s doubling to 610 s). */
+  backoff?: Partial<BackoffSettings>;
 }
 
 export class Operator {
@@ -36,6 +43,7 @@ export class Operator {
   private readonly slots: Slots;
   private readonly controllers: Controller[] = [];
   private watches: Promise<void>[] = [];
+  private events?: EventRecorder;
 
   constructor(private readonly options: OperatorOptions = {}) {
     this.registry = options.registry ?? defaultRegistry;
@@ -49,11 +57,15 @@ export class Operator {
   async start(): Promise<void> {
     const resources = this.registry.resources();
     if (resources.length === 0) throw new StartupError('no handlers are registered: the module registered nothing with defineHandler(...)');
+    const marks = resolveMarks(this.options.marks);
+    if (typeof marks === 'string') throw new StartupError(marks);
     const client = (this.client ??= await KubeClient.fromDefault());
+    const events = (this.events ??= new EventRecorder({ client, logger: this.logger }));
+    const backoff = { ...DEFAULT_BACKOFF, ...this.options.backoff };
     await checkCluster(client);
     for (const resource of resources) await checkResource(client, resource);
     for (const resource of resources) {
-      const env = { client, resource, logger: this.logger, signal: this.abort.signal, now: () => new Date() };
+      const env = { client, resource, logger: this.logger, signal: this.abort.signal, now: () => new Date(), marks, events, backoff };
       const controller = new Controller(env, this.registry.handlersFor(resource), this.slots);
       this.controllers.push(controller);
       const watching = watchResource(client, resource, controller, {
@@ -75,6 +87,7 @@ export class Operator {
     this.abort.abort();
     await Promise.allSettled(this.watches);
     await this.slots.drained();
+    await this.events?.flush(5000); // Events recorded by the last handlers, a bounded wait
     this.client?.close();
   }
 }

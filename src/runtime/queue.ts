@@ -107,3 +107,27 @@ export class Queue {
     return this.stopping;
   }
 }
+
+/**
+ * Consecutive failures per key, for the error policy's exponential backoff (controller-runtime's
+ * ItemExponentialFailureRateLimiter: `When` counts, `Forget` resets after a success).
+ */
+export class FailureCounts {
+  private readonly counts = new Map<string, number>();
+
+  /** Counts one more failure of `key`; returns how many in a row, this one included. */
+  failed(key: string): number {
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    return count;
+  }
+
+  /** The key succeeded (or is gone): its next failure backs off from the start. */
+  reset(key: string): void {
+    this.counts.delete(key);
+  }
+
+  get(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+}

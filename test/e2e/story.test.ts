@@ -63,7 +63,8 @@ describe('runtime end to end', { skip }, () => {
       return current.metadata.annotations['kopfgen.dev/last-handled-configuration'] ? current : undefined;
     });
     assert.equal(body.metadata.annotations['kopfgen.dev/myapp'], undefined, 'progress purged after the cause completed');
-    assert.ok((await events(cluster!.client, ns, 'web')).some((e) => e.type === 'Warning' && e.reason === 'myappFailed'));
+    // Events are written in the background by the EventRecorder: wait for it.
+    await eventually('the Warning Event', async () => ((await events(cluster!.client, ns, 'web')).some((e) => e.type === 'Warning' && e.reason === 'myappFailed') ? true : undefined));
     // Log lines follow the writes: wait for the last one rather than race it.
     await eventually('the success log line', async () => (logger.lines.some((l) => l.includes('handler myapp succeeded')) ? true : undefined));
     assert.equal(logger.lines.filter((l) => l.includes('handler myapp failed temporarily')).length, 1);

@@ -1,7 +1,7 @@
 /** The queue: never two equal keys at once, dirty re-runs, one timer per key, the shared bound. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Action, Queue, Slots, type Work } from '../../src/runtime/queue.js';
+import { Action, FailureCounts, Queue, Slots, type Work } from '../../src/runtime/queue.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -130,5 +130,14 @@ describe('Queue', () => {
     await sleep(20);
     assert.deepEqual(r.runs, []);
     assert.equal(queue.stopped, true);
+  });
+});
+
+describe('FailureCounts', () => {
+  it('counts failures in a row per key; a reset starts over', () => {
+    const counts = new FailureCounts();
+    assert.deepEqual([counts.failed('a'), counts.failed('a'), counts.failed('b'), counts.failed('a')], [1, 2, 1, 3]);
+    counts.reset('a');
+    assert.deepEqual([counts.get('a'), counts.failed('a'), counts.get('b')], [0, 1, 1]);
   });
 });

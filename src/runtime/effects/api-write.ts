@@ -2,12 +2,14 @@
  * Writing a merge patch of an object, and reading it back: status through the `/status`
  * subresource where there is one, retried on conflicts, throttling and server errors by the
  * one write retry policy (`writeRetryDelay`), so that no outcome is lost; a warning naming any
- * field the server pruned.
+ * field the server pruned. A request that fails for good is thrown as RequestFailed naming the
+ * verb and resource, for the error policy.
  */
 import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
 import { isKubernetesObject, prunedFields } from '../json.js';
 import { describe, KubeError, resourcePath } from '../kube/client.js';
+import { RequestFailed, StatusSubresourceMissing } from '../reconcile/failures.js';
 import { splitPatch, type ObjectPatch } from '../reconcile/patches.js';
 import { objectRef } from './log.js';
 
@@ -34,7 +36,30 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function patchWithRetries(env: ResourceEnv, path: string, patch: ObjectPatch, precondition: boolean) {
+interface Named {
+  name?: string;
+  namespace?: string;
+}
+
+/** The failed request as RBAC names it; a 404 stays a KubeError (the object is gone, not a failure). */
+function failed(env: ResourceEnv, verb: string, meta: Named, subresource: string | undefined, error: unknown): unknown {
+  if (error instanceof Conflict || (error instanceof KubeError && error.status === 404)) return error;
+  const resource = subresource ? `${env.resource.plural}/${subresource}` : env.resource.plural;
+  const request = { verb, resource, group: env.resource.group, namespace: meta.namespace, name: meta.name };
+  const status = error instanceof KubeError ? error.status : 0;
+  const server = error instanceof KubeError && isKubernetesObject(error.body) && typeof error.body.message === 'string' ? error.body.message : message(error);
+  return new RequestFailed(request, status, server, { cause: error });
+}
+
+async function patchWithRetries(env: ResourceEnv, meta: Named, subresource: string | undefined, patch: ObjectPatch, precondition: boolean) {
+  try {
+    return await patchLoop(env, resourcePath(env.resource, meta.namespace, meta.name, subresource), patch, precondition);
+  } catch (error) {
+    throw failed(env, 'patch', meta, subresource, error);
+  }
+}
+
+async function patchLoop(env: ResourceEnv, path: string, patch: ObjectPatch, precondition: boolean) {
   for (let attempt = 1; ; attempt++) {
     try {
       return await env.client.request<KubernetesObject>('PATCH', path, {
@@ -50,23 +75,18 @@ async function patchWithRetries(env: ResourceEnv, path: string, patch: ObjectPat
   }
 }
 
-interface Named {
-  name?: string;
-  namespace?: string;
-}
-
 /** A 404 from `/status` while the object exists means the cluster's CRD has no status subresource. */
 async function patchStatus(env: ResourceEnv, meta: Named, status: ObjectPatch): Promise<KubernetesObject> {
   try {
-    return await patchWithRetries(env, resourcePath(env.resource, meta.namespace, meta.name, 'status'), status, false);
+    return await patchWithRetries(env, meta, 'status', status, false);
   } catch (error) {
     if (!(error instanceof KubeError && error.status === 404)) throw error;
-    // A 404 here too: the object is gone.
-    await env.client.request('GET', resourcePath(env.resource, meta.namespace, meta.name));
-    throw new Error(
-      `${describe(env.resource)} has no status subresource in the cluster, but its descriptor says ` +
-        'statusSubresource: true (regenerate from the installed CRD)',
-    );
+    try {
+      await env.client.request('GET', resourcePath(env.resource, meta.namespace, meta.name));
+    } catch (reading) {
+      throw failed(env, 'get', meta, undefined, reading); // a 404 here too: the object is gone
+    }
+    throw new StatusSubresourceMissing(describe(env.resource));
   }
 }
 
@@ -84,7 +104,7 @@ export async function writePatch(
     // Status first: should the operator stop in between, the handler runs again rather than its result being lost.
     if (status) answer = await patchStatus(env, meta, status);
     if (main) {
-      answer = await patchWithRetries(env, resourcePath(env.resource, meta.namespace, meta.name), main, precondition);
+      answer = await patchWithRetries(env, meta, undefined, main, precondition);
     }
   } catch (error) {
     if (error instanceof KubeError && error.status === 404) return undefined;
@@ -110,6 +130,6 @@ export async function readObject(env: ResourceEnv, body: KubernetesObject): Prom
     return isKubernetesObject(answer) ? answer : undefined;
   } catch (error) {
     if (error instanceof KubeError && error.status === 404) return undefined;
-    throw error;
+    throw failed(env, 'get', meta, undefined, error);
   }
 }

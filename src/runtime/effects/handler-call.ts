@@ -10,8 +10,10 @@ import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
 import { clone } from '../json.js';
 import type { RunStep, Step } from '../reconcile/decide.js';
+import { Unserialisable } from '../reconcile/failures.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from '../reconcile/outcome.js';
 import { emptyPatch, outcomePatch, type ObjectPatch } from '../reconcile/patches.js';
+import type { Marks } from '../reconcile/marks.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
 import { childLogger, objectRef } from './log.js';
 
@@ -96,18 +98,33 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
     const attempts = (step.record?.retries ?? 0) + 1;
     const outcome = interrupted(env, result, applyLimits(classify(result, options), options, attempts, started, end));
     const record = nextRecord(step.record, step.cause, outcome, started, end);
-    return { outcome, record, patch: outcomePatch(step.handler.id, step.key, outcome, context.patch, record) };
+    return { outcome, record, patch: serialisable(() => outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks)) };
   } finally {
     env.signal.removeEventListener('abort', onStop);
+  }
+}
+
+/**
+ * The outcome's patch, built only if JSON can carry it: a BigInt or a cycle in the result, the
+ * error's status or the handler's patch fails here, once, as an Unserialisable failure for the
+ * error policy — not later inside a write, where it would look like a network error.
+ */
+function serialisable(build: () => ObjectPatch): ObjectPatch {
+  try {
+    const patch = build();
+    JSON.stringify(patch);
+    return patch;
+  } catch (error) {
+    throw new Unserialisable(error instanceof Error ? error.message : String(error));
   }
 }
 
 type FailStep = Extract<Step, { kind: 'fail' }>;
 
 /** A handler whose limits ran out before another attempt: it fails for good without running. */
-export function failWithoutRunning(step: FailStep, now: Date): Result {
+export function failWithoutRunning(step: FailStep, now: Date, marks: Marks): Result {
   const outcome: Outcome = { kind: 'permanent', message: step.message };
   const stopped = now.toISOString();
   const record = { ...step.record, stopped, failure: true, delayed: undefined, message: step.message };
-  return { outcome, record, patch: outcomePatch(step.handler.id, step.key, outcome, emptyPatch(), record) };
+  return { outcome, record, patch: outcomePatch(step.handler.id, step.key, outcome, emptyPatch(), record, marks) };
 }

@@ -56,9 +56,8 @@ export function logOutcome(env: ResourceEnv, body: KubernetesObject, id: string,
   }
 }
 
-/** The one line for a reconcile that failed (the error policy decided what happens next). */
-export function logFailure(env: ResourceEnv, uid: string, error: unknown, retryInMs: number | undefined): void {
-  const why = error instanceof Error ? error.message : String(error);
-  const next = retryInMs === undefined ? 'not retrying' : `retrying in ${retryInMs / 1000}s`;
-  env.logger.error(`processing failed, ${next}: ${why}`, { resource: env.resource.plural, uid });
+/** The one line for a reconcile that failed, naming the object (the error policy wrote `line`). */
+export function logFailure(env: ResourceEnv, body: KubernetesObject | undefined, uid: string, line: string): void {
+  const named = body ? `${env.resource.plural} ${objectRef(body)}: ${line}` : `${env.resource.plural} uid ${uid}: ${line}`;
+  env.logger.error(named, { resource: env.resource.plural, object: body ? objectRef(body) : undefined, uid });
 }

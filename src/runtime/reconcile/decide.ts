@@ -5,10 +5,8 @@
  * patch produced, until nothing is left to do or every pending handler waits for a retry.
  */
 import type { DiffItem } from '../api/context.js';
-import {
-  FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, diff, encodeEssence, lastHandledEssence, parseField, reduceDiff,
-  type Essence,
-} from './essence.js';
+import { buildEssence, diff, encodeEssence, lastHandledEssence, parseField, reduceDiff, type Essence } from './essence.js';
+import type { Marks } from './marks.js';
 import { applyMergePatch, getPath, isKubernetesObject } from '../json.js';
 import { exhausted } from './outcome.js';
 import { currentProgress, handlerKey, isFinished, purgeProgress, readProgress, type ProgressRecord } from './progress.js';
@@ -40,6 +38,8 @@ export interface DecideInput {
   now: Date;
   /** The object is seen for the first time by this operator process (kopf's `initial`): resume handlers are due. */
   initial: boolean;
+  /** The finalizer and annotation keys this operator owns. */
+  marks: Marks;
 }
 
 export function finalizersOf(body: KubernetesObject): string[] {
@@ -73,9 +73,9 @@ interface Changing {
 }
 
 function changingCause(input: DecideInput): Changing | undefined {
-  const { body, handlers, initial } = input;
-  const essence = buildEssence(body);
-  const old = lastHandledEssence(body);
+  const { body, handlers, initial, marks } = input;
+  const essence = buildEssence(body, marks);
+  const old = lastHandledEssence(body, marks);
   const changes = diff(old, essence);
   const cause: Cause | undefined = old === undefined ? 'create' : changes.length > 0 ? 'update' : initial ? 'resume' : undefined;
   if (!cause) return undefined;
@@ -99,7 +99,7 @@ function next(input: DecideInput, cause: Cause, candidates: Candidate[]): Step |
   let earliest: Date | undefined;
   let best: { candidate: Candidate; record: ProgressRecord | undefined } | undefined;
   for (const candidate of candidates) {
-    const record = currentProgress(readProgress(input.body, candidate.key), cause);
+    const record = currentProgress(readProgress(input.body, candidate.key, input.marks), cause);
     if (isFinished(record)) continue;
     const reason = exhausted(candidate.handler.options, record, input.now);
     if (record && reason) return { kind: 'fail', handler: candidate.handler, key: candidate.key, cause, record, message: reason };
@@ -117,31 +117,33 @@ function next(input: DecideInput, cause: Cause, candidates: Candidate[]): Step |
 
 function deleting(input: DecideInput, deleteHandlers: Candidate[]): Step {
   const finalizers = finalizersOf(input.body);
-  if (!finalizers.includes(FINALIZER)) return { kind: 'none' }; // not ours to hold back
+  const own = input.marks.finalizer;
+  if (!finalizers.includes(own)) return { kind: 'none' }; // not ours to hold back
   const step = next(input, 'delete', deleteHandlers);
   if (step) return step;
-  const patch = finalizerPatch(input.body, finalizers.filter((f) => f !== FINALIZER));
+  const patch = finalizerPatch(input.body, finalizers.filter((f) => f !== own));
   return { kind: 'patch', patch, reason: 'delete handlers done: removing the finalizer', completes: 'delete' };
 }
 
 export function decide(input: DecideInput): Step {
   const { body, handlers } = input;
+  const finalizer = input.marks.finalizer;
   const deleteHandlers = handlers.filter((h) => h.cause === 'delete').map((handler) => ({ handler, key: handlerKey(handler), diff: [], old: undefined, new: undefined }));
   if (body.metadata?.deletionTimestamp) return deleting(input, deleteHandlers);
   const finalizers = finalizersOf(body);
-  const hasFinalizer = finalizers.includes(FINALIZER);
+  const hasFinalizer = finalizers.includes(finalizer);
   if (deleteHandlers.length > 0 && !hasFinalizer) {
-    return { kind: 'patch', patch: finalizerPatch(body, [...finalizers, FINALIZER]), reason: 'adding the finalizer for delete handlers' };
+    return { kind: 'patch', patch: finalizerPatch(body, [...finalizers, finalizer]), reason: 'adding the finalizer for delete handlers' };
   }
   if (deleteHandlers.length === 0 && hasFinalizer) {
-    return { kind: 'patch', patch: finalizerPatch(body, finalizers.filter((f) => f !== FINALIZER)), reason: 'no delete handlers: removing the finalizer' };
+    return { kind: 'patch', patch: finalizerPatch(body, finalizers.filter((f) => f !== finalizer)), reason: 'no delete handlers: removing the finalizer' };
   }
   const changing = changingCause(input);
   if (!changing) return { kind: 'none' };
   const step = next(input, changing.cause, changing.candidates);
   if (step) return step;
   // Every handler of the cause finished: remember the essence and purge the progress, as kopf does.
-  const annotations: Record<string, string | null> = { ...purgeProgress(body), [LAST_HANDLED_ANNOTATION]: encodeEssence(changing.essence) };
+  const annotations: Record<string, string | null> = { ...purgeProgress(body, input.marks), [input.marks.lastHandled]: encodeEssence(changing.essence) };
   const current = body.metadata?.annotations;
   const changes = Object.entries(annotations).some(([key, value]) => (current?.[key] ?? null) !== value);
   if (!changes) return { kind: 'none' }; // e.g. a resume without resume handlers: nothing to write

@@ -7,6 +7,7 @@
 import type { Patch } from '../api/context.js';
 import { clone, combineMergePatches, isPlainObject } from '../json.js';
 import type { Outcome } from './outcome.js';
+import type { Marks } from './marks.js';
 import { encodeProgress, progressAnnotation, type ProgressRecord } from './progress.js';
 
 /** A merge patch of the object, split so status can go through the `/status` subresource. */
@@ -53,11 +54,11 @@ export function emptyPatch(): Patch {
   return { metadata: {}, spec: {}, status: {} };
 }
 
-export function outcomePatch(id: string, key: string, outcome: Outcome, handlerPatch: Patch, record: ProgressRecord): ObjectPatch {
+export function outcomePatch(id: string, key: string, outcome: Outcome, handlerPatch: Patch, record: ProgressRecord, marks: Marks): ObjectPatch {
   const status = clone(handlerPatch.status ?? {});
   // A handler's status is its own object: merged key by key like kopf merges the result into status.<id>.
   if (outcome.status !== undefined) status[id] = combineMergePatches(status[id], outcome.status);
-  const annotations = { ...clone(handlerPatch.metadata?.annotations ?? {}), [progressAnnotation(key)]: encodeProgress(record) };
+  const annotations = { ...clone(handlerPatch.metadata?.annotations ?? {}), [progressAnnotation(key, marks)]: encodeProgress(record) };
   const labels = handlerPatch.metadata?.labels;
   const withLabels = labels && Object.keys(labels).length > 0;
   const patch: ObjectPatch = { metadata: withLabels ? { annotations, labels: clone(labels) } : { annotations } };

@@ -1,15 +1,15 @@
 /**
- * Per-handler progress records, stored as JSON in annotations `kopfgen.dev/<key>` as kopf's
+ * Per-handler progress records, stored as JSON in annotations `<marks prefix>/<key>` as kopf's
  * AnnotationsProgressStorage does (field names as in kopf's progress records). They let a
  * restarted operator continue where the last one stopped: a finished handler is not run
  * again, a delayed one waits for its time. Keys keep the name part within Kubernetes' 63
  * characters: longer or unsafe handler keys are cut and suffixed with a hash (kopf-style).
  */
 import { createHash } from 'node:crypto';
-import { ANNOTATION_PREFIX, LAST_HANDLED_ANNOTATION } from './essence.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import { isPlainObject } from '../json.js';
 import type { Cause } from '../api/registry.js';
+import { DEFAULT_MARKS, type Marks } from './marks.js';
 
 export interface ProgressRecord {
   /** ISO time of the first attempt for this cause. */
@@ -36,15 +36,16 @@ export interface ProgressRecord {
 const NAME_LIMIT = 63;
 const SAFE_NAME = /^[A-Za-z0-9]([-._A-Za-z0-9]*[A-Za-z0-9])?$/;
 
-/** `kopfgen.dev/<name>` for a handler key, the name within 63 characters and Kubernetes' charset. */
-export function progressAnnotation(handlerKey: string): string {
-  if (handlerKey.length <= NAME_LIMIT && SAFE_NAME.test(handlerKey) && handlerKey !== 'last-handled-configuration' && handlerKey !== 'finalizer') {
-    return `${ANNOTATION_PREFIX}/${handlerKey}`;
+/** `<prefix>/<name>` for a handler key, the name within 63 characters and Kubernetes' charset, never one of the other marks. */
+export function progressAnnotation(handlerKey: string, marks: Marks = DEFAULT_MARKS): string {
+  const plain = `${marks.prefix}/${handlerKey}`;
+  if (handlerKey.length <= NAME_LIMIT && SAFE_NAME.test(handlerKey) && plain !== marks.lastHandled && plain !== marks.finalizer) {
+    return plain;
   }
   const digest = createHash('sha256').update(handlerKey).digest('hex').slice(0, 10);
   const readable = handlerKey.replace(/[^-._A-Za-z0-9]/g, '.').slice(0, NAME_LIMIT - digest.length - 1);
   const head = readable.replace(/^[^A-Za-z0-9]+/, '');
-  return `${ANNOTATION_PREFIX}/${head}${head ? '-' : ''}${digest}`;
+  return `${marks.prefix}/${head}${head ? '-' : ''}${digest}`;
 }
 
 /** The identity of a registered handler within its resource: id, plus the cause/field where ids may repeat. */
@@ -54,8 +55,8 @@ export function handlerKey(handler: { id: string; cause: Cause; field?: string }
   return handler.id; // create, update and delete never share a cause, so they share the plain id
 }
 
-export function readProgress(body: KubernetesObject, key: string): ProgressRecord | undefined {
-  return parseProgress(body.metadata?.annotations?.[progressAnnotation(key)]);
+export function readProgress(body: KubernetesObject, key: string, marks: Marks = DEFAULT_MARKS): ProgressRecord | undefined {
+  return parseProgress(body.metadata?.annotations?.[progressAnnotation(key, marks)]);
 }
 
 /** A record from its annotation value; undefined when absent or not a record (hand-edited, broken). */
@@ -90,9 +91,9 @@ export function isFinished(record: ProgressRecord | undefined): boolean {
 }
 
 /** All progress annotations on the object (ours, except the last-handled configuration). */
-export function progressAnnotations(body: KubernetesObject): string[] {
+export function progressAnnotations(body: KubernetesObject, marks: Marks = DEFAULT_MARKS): string[] {
   return Object.keys(body.metadata?.annotations ?? {}).filter(
-    (key) => key.startsWith(`${ANNOTATION_PREFIX}/`) && key !== LAST_HANDLED_ANNOTATION,
+    (key) => key.startsWith(`${marks.prefix}/`) && key !== marks.lastHandled,
   );
 }
 
@@ -100,10 +101,10 @@ export function progressAnnotations(body: KubernetesObject): string[] {
  * Annotation changes when a cause completes: records are purged as in kopf, except failures,
  * which stay (marked done) so the reason remains visible on the object.
  */
-export function purgeProgress(body: KubernetesObject): Record<string, string | null> {
+export function purgeProgress(body: KubernetesObject, marks: Marks = DEFAULT_MARKS): Record<string, string | null> {
   const annotations = body.metadata?.annotations ?? {};
   const changes: Record<string, string | null> = {};
-  for (const key of progressAnnotations(body)) {
+  for (const key of progressAnnotations(body, marks)) {
     const record = parseProgress(annotations[key]);
     if (record && record.failure && !record.done) changes[key] = encodeProgress({ ...record, done: true });
     else if (!record || !record.failure) changes[key] = null;

@@ -3,20 +3,26 @@
  * out the step it returns (a patch, a handler call and the patch recording its outcome), and
  * decide again on the state the write produced, until nothing is left to do; returns the
  * Action for the queue (done, or requeue when the next handler is delayed). Failures it does
- * not handle itself are thrown for the error policy.
+ * not handle itself are thrown for the error policy; one during a handler's attempt is thrown
+ * as HandlerStepFailed naming the handler, so the policy counts it as an attempt of it. The
+ * records the policy could not have written are held here (held.ts) and laid over the object
+ * before each decision.
  */
 import type { RegisteredHandler } from '../api/registry.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import { Conflict, readObject, writePatch } from '../effects/api-write.js';
-import { eventWorthy, postEvent } from '../effects/events.js';
+import { eventWorthy, outcomeEvent } from '../effects/events.js';
 import { failWithoutRunning, runHandler } from '../effects/handler-call.js';
 import { logOutcome } from '../effects/log.js';
 import type { ResourceEnv } from '../env.js';
 import { Action } from '../queue.js';
 import type { Store } from '../store.js';
-import { decide, resourceVersionOf, withCompletion } from './decide.js';
+import { decide, resourceVersionOf, withCompletion, type Step } from './decide.js';
+import { HandlerStepFailed } from './failures.js';
+import { HeldRecords } from './held.js';
 import type { Outcome } from './outcome.js';
 import type { ObjectPatch } from './patches.js';
+import { encodeProgress, progressAnnotation, type ProgressRecord } from './progress.js';
 
 /** Bounds one reconcile: a decide/write cycle that never settles must not hold a slot for ever. */
 const MAX_STEPS = 1000;
@@ -33,7 +39,11 @@ export interface ReconcileHooks {
   stopping(): boolean;
 }
 
+type HandlerStep = Extract<Step, { kind: 'run' | 'fail' }>;
+
 export class Reconciler {
+  private readonly held = new HeldRecords();
+
   constructor(
     private readonly env: ResourceEnv,
     private readonly handlers: readonly RegisteredHandler[],
@@ -43,10 +53,11 @@ export class Reconciler {
 
   async reconcile(uid: string): Promise<Action> {
     for (let steps = 0; !this.hooks.stopping() && steps < MAX_STEPS; steps++) {
-      const body = this.store.get(uid);
-      if (!body) return Action.done();
+      const known = this.store.get(uid);
+      if (!known) return Action.done();
+      const body = this.held.overlay(uid, known);
       const now = this.env.now();
-      const input = { body, handlers: this.handlers, now, initial: this.store.isInitial(uid) };
+      const input = { body, handlers: this.handlers, now, initial: this.store.isInitial(uid), marks: this.env.marks };
       const step = decide(input);
       if (step.kind === 'none') {
         this.store.settle(uid);
@@ -56,6 +67,7 @@ export class Reconciler {
       if (step.kind === 'patch') {
         try {
           this.adopt(uid, await writePatch(this.env, body, step.patch));
+          this.held.written(uid, step.patch);
         } catch (error) {
           if (!(error instanceof Conflict)) throw error;
           this.adopt(uid, await readObject(this.env, body)); // changed meanwhile: decide again on its state
@@ -66,12 +78,38 @@ export class Reconciler {
         if (resourceVersionOf(this.store.get(uid)) === resourceVersionOf(body)) return Action.done(); // a no-op write
         continue;
       }
-      const result = step.kind === 'fail' ? failWithoutRunning(step, now) : await runHandler(this.env, step, body);
-      const { patch, completes } = withCompletion({ ...input, now: this.env.now() }, result.patch);
-      await this.record(uid, body, { id: step.handler.id, cause: step.cause }, result.outcome, patch);
-      if (completes) this.store.settle(uid);
+      if (await this.handle(uid, body, step, input)) this.store.settle(uid);
     }
     return Action.done();
+  }
+
+  /** Runs (or fails) one handler and records its outcome; true when the write completed the cause. */
+  private async handle(uid: string, body: KubernetesObject, step: HandlerStep, input: Parameters<typeof decide>[0]): Promise<boolean> {
+    let outcome: Outcome | undefined;
+    try {
+      const result = step.kind === 'fail' ? failWithoutRunning(step, input.now, this.env.marks) : await runHandler(this.env, step, body);
+      outcome = result.outcome;
+      const { patch, completes } = withCompletion({ ...input, now: this.env.now() }, result.patch);
+      await this.record(uid, body, { id: step.handler.id, cause: step.cause }, result.outcome, patch);
+      return completes;
+    } catch (error) {
+      const { handler, key, cause, record } = step;
+      throw new HandlerStepFailed({ id: handler.id, key, cause, options: handler.options, record, outcome: outcome?.kind }, error);
+    }
+  }
+
+  /** Keeps a handler's record the error policy advanced until a write carries it (see held.ts). */
+  hold(uid: string, key: string, record: ProgressRecord): void {
+    if (this.store.get(uid)) this.held.hold(uid, progressAnnotation(key, this.env.marks), encodeProgress(record));
+  }
+
+  /** Whether records of `uid` wait to be written: its failure is not over. */
+  holding(uid: string): boolean {
+    return this.held.holding(uid);
+  }
+
+  forget(uid: string): void {
+    this.held.forget(uid);
   }
 
   private adopt(uid: string, answer: KubernetesObject | undefined): void {
@@ -83,7 +121,8 @@ export class Reconciler {
   private async record(uid: string, body: KubernetesObject, step: Recorded, outcome: Outcome, patch: ObjectPatch) {
     const { id, cause } = step;
     this.adopt(uid, await writePatch(this.env, body, patch));
+    this.held.written(uid, patch);
     logOutcome(this.env, body, id, cause, outcome);
-    if (eventWorthy(outcome)) await postEvent(this.env, body, id, outcome);
+    if (eventWorthy(outcome)) outcomeEvent(this.env, body, id, outcome);
   }
 }

@@ -6,6 +6,7 @@ import { Conflict, writePatch } from '../../../src/runtime/effects/api-write.js'
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js';
 import { createLogger } from '../../../src/runtime/effects/log.js';
+import { policyEnv } from '../../helpers/resource-env.js';
 
 const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
 const body = { metadata: { name: 'a', namespace: 'ns', uid: 'u', resourceVersion: '5' } };
@@ -22,7 +23,7 @@ function env(answers: (KubeError | Record<string, unknown>)[]) {
     },
   } as unknown as KubeClient;
   const logger = createLogger({ write: () => {} });
-  const exec: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => new Date() };
+  const exec: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => new Date(), ...policyEnv() };
   return { exec, calls };
 }
 

@@ -1,35 +1,34 @@
-/** Warning Events about handler failures: which outcomes post one, and what it says. */
+/** Warning Events about handler failures: which outcomes record one, and what it says. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineResource } from '../../../src/runtime/index.js';
-import { eventWorthy, postEvent } from '../../../src/runtime/effects/events.js';
+import { eventWorthy, outcomeEvent, warn } from '../../../src/runtime/effects/events.js';
 import { createLogger } from '../../../src/runtime/effects/log.js';
 import type { ResourceEnv } from '../../../src/runtime/env.js';
-import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js';
+import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import type { Outcome } from '../../../src/runtime/reconcile/outcome.js';
+import { collectEvents, policyEnv } from '../../helpers/resource-env.js';
 
 const resource = defineResource({
   group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
   statusSubresource: true, printerColumns: [],
 });
-const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1' } };
+const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '7' } };
 
-function env(answer: (path: string, event: unknown) => unknown) {
-  const lines: string[] = [];
-  const client = {
-    async request(_method: string, path: string, options: { body: unknown }) {
-      return answer(path, options.body);
-    },
-  };
+/** Events never reach the client here: the recorder is replaced by a collector. */
+const unused: unknown = {};
+
+function env() {
+  const events = collectEvents();
   const exec: ResourceEnv = {
-    client: client as unknown as KubeClient, resource, logger: createLogger({ write: (l) => lines.push(l) }),
-    signal: new AbortController().signal, now: () => new Date('2026-01-01T00:00:00Z'),
+    client: unused as KubeClient, resource, logger: createLogger({ write: () => {} }),
+    signal: new AbortController().signal, now: () => new Date('2026-01-01T00:00:00Z'), ...policyEnv(events),
   };
-  return { exec, lines };
+  return { exec, events };
 }
 
 describe('eventWorthy', () => {
-  it('failures post an Event, except an attempt cut short by the shutdown', () => {
+  it('failures record an Event, except an attempt cut short by the shutdown', () => {
     const cases: { given: Outcome; want: boolean }[] = [
       { given: { kind: 'success' }, want: false },
       { given: { kind: 'ignored' }, want: false },
@@ -41,26 +40,22 @@ describe('eventWorthy', () => {
   });
 });
 
-describe('postEvent', () => {
-  it('posts a Warning naming the handler, the object and the retry', async () => {
-    let posted: { path: string; event: Record<string, unknown> } | undefined;
-    const { exec } = env((path, event) => (posted = { path, event: event as Record<string, unknown> }));
-    await postEvent(exec, body, 'myapp', { kind: 'temporary', delay: 5, message: 'db down' });
-    assert.equal(posted?.path, '/api/v1/namespaces/ns/events');
-    assert.deepEqual(
-      [posted?.event.type, posted?.event.reason, posted?.event.message],
-      ['Warning', 'myappFailed', 'Handler myapp failed temporarily: db down, retry in 5s'],
-    );
-    assert.deepEqual(posted?.event.involvedObject, {
-      apiVersion: 'example.com/v1', kind: 'MyResource', name: 'a', namespace: 'ns', uid: 'u1',
-      resourceVersion: undefined,
-    });
+describe('outcomeEvent', () => {
+  it('hands the recorder a Warning naming the handler, the object and the retry; the same failure says the same', () => {
+    const { exec, events } = env();
+    outcomeEvent(exec, body, 'myapp', { kind: 'temporary', delay: 0, message: 'db down' });
+    outcomeEvent(exec, body, 'myapp', { kind: 'temporary', delay: 0, message: 'db down' });
+    outcomeEvent(exec, body, 'myapp', { kind: 'permanent', message: 'bad' });
+    assert.deepEqual(events.recorded.map((e) => [e.type, e.reason, e.message]), [
+      ['Warning', 'myappFailed', 'Handler myapp failed temporarily: db down, retry in 0s'],
+      ['Warning', 'myappFailed', 'Handler myapp failed temporarily: db down, retry in 0s'],
+      ['Warning', 'myappFailed', 'Handler myapp failed permanently: bad'],
+    ]);
+    assert.deepEqual(events.recorded[0].object, { apiVersion: 'example.com/v1', kind: 'MyResource', name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '7' });
   });
-  it('a failure to post is only logged', async () => {
-    const { exec, lines } = env(() => {
-      throw new KubeError('POST: 403 forbidden', 403, undefined);
-    });
-    await postEvent(exec, body, 'myapp', { kind: 'permanent', message: 'bad' });
-    assert.match(lines.join('\n'), /could not post the Event for handler myapp on ns\/a: POST: 403 forbidden/);
+  it('a partial body (a store entry without apiVersion/kind) is referenced through the resource', () => {
+    const { exec, events } = env();
+    warn(exec, { metadata: { name: 'a', namespace: 'ns', uid: 'u1' } }, 'ReconcileFailed', 'x');
+    assert.deepEqual([events.recorded[0].object.apiVersion, events.recorded[0].object.kind], ['example.com/v1', 'MyResource']);
   });
 });

@@ -8,6 +8,8 @@ import { createLogger } from '../../../src/runtime/effects/log.js';
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import type { RunStep } from '../../../src/runtime/reconcile/decide.js';
+import { policyEnv } from '../../helpers/resource-env.js';
+import { DEFAULT_MARKS } from '../../../src/runtime/reconcile/marks.js';
 
 const resource = defineResource({
   group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
@@ -29,6 +31,7 @@ function setup(fn: (context: HandlerContext<unknown>) => unknown, options: { tim
   const env: ResourceEnv = {
     client: {} as KubeClient, resource, logger: createLogger({ write: () => {} }), signal: abort.signal,
     now: () => new Date(),
+    ...policyEnv(),
   };
   return { step, env, abort };
 }
@@ -85,7 +88,7 @@ describe('failWithoutRunning', () => {
     const started = '2026-01-01T00:00:00Z';
     const record = { started, purpose: 'create' as const, retries: 3, delayed: '2026-01-01T00:01:00Z' };
     const now = new Date('2026-01-01T00:02:00Z');
-    const result = failWithoutRunning({ ...step, kind: 'fail', record, message: 'gave up after 3 attempt(s)' }, now);
+    const result = failWithoutRunning({ ...step, kind: 'fail', record, message: 'gave up after 3 attempt(s)' }, now, DEFAULT_MARKS);
     assert.equal(result.outcome.kind, 'permanent');
     assert.deepEqual(
       [result.record.failure, result.record.delayed, result.record.stopped, result.record.retries],

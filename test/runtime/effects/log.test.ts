@@ -6,6 +6,7 @@ import { childLogger, createLogger, logFailure, logOutcome, objectRef } from '..
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import type { Outcome } from '../../../src/runtime/reconcile/outcome.js';
+import { policyEnv } from '../../helpers/resource-env.js';
 
 const resource = defineResource({
   group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
@@ -16,7 +17,7 @@ function env() {
   const lines: string[] = [];
   const logger = createLogger({ level: 'debug', write: (l) => lines.push(l.slice(25)) }); // without the timestamp
   const signal = new AbortController().signal;
-  const exec: ResourceEnv = { client: {} as KubeClient, resource, logger, signal, now: () => new Date() };
+  const exec: ResourceEnv = { client: {} as KubeClient, resource, logger, signal, now: () => new Date(), ...policyEnv() };
   return { exec, lines };
 }
 
@@ -48,13 +49,13 @@ describe('log lines', () => {
       assert.deepEqual(lines, [`${want} resource=myresources object=ns/a handler=myapp cause=create`]);
     }
   });
-  it('a failed reconcile: what the error policy decided, and why', () => {
+  it('a failed reconcile: one line naming the object by namespace/name, uid only when it is no longer known', () => {
     const { exec, lines } = env();
-    logFailure(exec, 'u1', new Error('PATCH: 422 too long'), 10_000);
-    logFailure(exec, 'u1', 'odd', undefined);
+    logFailure(exec, { metadata: { name: 'a', namespace: 'ns' } }, 'u1', 'processing failed, retrying in 1s: boom');
+    logFailure(exec, undefined, 'u1', 'processing failed, retrying in 2s: boom');
     assert.deepEqual(lines, [
-      'ERROR processing failed, retrying in 10s: PATCH: 422 too long resource=myresources uid=u1',
-      'ERROR processing failed, not retrying: odd resource=myresources uid=u1',
+      'ERROR myresources ns/a: processing failed, retrying in 1s: boom resource=myresources object=ns/a uid=u1',
+      'ERROR myresources uid u1: processing failed, retrying in 2s: boom resource=myresources uid=u1',
     ]);
   });
 });

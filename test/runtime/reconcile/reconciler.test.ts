@@ -8,6 +8,7 @@ import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js'
 import { Reconciler } from '../../../src/runtime/reconcile/reconciler.js';
 import { encodeProgress, progressAnnotation } from '../../../src/runtime/reconcile/progress.js';
 import { Store } from '../../../src/runtime/store.js';
+import { policyEnv } from '../../helpers/resource-env.js';
 
 const resource = defineResource({
   group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
@@ -24,7 +25,7 @@ function setup(annotations: Record<string, string>, request: () => unknown) {
   store.apply({ apiVersion: 'example.com/v1', kind: 'MyResource', metadata, spec: {} });
   const client = { async request() { return request(); } } as unknown as KubeClient;
   const logger = createLogger({ write: () => {} });
-  const env: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => now };
+  const env: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => now, ...policyEnv() };
   const gone: string[] = [];
   const hooks = {
     gone: (uid: string) => {
