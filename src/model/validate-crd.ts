@@ -109,7 +109,7 @@ function checkKind(c: Check, node: DocNode | undefined, kind: string, pointer: s
   const problem = dns1035(kind.toLowerCase());
   if (!problem) return;
   const ascii = asciiSpelling(kind);
-  const hint = /[^\x00-\x7f]/.test(kind) && ascii && !dns1035(ascii.toLowerCase()) ? `; the API server accepts only ASCII letters, digits and '-': rename it, e.g. \`${ascii}\`` : '';
+  const hint = [...kind].some((ch) => ch.charCodeAt(0) > 0x7f) && ascii && !dns1035(ascii.toLowerCase()) ? `; the API server accepts only ASCII letters, digits and '-': rename it, e.g. \`${ascii}\`` : '';
   error(c, 'KG123', `${what} \`${kind}\` may have mixed case, but ${problem.replace('lower case ', '')}${hint}`, node, pointer);
 }
 
