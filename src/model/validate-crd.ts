@@ -37,7 +37,7 @@ export function validateCrd(crd: CrdDocument): Diagnostic[] {
   const plural = text(c, get(names, 'plural'), pointerJoin(namesPointer, 'plural'), 'plural');
   if (group !== undefined) checkGroup(c, get(spec, 'group'), group, pointerJoin(specPointer, 'group'));
   checkNames(c, names, namesPointer);
-  checkScope(c, get(spec, 'scope'), pointerJoin(specPointer, 'scope'));
+  if (spec) checkScope(c, get(spec, 'scope'), pointerJoin(specPointer, 'scope'));
   checkMetadataName(c, group, plural);
   if (spec) checkVersions(c, spec, specPointer);
   return c.out;
