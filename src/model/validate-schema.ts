@@ -38,8 +38,14 @@ export function validateSchema(source: DocSource, root: DocNode | undefined, poi
   return w.out;
 }
 
+/**
+ * KG132 (unsupported keywords) and KG133 (properties beside additionalProperties) are OpenAPI
+ * rules the server applies to every CRD, v1beta1 too; the others are structural rules, which
+ * v1beta1 only reports as a non-structural condition.
+ */
 function report(w: Walk, code: string, message: string, node: DocNode | undefined, pointer: string): void {
-  w.out.push(diag(w.source, w.severity, code, message, node, pointer));
+  const severity = code === 'KG132' || code === 'KG133' ? 'error' : w.severity;
+  w.out.push(diag(w.source, severity, code, message, node, pointer));
 }
 
 function checkRoot(w: Walk, root: DocMap, pointer: string): void {

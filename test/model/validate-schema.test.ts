@@ -108,7 +108,7 @@ for (const c of cases) {
   });
 }
 
-test('v1beta1: the same rules are warnings (the server accepts a non-structural v1beta1 schema)', () => {
-  const text = crd('type: object\nproperties:\n  a: { type: object, $ref: "#/x" }\n', 'v1beta1');
-  assert.deepEqual(problems(text), [`KG132 warning 16:38 ${R}/properties/a/$ref`]);
+test('v1beta1: structural rules are warnings (the server accepts a non-structural v1beta1 schema), OpenAPI rules errors', () => {
+  const text = crd('type: object\nproperties:\n  a: { type: object, $ref: "#/x" }\n  b: { type: string, x-kubernetes-int-or-string: true }\n', 'v1beta1');
+  assert.deepEqual(problems(text), [`KG132 error 16:38 ${R}/properties/a/$ref`, `KG134 warning 17:24 ${R}/properties/b/type`]);
 });

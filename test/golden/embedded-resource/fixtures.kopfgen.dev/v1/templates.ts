@@ -32,7 +32,7 @@ export interface TemplateSpecCounters extends KubernetesObject {
   apiVersion: string;
   kind: string;
   metadata?: ObjectMeta;
-  [key: string]: number | string | ObjectMeta | undefined;
+  [key: string]: unknown;
 }
 
 export interface TemplateSpecObject extends KubernetesObject {
