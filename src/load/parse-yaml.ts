@@ -144,7 +144,7 @@ function treeLimit(source: ParsedSource, limit: TreeLimit): Diagnostic {
 /** The parser's own resource limit (its recursion gave out) is KG140 like ours, not "malformed YAML". */
 function yamlError(source: ParsedSource, e: YAMLError): Diagnostic {
   if (e.code === 'RESOURCE_EXHAUSTION') {
-    const message = `nesting too deep for the YAML parser (${e.message.split('\n')[0]}); kopfgen reads CRDs up to ${MAX_DEPTH} levels`;
+    const message = `nesting too deep for the YAML parser here; kopfgen reads CRDs up to ${MAX_DEPTH} levels`;
     return { severity: 'error', code: 'KG140', message, pointer: '', ...source.pos(e.pos[0]) };
   }
   const first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
