@@ -87,7 +87,7 @@ class TreeReader {
     this.count++;
     this.expanded++;
     if (depth > this.deepest) this.deepest = depth;
-    const anchor = (isScalar(yamlNode) || isMap(yamlNode) || isSeq(yamlNode)) && yamlNode.anchor ? yamlNode : undefined;
+    const anchor = anchorOf(yamlNode);
     if (!anchor) return this.read(yamlNode, link, depth);
     const [deepest, expanded] = [this.deepest, this.expanded];
     this.deepest = depth;
@@ -156,6 +156,12 @@ class TreeReader {
     }
     return undefined;
   }
+}
+
+/** The node when it carries an anchor (aliases may repeat it), else undefined; one property read on the common path. */
+function anchorOf(node: unknown): YamlNode | undefined {
+  if (typeof node !== 'object' || node === null || !('anchor' in node) || !node.anchor) return undefined;
+  return isScalar(node) || isMap(node) || isSeq(node) ? node : undefined;
 }
 
 function offsetOf(node: YamlNode): number {

@@ -36,7 +36,7 @@ export function validateCrd(crd: CrdDocument): Diagnostic[] {
   const group = text(c, get(spec, 'group'), pointerJoin(specPointer, 'group'), 'group');
   const plural = text(c, get(names, 'plural'), pointerJoin(namesPointer, 'plural'), 'plural');
   if (group !== undefined) checkGroup(c, get(spec, 'group'), group, pointerJoin(specPointer, 'group'));
-  checkNames(c, names, namesPointer);
+  checkNames(c, names, namesPointer, plural);
   if (spec) checkScope(c, get(spec, 'scope'), pointerJoin(specPointer, 'scope'));
   checkMetadataName(c, group, plural);
   if (spec) checkVersions(c, spec, specPointer);
@@ -74,12 +74,16 @@ function checkGroup(c: Check, node: DocNode | undefined, group: string, pointer:
   if (problem) error(c, 'KG121', `group \`${group}\` ${problem}`, node, pointer);
 }
 
-function checkNames(c: Check, names: DocMap | undefined, pointer: string): void {
-  for (const key of ['plural', 'singular']) {
-    const node = get(names, key);
-    const value = key === 'plural' ? (node?.kind === 'scalar' && typeof node.value === 'string' ? node.value : undefined) : text(c, node, pointerJoin(pointer, key), key);
+/** `plural` is read (and KG124 reported) by the caller, which needs it for metadata.name. */
+function checkNames(c: Check, names: DocMap | undefined, pointer: string, plural: string | undefined): void {
+  const singularNode = get(names, 'singular');
+  const values: [string, DocNode | undefined, string | undefined][] = [
+    ['plural', get(names, 'plural'), plural],
+    ['singular', singularNode, text(c, singularNode, pointerJoin(pointer, 'singular'), 'singular')],
+  ];
+  for (const [key, node, value] of values) {
     const problem = value ? dns1035(value) : undefined;
-    if (value !== undefined && problem) error(c, 'KG122', `${key} \`${value}\` ${problem}`, node, pointerJoin(pointer, key));
+    if (problem) error(c, 'KG122', `${key} \`${value}\` ${problem}`, node, pointerJoin(pointer, key));
   }
   for (const key of ['shortNames', 'categories']) {
     asSeq(get(names, key))?.items.forEach((item, i) => {
