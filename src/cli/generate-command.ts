@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import type { GeneratedFile, GenerateOptions, GenerateResult, SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { hasErrors } from '../diagnostics.js';
-import { applyPlan, outOfDate, planDiff, planWrite, summarize, type WritePlan, type WriteTargets } from '../io/write.js';
+import { fileDiagnostic } from '../io/file-errors.js';
+import { applyPlan, ConcurrentEditError, outOfDate, planDiff, planWrite, summarize, type WritePlan, type WriteTargets } from '../io/write.js';
 import { Cache, cacheKey, stampGenerated, stubMemo, stubRecord, verifyGenerated, type CacheEntry } from './cache.js';
 import type { ClusterSource } from './from-cluster.js';
 import type { ResolvedRun } from './options.js';
-import type { Reporter, RunReport } from './report.js';
+import { EXIT_INTERNAL, type Reporter, type RunReport } from './report.js';
 
 /** The generator as the CLI sees it; bound to the real reader and pipeline in `pipeline.ts`. */
 export interface Pipeline {
@@ -34,8 +35,40 @@ interface Produced {
   hit: boolean;
 }
 
+/**
+ * One run; whatever fails becomes a report: a file-system failure is a diagnostic naming the
+ * user's path (KG900–KG902, exit 1), a file edited during the run KG903 (exit 1), anything else
+ * an internal error KG999 (exit 3). Failures happen before or during the atomic apply, which
+ * leaves the tree as it was, so every report of a failure says nothing was written.
+ */
 export async function runGenerate(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter, fixCommand: string): Promise<RunReport> {
   const started = performance.now();
+  try {
+    return await generateOnce(run, pipeline, reporter, fixCommand, started);
+  } catch (e) {
+    const command = run.check ? ('check' as const) : ('generate' as const);
+    return { ...failureReport(e, run.cwd), command, cache: 'off', timeMs: Math.round(performance.now() - started) };
+  }
+}
+
+export function failureReport(e: unknown, cwd: string): Pick<RunReport, 'exitCode' | 'diagnostics'> {
+  const file = fileDiagnostic(e, cwd);
+  if (file) return { exitCode: 1, diagnostics: [file] };
+  const message = e instanceof Error ? e.message : String(e);
+  if (e instanceof ConcurrentEditError) {
+    return { exitCode: 1, diagnostics: [{ severity: 'error', code: 'KG903', message, file: '.', line: 1, col: 1, pointer: '' }] };
+  }
+  return { exitCode: EXIT_INTERNAL, diagnostics: [internalDiagnostic(e)] };
+}
+
+/** KG999: a bug in kopfgen. The message, and the stack with KOPFGEN_DEBUG=1, for the report. */
+export function internalDiagnostic(e: unknown): Diagnostic {
+  const message = e instanceof Error ? (process.env.KOPFGEN_DEBUG ? (e.stack ?? e.message) : e.message) : String(e);
+  const hint = process.env.KOPFGEN_DEBUG ? '' : ' (set KOPFGEN_DEBUG=1 for the stack)';
+  return { severity: 'error', code: 'KG999', message: `internal error: ${message}; nothing was written; please report this${hint}`, file: 'kopfgen', line: 1, col: 1, pointer: '' };
+}
+
+async function generateOnce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter, fixCommand: string, started: number): Promise<RunReport> {
   const produced = await produce(run, pipeline, reporter);
   const base = {
     command: run.check ? ('check' as const) : ('generate' as const),

@@ -4,24 +4,27 @@
  * `generate.ts`, `watch.ts`, `init.ts` and the runtime's `run.ts`.
  *
  * Exit codes: 0 ok (warnings allowed); 1 error diagnostics, or `--check` found out-of-date
- * files; 2 usage: bad arguments or options, or an invalid configuration file.
+ * files; 2 usage: bad arguments or options, or an invalid configuration file; 3 an internal
+ * error (a bug in kopfgen). With `--format json` every run, whatever its end, prints one object.
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config/load.js';
-import { runGenerate } from './generate-command.js';
+import type { Diagnostic } from '../diagnostics.js';
+import { failureReport, runGenerate } from './generate-command.js';
 import { runInit, type InitFlags } from './init.js';
 import type { ManifestsFlags } from './manifests.js';
 import { resolveRun, UsageError, type GenerateFlags } from './options.js';
 import { realPipeline } from './pipeline.js';
-import { Reporter, type Streams } from './report.js';
+import { jsonReport, Reporter, type Streams } from './report.js';
 import { watchLoop, type Reload } from './watch-mode.js';
 import { displayPath } from '../io/fs.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
+export { EXIT_INTERNAL } from './report.js';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -31,7 +34,8 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0  success (warnings allowed); --check: everything up to date
   1  error diagnostics (nothing was written), or --check found files out of date
-  2  usage: unknown option, bad value, invalid configuration file`;
+  2  usage: unknown option, bad value, invalid configuration file
+  3  internal error (a bug in kopfgen; nothing was written)`;
 
 /** The fix command `--check` suggests: this very invocation without `--check`. */
 function fixCommand(argv: string[]): string {
@@ -165,15 +169,33 @@ export async function main(argv: string[], streams: Streams): Promise<number> {
     return exitCode;
   } catch (e) {
     if (e instanceof CommanderError) {
-      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? EXIT_OK : EXIT_USAGE;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT_OK;
+      return failed(argv, streams, EXIT_USAGE, { severity: 'error', code: 'KG950', message: e.message.replace(/^error: /, ''), file: 'kopfgen', line: 1, col: 1, pointer: '' }, false);
     }
     if (e instanceof UsageError) {
-      streams.stderr.write(`kopfgen: error: ${e.message}\n`);
-      return EXIT_USAGE;
+      return failed(argv, streams, EXIT_USAGE, { severity: 'error', code: 'KG950', message: e.message, file: 'kopfgen', line: 1, col: 1, pointer: '' });
     }
-    streams.stderr.write(`kopfgen: error: ${e instanceof Error ? (process.env.KOPFGEN_DEBUG ? e.stack : e.message) : String(e)}\n`);
-    return EXIT_FAILED;
+    const failure = failureReport(e, process.cwd());
+    return failed(argv, streams, failure.exitCode, failure.diagnostics[0]);
   }
+}
+
+/**
+ * A run that ended outside a command's own report: one line on stderr (commander has already
+ * printed its own for a usage error: `echo` false) and, with `--format json`, the one JSON object.
+ */
+function failed(argv: string[], streams: Streams, exitCode: number, diagnostic: Diagnostic, echo = true): number {
+  if (echo) streams.stderr.write(`kopfgen: error: ${diagnostic.code === 'KG950' ? diagnostic.message : `${diagnostic.file}: ${diagnostic.message}`}\n`);
+  if (wantsJson(argv)) {
+    const command = argv.includes('--check') ? 'check' : argv[0] === 'init' ? 'init' : 'generate';
+    streams.stdout.write(JSON.stringify(jsonReport({ command, exitCode, diagnostics: [diagnostic], cache: 'off', timeMs: 0 })) + '\n');
+  }
+  return exitCode;
+}
+
+/** `--format json` or `--format=json` anywhere on the command line (commander may have failed before reading it). */
+function wantsJson(argv: readonly string[]): boolean {
+  return argv.some((a, i) => a === '--format=json' || (a === '--format' && argv[i + 1] === 'json'));
 }
 
 function isEntryPoint(): boolean {

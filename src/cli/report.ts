@@ -16,6 +16,12 @@ export interface OutOfDateFile {
   diff: string;
 }
 
+/**
+ * Exit codes (README "Exit codes"): 0 success; 1 error diagnostics or `--check` out of date;
+ * 2 usage; 3 an internal error of kopfgen (a bug: the run stopped, nothing was written).
+ */
+export const EXIT_INTERNAL = 3;
+
 export interface RunReport {
   command: 'generate' | 'check' | 'init';
   exitCode: number;

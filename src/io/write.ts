@@ -7,11 +7,12 @@
  * they carry the generated header; stub files are the user's and are only ever merged into.
  */
 import { promises as fs } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { GeneratedFile, StubEntry } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { GENERATED_MARK, isGeneratedText, YAML_GENERATED_MARK } from '../emit/header.js';
 import { unifiedDiff } from './diff.js';
+import { onPath } from './file-errors.js';
 import { displayPath, listFiles, readIfExists } from './fs.js';
 
 export interface WriteTargets {
@@ -180,18 +181,28 @@ async function assertUntouched(writes: PlannedFile[]): Promise<void> {
 /** Writes every file to a temporary beside it, then renames all into place; on failure nothing changed. */
 export async function writeFilesAtomic(files: { path: string; content: string }[]): Promise<void> {
   const temps: { temp: string; target: string }[] = [];
+  let directory = '';
   try {
     for (const f of files) {
-      await fs.mkdir(dirname(f.path), { recursive: true });
-      const temp = join(dirname(f.path), `.${Math.random().toString(36).slice(2)}.kopfgen.tmp`);
+      directory = dirname(f.path);
+      await fs.mkdir(directory, { recursive: true });
+      const temp = join(directory, `.${Math.random().toString(36).slice(2)}.kopfgen.tmp`);
       temps.push({ temp, target: f.path });
       await fs.writeFile(temp, f.content, { flag: 'wx' });
     }
   } catch (e) {
     await Promise.all(temps.map((t) => fs.rm(t.temp, { force: true })));
-    throw e;
+    // The temporary's name is ours: the failure is the directory's, which the user can fix.
+    throw onPath(e, directory);
   }
-  for (const t of temps) await fs.rename(t.temp, t.target);
+  for (const [i, t] of temps.entries()) {
+    try {
+      await fs.rename(t.temp, t.target);
+    } catch (e) {
+      await Promise.all(temps.slice(i).map((r) => fs.rm(r.temp, { force: true })));
+      throw onPath(e, t.target);
+    }
+  }
 }
 
 /** Removes directories below `root` left empty by stale-file removal (and emptied parents); never others. */

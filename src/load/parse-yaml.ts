@@ -10,7 +10,7 @@ import type { SourceText } from '../api.js';
 import { pointerJoin, type Diagnostic } from '../diagnostics.js';
 import type { CrdDocument, DocMap, DocNode } from './doc-tree.js';
 import { ParsedSource } from './yaml-source.js';
-import { documentTree } from './yaml-tree.js';
+import { documentTree, MAX_DEPTH, type TreeLimit } from './yaml-tree.js';
 
 export interface ParseResult {
   crds: CrdDocument[];
@@ -30,9 +30,10 @@ export function parseSource(input: SourceText): ParseResult {
   const crds: CrdDocument[] = [];
   for (const doc of docs) {
     const tree = documentTree(source, doc);
-    if (doc.errors.length > 0 || tree.duplicates.length > 0) {
+    if (doc.errors.length > 0 || tree.duplicates.length > 0 || tree.limit) {
       for (const e of doc.errors) diagnostics.push(yamlError(source, e));
       for (const d of tree.duplicates) diagnostics.push(duplicateKey(source, d.offset));
+      if (tree.limit && doc.errors.length === 0) diagnostics.push(treeLimit(source, tree.limit));
       continue;
     }
     if (!doc.contents) continue; // an empty document between `---` separators
@@ -145,7 +146,17 @@ function note(source: ParsedSource, message: string, node: DocNode | undefined, 
   return { severity: 'note', code: 'KG106', message, pointer, ...source.pos(node ? node.offset : 0) };
 }
 
+/** KG140 (nesting) or KG141 (aliases): the document is not read, so nothing downstream recurses without bound. */
+function treeLimit(source: ParsedSource, limit: TreeLimit): Diagnostic {
+  return { severity: 'error', code: limit.kind === 'depth' ? 'KG140' : 'KG141', message: limit.message, pointer: '', ...source.pos(limit.offset) };
+}
+
+/** The parser's own resource limit (its recursion gave out) is KG140 like ours, not "malformed YAML". */
 function yamlError(source: ParsedSource, e: YAMLError): Diagnostic {
+  if (e.code === 'RESOURCE_EXHAUSTION') {
+    const message = `nesting too deep for the YAML parser here; kopfgen reads CRDs up to ${MAX_DEPTH} levels`;
+    return { severity: 'error', code: 'KG140', message, pointer: '', ...source.pos(e.pos[0]) };
+  }
   const first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
   return { severity: 'error', code: 'KG104', message: `malformed YAML: ${first} (${e.code})`, pointer: '', ...source.pos(e.pos[0]) };
 }

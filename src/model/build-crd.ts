@@ -8,6 +8,8 @@ import type { CrdDocument, DocMap, DocNode } from '../load/doc-tree.js';
 import { asMap, asSeq, bool, diag, get, nodePos, num, str } from './doc-read.js';
 import type { CrdModel, ObjectNode, PrinterColumn, ScaleSubresource, VersionModel } from './ir.js';
 import { buildSchema, type SchemaContext } from './build-schema.js';
+import { validateCrd } from './validate-crd.js';
+import { validateSchema } from './validate-schema.js';
 
 export const CRD_API_VERSIONS = ['apiextensions.k8s.io/v1', 'apiextensions.k8s.io/v1beta1'];
 
@@ -15,6 +17,8 @@ interface Reader {
   crd: CrdDocument;
   diagnostics: Diagnostic[];
   v1beta1: boolean;
+  /** Schemas already checked: v1beta1's top-level `validation` is every version's schema, checked once. */
+  validated: Set<DocNode>;
 }
 
 export function buildCrd(crd: CrdDocument, diagnostics: Diagnostic[]): CrdModel | undefined {
@@ -24,7 +28,8 @@ export function buildCrd(crd: CrdDocument, diagnostics: Diagnostic[]): CrdModel 
     diagnostics.push(diag(source, 'error', 'KG107', `unsupported CRD apiVersion \`${apiVersion}\` (expected apiextensions.k8s.io/v1 or v1beta1)`, get(node, 'apiVersion'), pointerJoin(crd.pointer, 'apiVersion')));
     return undefined;
   }
-  const r: Reader = { crd, diagnostics, v1beta1: apiVersion.endsWith('v1beta1') };
+  const r: Reader = { crd, diagnostics, v1beta1: apiVersion.endsWith('v1beta1'), validated: new Set() };
+  diagnostics.push(...validateCrd(crd));
   const metadata = asMap(get(node, 'metadata'));
   const spec = asMap(get(node, 'spec'));
   const names = asMap(get(spec, 'names'));
@@ -111,7 +116,12 @@ function readVersion(
     r.diagnostics.push(diag(crd.source, 'error', 'KG109', `version ${name} has no schema (openAPIV3Schema); kopfgen needs one to generate types`, map ?? at, pointer));
   } else {
     const ctx: SchemaContext = { source: crd.source, diagnostics: r.diagnostics, structural: r.v1beta1 ? 'warning' : 'error' };
-    const schema = buildSchema(ctx, schemaNode, pointerJoin(validationPointer, 'openAPIV3Schema'));
+    const schemaPointer = pointerJoin(validationPointer, 'openAPIV3Schema');
+    const schema = buildSchema(ctx, schemaNode, schemaPointer);
+    if (!r.validated.has(schemaNode)) {
+      r.validated.add(schemaNode);
+      r.diagnostics.push(...validateSchema(crd.source, schemaNode, schemaPointer, ctx.structural));
+    }
     if (schema.type === 'object') version.schema = schema;
     else version.schema = rootFallback(schema);
   }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import type { DocNode } from '../../src/load/doc-tree.js';
 import { ParsedSource } from '../../src/load/yaml-source.js';
-import { documentTree } from '../../src/load/yaml-tree.js';
+import { documentTree, MAX_DEPTH } from '../../src/load/yaml-tree.js';
 
 function read(text: string) {
   const source = new ParsedSource('t.yaml', text);
@@ -71,3 +71,41 @@ test('a large map is read in linear time: 40,000 keys', () => {
   assert.equal(root?.kind === 'map' && root.entries.size, 40_000);
   assert.equal(duplicates.length, 1);
 });
+
+/** A flow sequence nested `depth` levels: `[[[…x…]]]`. */
+function nested(depth: number): string {
+  return '['.repeat(depth - 1) + 'x' + ']'.repeat(depth - 1) + '\n';
+}
+
+const limitCases: { name: string; given: string; want: { kind: string; line: number; col: number; message: RegExp } | undefined }[] = [
+  { name: 'nesting at the limit', given: nested(MAX_DEPTH), want: undefined },
+  { name: 'one level beyond the limit: at the innermost node', given: nested(MAX_DEPTH + 1), want: { kind: 'depth', line: 1, col: MAX_DEPTH + 1, message: /nesting deeper than 512 levels/ } },
+  {
+    name: 'an alias expanded beyond the limit: at the alias',
+    given: `a: &a ${nested(MAX_DEPTH - 1).trim()}\nb: [*a]\nc: *a\n`,
+    want: { kind: 'depth', line: 2, col: 5, message: /where this alias is expanded/ },
+  },
+  { name: 'an alias that contains itself: at the alias', given: 'a: &a [1, *a]\n', want: { kind: 'aliases', line: 1, col: 11, message: /a cycle/ } },
+  {
+    name: 'an alias bomb: at the alias that crosses the budget',
+    given: ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 6 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`)].join('\n') + '\n',
+    want: { kind: 'aliases', line: 5, col: 45, message: /alias bomb/ },
+  },
+  {
+    name: 'aliases that repeat a shared part a few times are fine',
+    given: 'base: &b { type: object, properties: { x: { type: string } } }\nuses: [*b, *b, *b, *b, *b, *b, *b, *b]\n',
+    want: undefined,
+  },
+];
+
+for (const c of limitCases) {
+  test(`tree limits: ${c.name}`, () => {
+    const { source, limit } = read(c.given);
+    if (!c.want) return assert.equal(limit, undefined);
+    assert.ok(limit, 'a limit is reported');
+    assert.equal(limit.kind, c.want.kind);
+    assert.match(limit.message, c.want.message);
+    const pos = source.pos(limit.offset);
+    assert.deepEqual([pos.line, pos.col], [c.want.line, c.want.col]);
+  });
+}

@@ -35,5 +35,5 @@ export interface ConfigSpecEndpointsValue {
 
 export interface ConfigSpecLimits {
   default?: number;
-  [key: string]: string | number | undefined;
+  [key: string]: unknown;
 }

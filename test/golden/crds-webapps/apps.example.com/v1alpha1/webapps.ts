@@ -27,7 +27,7 @@ export const WebAppDescriptor = defineResource<WebApp>({
 
 export interface WebAppSpec {
   /** Extra annotations; keys are not identifiers. */
-  annotations?: WebAppSpecAnnotations;
+  annotations?: { [key: string]: string };
   /** Environment variables by name. */
   env?: { [key: string]: string };
   /** Any JSON value, handed to the application as is. */
@@ -45,12 +45,6 @@ export interface WebAppSpec {
   port?: number;
   /** @minItems 1 */
   routes: WebAppSpecRoutes[];
-}
-
-export interface WebAppSpecAnnotations {
-  "cert-manager.io/cluster-issuer"?: string;
-  "nginx.ingress.kubernetes.io/rewrite-target"?: string;
-  [key: string]: string | undefined;
 }
 
 export interface WebAppSpecFeatureFlags {

@@ -22,7 +22,7 @@ export const TemplateDescriptor = defineResource<Template>({
 });
 
 export interface TemplateSpec {
-  /** An embedded object whose other keys are counters. */
+  /** An embedded object whose spec maps names to counters. */
   counters?: TemplateSpecCounters;
   object?: TemplateSpecObject;
   typed?: TemplateSpecTyped;
@@ -32,7 +32,7 @@ export interface TemplateSpecCounters extends KubernetesObject {
   apiVersion: string;
   kind: string;
   metadata?: ObjectMeta;
-  [key: string]: number | string | ObjectMeta | undefined;
+  spec?: { [key: string]: number };
 }
 
 export interface TemplateSpecObject extends KubernetesObject {
