@@ -13,6 +13,7 @@ import type { RunStep, Step } from '../reconcile/decide.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from '../reconcile/outcome.js';
 import { emptyPatch, outcomePatch, type ObjectPatch } from '../reconcile/patches.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
+import { recordAttempt } from '../observe/handler-metrics.js';
 import { childLogger, objectRef } from './log.js';
 
 /** A timed-out attempt is permanent: the brand marks it so without a PermanentError instance. */
@@ -96,6 +97,7 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
     const attempts = (step.record?.retries ?? 0) + 1;
     const outcome = interrupted(env, result, applyLimits(classify(result, options), options, attempts, started, end));
     const record = nextRecord(step.record, step.cause, outcome, started, end);
+    recordAttempt(env, { handler: step.handler.id, cause: step.cause, outcome: outcome.kind, started: now, ended: end });
     return { outcome, record, patch: outcomePatch(step.handler.id, step.key, outcome, context.patch, record) };
   } finally {
     env.signal.removeEventListener('abort', onStop);

@@ -45,7 +45,8 @@ describe('log lines', () => {
     for (const { given, want } of cases) {
       const { exec, lines } = env();
       logOutcome(exec, { metadata: { name: 'a', namespace: 'ns' } }, 'myapp', 'create', given);
-      assert.deepEqual(lines, [`${want} resource=myresources object=ns/a handler=myapp cause=create`]);
+      const fields = `resource=myresources namespace=ns name=a handler=myapp cause=create outcome=${given.kind}`;
+      assert.deepEqual(lines, [`${want} ${fields}`]);
     }
   });
   it('a failed reconcile: what the error policy decided, and why', () => {
