@@ -12,6 +12,7 @@ import { generate } from '../src/generate.js';
 import { readInputs } from '../src/io/read.js';
 import { generateParallel } from '../src/generate.js';
 import { REPO } from './helpers/golden-support.js';
+import { outsideUnitScope } from './helpers/test-scope.js';
 
 function sources(dir: string, names?: string[]): SourceText[] {
   return (names ?? readdirSync(join(REPO, dir)).filter((f) => f.endsWith('.yaml')))
@@ -40,7 +41,7 @@ test('parallel equals serial on bad input: duplicates across threads, errors, He
 });
 
 const CORPUS = resolve(process.cwd(), '../shared/crds');
-test('parallel equals serial on the corpus', { skip: existsSync(CORPUS) ? false : 'needs ../shared/crds' }, async () => {
+test('parallel equals serial on the corpus', { skip: outsideUnitScope('the corpus') || (existsSync(CORPUS) ? false : 'needs ../shared/crds') }, async () => {
   const read = await readInputs([CORPUS]);
   await assertSame(read.sources, { handlers: { Certificate: ['issue'] } }, 2);
 });

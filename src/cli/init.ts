@@ -12,6 +12,10 @@ import { hasErrors } from '../diagnostics.js';
 import { parseConfig } from '../config/load.js';
 import { displayPath, listFiles, readIfExists } from '../io/fs.js';
 import { writeFilesAtomic } from '../io/write.js';
+import { loadFile } from '../pipeline/file-stage.js';
+import { crdDescriptors } from '../manifests/crd-resources.js';
+import { resolveTarget } from '../manifests/manifest-target.js';
+import { renderManifests } from '../manifests/render-manifests.js';
 import type { Pipeline } from './generate-command.js';
 import { resolveRun } from './options.js';
 import { Reporter, type Streams } from './report.js';
@@ -25,7 +29,10 @@ export function packageRoot(): string {
 const EXAMPLE_CRD = 'crds/myresource.yaml';
 
 /** Template names that npm would drop or that would be live config in kopfgen's own repo. */
-const RENAMES: Record<string, string> = { gitignore: '.gitignore', _github: '.github' };
+const RENAMES: Record<string, string> = { gitignore: '.gitignore', dockerignore: '.dockerignore', _github: '.github' };
+
+/** The built entry point: what `npm start`, the Dockerfile and the Deployment run. */
+const OPERATOR_MODULE = 'dist/operator.js';
 
 interface NewFile {
   path: string;
@@ -48,7 +55,7 @@ export async function runInit(dir: string, streams: Streams, quiet: boolean, pip
 
   const generated = await generateInto(target, files, crd, pipeline);
   if (hasErrors(generated.diagnostics)) return fail(generated.diagnostics);
-  files.push(...generated.files);
+  files.push(...generated.files, ...deployFiles(crd));
 
   const existing: Diagnostic[] = [];
   for (const f of files) {
@@ -88,6 +95,20 @@ async function templateFiles(root: string, target: string): Promise<NewFile[]> {
     out.push({ path, content: text.replace(/\{\{(\w+)\}\}/g, (m, key: string) => values[key] ?? m) });
   }
   return out;
+}
+
+/**
+ * deploy/: exactly what `kopfgen manifests dist/operator.js` renders once the project is built
+ * (its CI checks that), made from the example CRD because the new project cannot be loaded yet.
+ */
+function deployFiles(crd: string): NewFile[] {
+  const resources = crdDescriptors(loadFile({ file: EXAMPLE_CRD, text: crd }).models.filter((m) => m !== undefined));
+  if (resources.length === 0) return [];
+  const resolved = resolveTarget(resources, { module: OPERATOR_MODULE, source: OPERATOR_MODULE });
+  if (resolved.target === undefined) {
+    throw new Error(`the example CRD gives no valid manifests: ${resolved.problems.join('; ')}`);
+  }
+  return renderManifests(resources, resolved.target).map((f) => ({ path: `deploy/${f.path}`, content: f.content }));
 }
 
 /** A valid npm package name from a directory name. */

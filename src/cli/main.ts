@@ -12,6 +12,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { loadConfig } from '../config/load.js';
 import { runGenerate } from './generate-command.js';
 import { runInit } from './init.js';
+import type { ManifestsFlags } from './manifests.js';
 import { resolveRun, UsageError, type GenerateFlags } from './options.js';
 import { realPipeline } from './pipeline.js';
 import { Reporter, type Streams } from './report.js';
@@ -122,6 +123,26 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
       // Loaded on demand: the Kubernetes client is not needed to generate code.
       const { runOperator } = await import('./run.js');
       setExit(await runOperator(module, { ...flags, write: (line) => streams.stderr.write(`${line}\n`) }));
+    });
+  program
+    .command('manifests')
+    .description('write RBAC (least privilege) and a Deployment for the operator module\'s resources')
+    .argument('<module>', 'the module `kopfgen run` loads (registers the handlers), e.g. dist/operator.js')
+    .option('-o, --out <dir>', 'directory of the manifests (default: "deploy")')
+    .option('-n, --namespace <ns>', 'watch and grant one namespace (Roles), the operator runs there (default: all)')
+    .option('--name <name>', 'name of the ServiceAccount, roles and Deployment (default: from the resources)')
+    .option('--image <image>', 'container image (default: <name>:latest)')
+    .option('--image-module <path>', 'the module\'s path inside the image (default: <module> relative to here)')
+    .option('--health-port <port>', '/healthz and /readyz port (default: 8080)', positiveInt)
+    .option('--check', 'write nothing; exit 1 and print diffs if any manifest is missing, stale or extra')
+    .option('-q, --quiet', 'print only errors')
+    .addHelpText('after', `${EXIT_CODES_HELP}\n\nExamples:
+  kopfgen manifests dist/operator.js --image registry.example.com/my-operator:0.1.0
+  kopfgen manifests dist/operator.js -n team-a --check`)
+    .action(async (module: string, flags: ManifestsFlags) => {
+      // Loaded on demand, as `run`: loading the module loads the runtime.
+      const { runManifests } = await import('./manifests.js');
+      setExit(await runManifests(module, flags, streams, fixCommand(argv)));
     });
   return program;
 }

@@ -63,13 +63,13 @@ function signalled(onSecond: () => void): Promise<string> {
   });
 }
 
-export async function runOperator(modulePath: string, options: RunOptions = {}): Promise<number> {
-  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+/**
+ * Imports an operator module (JavaScript, or TypeScript through tsx): importing it registers its
+ * handlers. Returns the problem as one line, or undefined when the module loaded.
+ */
+export async function loadOperatorModule(modulePath: string): Promise<string | undefined> {
   const file = resolve(modulePath);
-  if (!existsSync(file)) {
-    write(`kopfgen run: ${modulePath}: no such file`);
-    return 1;
-  }
+  if (!existsSync(file)) return `${modulePath}: no such file`;
   try {
     if (TS.test(file)) {
       const { register } = await import('tsx/esm/api');
@@ -77,7 +77,16 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     }
     await import(pathToFileURL(file).href);
   } catch (error) {
-    write(`kopfgen run: cannot load ${modulePath}: ${(error as Error).stack ?? String(error)}`);
+    return `cannot load ${modulePath}: ${(error as Error).stack ?? String(error)}`;
+  }
+  return undefined;
+}
+
+export async function runOperator(modulePath: string, options: RunOptions = {}): Promise<number> {
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const problem = await loadOperatorModule(modulePath);
+  if (problem !== undefined) {
+    write(`kopfgen run: ${problem}`);
     return 1;
   }
   let client: KubeClient;

@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GeneratedFile, StubEntry } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { GENERATED_MARK } from '../emit/header.js';
+import { GENERATED_MARK, isGeneratedText, YAML_GENERATED_MARK } from '../emit/header.js';
 import { unifiedDiff } from './diff.js';
 import { displayPath, listFiles, readIfExists } from './fs.js';
 
@@ -101,9 +101,10 @@ export async function planWrite(files: GeneratedFile[], targets: WriteTargets, e
 
 function planGenerated(file: GeneratedFile, abs: string, before: string | undefined, targets: WriteTargets, plan: WritePlan): PlannedFile {
   const shown = displayPath(targets.cwd, abs);
-  if (before !== undefined && before !== file.content && !before.startsWith(GENERATED_MARK)) {
+  if (before !== undefined && before !== file.content && !isGeneratedText(before)) {
+    const mark = file.content.startsWith(YAML_GENERATED_MARK) ? YAML_GENERATED_MARK : GENERATED_MARK;
     plan.diagnostics.push(
-      fileDiagnostic(shown, 'KG310', `refusing to overwrite ${shown}: it does not start with "${GENERATED_MARK}", so it is not kopfgen's; move it or choose another --out`),
+      fileDiagnostic(shown, 'KG310', `refusing to overwrite ${shown}: it does not start with "${mark}", so it is not kopfgen's; move it or choose another --out`),
     );
   }
   const change: Change = before === undefined ? 'create' : before === file.content ? 'unchanged' : 'update';
@@ -139,7 +140,7 @@ async function startsWithHeader(path: string): Promise<boolean> {
   try {
     const buf = Buffer.alloc(GENERATED_MARK.length);
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    return bytesRead === buf.length && buf.toString('utf8') === GENERATED_MARK;
+    return isGeneratedText(buf.toString('utf8', 0, bytesRead));
   } finally {
     await handle.close();
   }

@@ -7,11 +7,13 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
+import { parse } from 'yaml';
 import { EXAMPLE_CRD, kopfgen, read, REPO, snapshot, tempProject, tree } from '../helpers/cli-support.js';
 
-function tsc(cwd: string): Promise<{ code: number; out: string }> {
+function tsc(cwd: string, emit = false): Promise<{ code: number; out: string }> {
+  const args = [resolve(REPO, 'node_modules/typescript/bin/tsc'), ...(emit ? [] : ['--noEmit']), '-p', 'tsconfig.json'];
   return new Promise((done) => {
-    execFile(process.execPath, [resolve(REPO, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json'], { cwd }, (error, stdout, stderr) =>
+    execFile(process.execPath, args, { cwd }, (error, stdout, stderr) =>
       done({ code: error ? Number(error.code ?? 1) : 0, out: stdout + stderr }),
     );
   });
@@ -31,13 +33,15 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
   assert.equal(r.code, 0, r.stderr);
   const project = join(parent, 'my-operator');
   assert.deepEqual(await tree(project), [
-    '.github/workflows/ci.yml', '.gitignore', 'README.md', 'crds/myresource.yaml', 'kopfgen.config.json', 'package.json',
+    '.dockerignore', '.github/workflows/ci.yml', '.gitignore', 'Dockerfile', 'README.md', 'crds/myresource.yaml',
+    'deploy/00-namespace.yaml', 'deploy/01-service-account.yaml', 'deploy/02-rbac.yaml', 'deploy/03-deployment.yaml',
+    'kopfgen.config.json', 'package.json',
     'src/generated/example.com/v1/myresources.ts', 'src/generated/index.ts', 'src/handlers/myresources.ts', 'src/operator.ts', 'tsconfig.json',
   ]);
   assert.equal(await read(project, 'crds/myresource.yaml'), EXAMPLE_CRD, 'the example CRD is kopfgen\'s own');
   const pkg = JSON.parse(await read(project, 'package.json')) as { name: string; scripts: Record<string, string>; dependencies: Record<string, string> };
   assert.equal(pkg.name, 'my-operator');
-  assert.deepEqual(Object.keys(pkg.scripts).sort(), ['build', 'check', 'generate', 'start', 'typecheck']);
+  assert.deepEqual(Object.keys(pkg.scripts).sort(), ['build', 'check', 'generate', 'manifests', 'start', 'typecheck']);
   assert.equal(pkg.scripts.check, 'kopfgen generate --check');
   assert.match(pkg.scripts.start, /^kopfgen run /);
   assert.ok(pkg.dependencies.kopfgen);
@@ -63,4 +67,71 @@ test('init refuses to overwrite any existing file and then creates nothing', asy
   assert.deepEqual(await snapshot(dir), before);
   const ok = await kopfgen(['init', 'sub'], dir);
   assert.equal(ok.code, 0, 'a fresh subdirectory of a non-empty directory is fine');
+});
+
+test('init\'s deploy/ is what `npm run manifests` renders once the project is built, and CI checks it', async () => {
+  const parent = await tempProject();
+  assert.equal((await kopfgen(['init', 'op'], parent)).code, 0);
+  const project = join(parent, 'op');
+  await linkDependencies(project);
+  const build = await tsc(project, true);
+  assert.equal(build.code, 0, build.out);
+  const pkg = JSON.parse(await read(project, 'package.json')) as { scripts: Record<string, string> };
+  assert.equal(pkg.scripts.manifests, 'kopfgen manifests dist/operator.js');
+  const check = await kopfgen([...pkg.scripts.manifests.split(' ').slice(1), '--check'], project);
+  assert.equal(check.code, 0, check.stdout + check.stderr);
+  const ci = await read(project, '.github/workflows/ci.yml');
+  assert.match(ci, /run: npm run build\n[^]*run: npm run manifests -- --check\n/);
+});
+
+/** The Dockerfile's instructions as [keyword, rest] pairs (no line continuations are used). */
+function instructions(text: string): [string, string][] {
+  return text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#')).map((l) => {
+    const space = l.indexOf(' ');
+    return [l.slice(0, space).toUpperCase(), l.slice(space + 1)];
+  });
+}
+
+test('the Dockerfile: two node:20-alpine stages, no dev dependencies, the Deployment\'s command as node', async () => {
+  const parent = await tempProject();
+  assert.equal((await kopfgen(['init', 'op'], parent)).code, 0);
+  const project = join(parent, 'op');
+  const steps = instructions(await read(project, 'Dockerfile'));
+  const froms = steps.filter(([k]) => k === 'FROM').map(([, v]) => v);
+  assert.deepEqual(froms, ['node:20-alpine AS build', 'node:20-alpine']);
+  const final = steps.slice(steps.findIndex(([k, v]) => k === 'FROM' && v === 'node:20-alpine'));
+  const build = steps.slice(0, steps.length - final.length);
+  const runs = build.filter(([k]) => k === 'RUN').map(([, v]) => v);
+  assert.deepEqual(runs, ['npm ci', 'npm run build', 'npm prune --omit=dev']);
+  // npm ci sees only the manifest and lock file: the dependency layer is cached until they change.
+  const firstCopy = build.find(([k]) => k === 'COPY');
+  assert.deepEqual(firstCopy, ['COPY', 'package.json package-lock.json ./']);
+  assert.ok(build.findIndex(([k]) => k === 'COPY') < build.findIndex(([, v]) => v === 'npm ci'));
+  // The runtime stage: no RUN (no shell), no sources, only the build's output and pruned modules.
+  assert.deepEqual(final.filter(([k]) => k === 'RUN'), []);
+  assert.deepEqual(final.filter(([k]) => k === 'COPY').map(([, v]) => v), [
+    '--from=build /app/package.json ./package.json',
+    '--from=build /app/node_modules ./node_modules',
+    '--from=build /app/dist ./dist',
+  ]);
+  assert.deepEqual(final.filter(([k]) => k === 'USER'), [['USER', 'node']]);
+  const user = final.findIndex(([k]) => k === 'USER');
+  assert.ok(user > final.findLastIndex(([k]) => k === 'COPY'), 'USER after the files it must not own');
+  const all = steps.map(([k, v]) => `${k} ${v}`).join('\n');
+  assert.doesNotMatch(all, /&&|\|\||;|sh -c|\bcurl\b|\bwget\b/, 'no shell tricks');
+  // Exec form: the entry point is PID 1 and gets SIGTERM (a graceful stop writes running handlers' patches).
+  const entrypoint = JSON.parse(final.find(([k]) => k === 'ENTRYPOINT')?.[1] ?? 'null') as string[];
+  const cmd = JSON.parse(final.find(([k]) => k === 'CMD')?.[1] ?? 'null') as string[];
+  const env = final.filter(([k]) => k === 'ENV').map(([, v]) => v);
+  assert.deepEqual(env, ['NODE_ENV=production', 'PATH=/app/node_modules/.bin:$PATH']);
+  const deployment = parse((await read(project, 'deploy/03-deployment.yaml')).split('\n').slice(1).join('\n'));
+  const container = deployment.spec.template.spec.containers[0];
+  const deployed = [...container.command, ...container.args];
+  assert.deepEqual([...entrypoint, ...cmd], deployed, 'the image runs what the Deployment runs');
+  const pkg = JSON.parse(await read(project, 'package.json')) as { scripts: Record<string, string> };
+  assert.equal(pkg.scripts.start, ['kopfgen', ...cmd].join(' '));
+  const ignored = (await read(project, '.dockerignore')).split('\n');
+  for (const path of ['node_modules', 'dist', '.git', 'deploy']) {
+    assert.ok(ignored.includes(path), `.dockerignore: ${path}`);
+  }
 });

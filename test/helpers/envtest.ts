@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/runtime/kube/client.js';
+import { outsideUnitScope } from './test-scope.js';
 
 const envtestDir = resolve(process.cwd(), '../shared/envtest');
 const external = process.env.KOPFGEN_E2E_KUBECONFIG;
@@ -17,7 +18,9 @@ export const START_TIMEOUT = 900_000;
 /** Per test: generous, but a hung test still fails. */
 export const TEST_TIMEOUT = 120_000;
 
-export const skip: string | false = external || existsSync(`${envtestDir}/start.sh`) ? false : 'needs ../shared/envtest (or KOPFGEN_E2E_KUBECONFIG)';
+export const skip: string | false =
+  outsideUnitScope('a kube-apiserver') ||
+  (external || existsSync(`${envtestDir}/start.sh`) ? false : 'needs ../shared/envtest (or KOPFGEN_E2E_KUBECONFIG)');
 
 export interface Cluster {
   kubeconfig: string;

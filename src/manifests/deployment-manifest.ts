@@ -1,0 +1,87 @@
+/**
+ * The operator's Deployment and (cluster-wide installs) its Namespace, shaped like kubebuilder's
+ * `config/manager`: 2 replicas (one leads, one stands by: the Lease decides), probes on the
+ * runtime's `/healthz` and `/readyz`, and the Pod Security Standards' "restricted" profile
+ * (non-root, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp), plus a
+ * read-only root file system with an emptyDir at /tmp, the one place Node.js may write.
+ */
+import type { KubeObject } from './rbac-manifest.js';
+import type { ManifestTarget } from './manifest-target.js';
+
+/** The `node` user of the official node images; numeric, so the kubelet can check runAsNonRoot. */
+const NODE_UID = 1000;
+
+export function namespaceObject(target: ManifestTarget): KubeObject {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: target.operatorNamespace, labels: target.labels } };
+}
+
+/** `kopfgen run <module>` with the flags that make it watch what the RBAC grants. */
+export function runArgs(target: ManifestTarget): string[] {
+  return [
+    'run',
+    target.module,
+    ...(target.watchNamespace === undefined ? [] : ['--namespace', target.watchNamespace]),
+  ];
+}
+
+function fieldEnv(name: string, fieldPath: string): KubeObject {
+  return { name, valueFrom: { fieldRef: { fieldPath } } };
+}
+
+function probe(path: string, initialDelaySeconds: number, periodSeconds: number): KubeObject {
+  return {
+    httpGet: { path, port: 'health' },
+    initialDelaySeconds,
+    periodSeconds,
+    timeoutSeconds: 5,
+    failureThreshold: 3,
+  };
+}
+
+export function deploymentObject(target: ManifestTarget): KubeObject {
+  const selector = { 'app.kubernetes.io/name': target.name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: target.name, namespace: target.operatorNamespace, labels: target.labels },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: selector },
+      template: {
+        metadata: { labels: target.labels },
+        spec: {
+          serviceAccountName: target.name,
+          // Running handlers finish and their patches are written after SIGTERM; give them time.
+          terminationGracePeriodSeconds: 30,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: NODE_UID,
+            runAsGroup: NODE_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          containers: [
+            {
+              name: 'operator',
+              image: target.image,
+              command: ['kopfgen'],
+              args: runArgs(target),
+              env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
+              ports: [{ name: 'health', containerPort: target.healthPort, protocol: 'TCP' }],
+              livenessProbe: probe('/healthz', 15, 20),
+              readinessProbe: probe('/readyz', 5, 10),
+              resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '512Mi' } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+            },
+          ],
+          volumes: [{ name: 'tmp', emptyDir: {} }],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Least-privilege RBAC for an operator, from the resources it registered handlers for: exactly
+ * the verbs the runtime uses, no wildcards (as kubebuilder's `config/rbac` from `+kubebuilder:rbac`
+ * markers, and kopf's documented minimal rules). What each rule is for:
+ *
+ * - `get`, `list`, `watch`, `patch` on each resource: the initial list and the watch; `get` to
+ *   tell a 404 from `/status` apart from a gone object; `patch` for finalizers, progress and
+ *   last-handled annotations (merge patches; the runtime never updates, creates or deletes them).
+ * - `patch` on `<plural>/status` where the status subresource exists: handler results.
+ * - `create`, `patch` on core `events`: Warning Events, and their aggregation into one series
+ *   (client-go's EventRecorder patches the count of a repeated Event).
+ * - `get` on `customresourcedefinitions`, by name (`<plural>.<group>`) only: at startup the
+ *   runtime trusts the cluster's CRD (status subresource, served versions) over its descriptor.
+ * - `get`, `create`, `update` on `coordination.k8s.io` `leases`, in the operator's own namespace
+ *   only: leader election (client-go's resourcelock updates the Lease it holds).
+ */
+import type { ResourceDescriptor } from '../runtime/api/define.js';
+import type { ManifestTarget } from './manifest-target.js';
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  resourceNames?: string[];
+  verbs: string[];
+}
+
+/** A Kubernetes object as rendered: keys in the order `kubectl get -o yaml` shows them. */
+export type KubeObject = Record<string, unknown>;
+
+/** One resource as RBAC sees it: versions do not matter, the status subresource does if any version has it. */
+export interface GrantedResource {
+  group: string;
+  plural: string;
+  scope: 'Namespaced' | 'Cluster';
+  status: boolean;
+}
+
+/**
+ * Groups served by kube-apiserver itself. Their resources have no CRD to read; any other group
+ * with a dot is a CRD's (the API server requires a dot in a CRD's group).
+ */
+const BUILT_IN_GROUPS = new Set([
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'apiregistration.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'certificates.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'events.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+  'internal.apiserver.k8s.io',
+  'metrics.k8s.io',
+  'networking.k8s.io',
+  'node.k8s.io',
+  'rbac.authorization.k8s.io',
+  'resource.k8s.io',
+  'scheduling.k8s.io',
+  'storage.k8s.io',
+  'storagemigration.k8s.io',
+]);
+
+export function isCustomResource(r: { group: string }): boolean {
+  return r.group.includes('.') && !BUILT_IN_GROUPS.has(r.group);
+}
+
+/** One entry per group and plural, sorted, so registration order and versions never change the output. */
+export function grantedResources(resources: readonly ResourceDescriptor[]): GrantedResource[] {
+  const byKey = new Map<string, GrantedResource>();
+  for (const r of resources) {
+    const key = `${r.plural}.${r.group}`;
+    const seen = byKey.get(key);
+    byKey.set(key, {
+      group: r.group,
+      plural: r.plural,
+      scope: r.scope,
+      status: (seen?.status ?? false) || r.statusSubresource,
+    });
+  }
+  return [...byKey.values()].sort((a, b) => (a.group + '/' + a.plural < b.group + '/' + b.plural ? -1 : 1));
+}
+
+export function resourceRules(resources: readonly GrantedResource[]): PolicyRule[] {
+  const rules: PolicyRule[] = [];
+  for (const r of resources) {
+    rules.push({ apiGroups: [r.group], resources: [r.plural], verbs: ['get', 'list', 'watch', 'patch'] });
+    if (r.status) rules.push({ apiGroups: [r.group], resources: [`${r.plural}/status`], verbs: ['patch'] });
+  }
+  return rules;
+}
+
+export const EVENTS_RULE: PolicyRule = { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] };
+export const LEASES_RULE: PolicyRule = {
+  apiGroups: ['coordination.k8s.io'],
+  resources: ['leases'],
+  verbs: ['get', 'create', 'update'],
+};
+
+/** `get` on the operator's own CRDs by name; undefined when it handles built-in resources only. */
+export function crdRule(resources: readonly GrantedResource[]): PolicyRule | undefined {
+  const names = resources.filter(isCustomResource).map((r) => `${r.plural}.${r.group}`);
+  if (names.length === 0) return undefined;
+  return {
+    apiGroups: ['apiextensions.k8s.io'],
+    resources: ['customresourcedefinitions'],
+    resourceNames: names,
+    verbs: ['get'],
+  };
+}
+
+function meta(name: string, target: ManifestTarget, namespace?: string): KubeObject {
+  return namespace === undefined ? { name, labels: target.labels } : { name, namespace, labels: target.labels };
+}
+
+function role(
+  kind: 'Role' | 'ClusterRole',
+  name: string,
+  target: ManifestTarget,
+  rules: PolicyRule[],
+  namespace?: string,
+): KubeObject {
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: meta(name, target, namespace), rules };
+}
+
+function binding(
+  kind: 'RoleBinding' | 'ClusterRoleBinding',
+  name: string,
+  target: ManifestTarget,
+  namespace?: string,
+): KubeObject {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind,
+    metadata: meta(name, target, namespace),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: kind === 'RoleBinding' ? 'Role' : 'ClusterRole', name },
+    subjects: [{ kind: 'ServiceAccount', name: target.name, namespace: target.operatorNamespace }],
+  };
+}
+
+export function serviceAccount(target: ManifestTarget): KubeObject {
+  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(target.name, target, target.operatorNamespace) };
+}
+
+/**
+ * The roles and their bindings. Cluster-wide: one ClusterRole. With `-n`: a Role in that
+ * namespace for its resources and Events, and a ClusterRole only for what no Role can grant
+ * (CRDs and cluster-scoped resources), named after the namespace too so that installs in two
+ * namespaces do not share it. Events about cluster-scoped objects go to `default` (as the
+ * runtime posts them), so with `-n` they need a Role there.
+ */
+export function rbacObjects(resources: readonly ResourceDescriptor[], target: ManifestTarget): KubeObject[] {
+  const granted = grantedResources(resources);
+  const crd = crdRule(granted);
+  const out: KubeObject[] = [];
+  const pair = (kind: 'Role' | 'ClusterRole', name: string, rules: PolicyRule[], namespace?: string) => {
+    if (rules.length === 0) return;
+    out.push(role(kind, name, target, rules, namespace));
+    out.push(binding(kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding', name, target, namespace));
+  };
+  const ns = target.watchNamespace;
+  if (ns === undefined) {
+    pair('ClusterRole', target.name, [...resourceRules(granted), EVENTS_RULE, ...(crd ? [crd] : [])]);
+  } else {
+    const namespaced = granted.filter((r) => r.scope === 'Namespaced');
+    const clusterScoped = granted.filter((r) => r.scope === 'Cluster');
+    pair('Role', target.name, [...resourceRules(namespaced), EVENTS_RULE], ns);
+    pair('ClusterRole', `${target.name}-${ns}`, [...resourceRules(clusterScoped), ...(crd ? [crd] : [])]);
+    if (clusterScoped.length > 0 && ns !== 'default') pair('Role', `${target.name}-events`, [EVENTS_RULE], 'default');
+  }
+  pair('Role', `${target.name}-leader-election`, [LEASES_RULE], target.operatorNamespace);
+  return out;
+}
