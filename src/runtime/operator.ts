@@ -227,10 +227,10 @@ export class Operator {
     };
   }
 
-  private serveHealth(options: HealthOptions): Promise<HealthServer> {
+  private async serveHealth(options: HealthOptions): Promise<HealthServer> {
     const stall = options.stallSeconds ?? DEFAULT_STALL_SECONDS;
     const metrics = this.metrics;
-    return startHealthServer({
+    const serving = startHealthServer({
       port: options.port,
       host: options.host,
       healthz: () => liveness(this.term?.watches ?? [], new Date(), stall),
@@ -245,6 +245,12 @@ export class Operator {
         },
       },
     });
+    try {
+      return await serving;
+    } catch (error) {
+      const where = `${options.host ?? '0.0.0.0'}:${options.port}`;
+      throw new StartupError(`cannot serve /healthz, /readyz and /metrics on ${where} (--health-port): ${(error as Error).message}`);
+    }
   }
 
   /** Whether this replica leads now (always, without leader election, once started). */
