@@ -206,7 +206,12 @@ export class KubeClient {
     const { req, res } = await this.open('GET', path, { query });
     const abort = () => req.destroy(new Error('aborted'));
     signal.addEventListener('abort', abort, { once: true });
-    req.setTimeout(idleMs, () => req.destroy(new Error(`watch ${path}: nothing received for ${idleMs / 1000} s`)));
+    // The response stream fails with its own 'aborted' error: the reason is kept to be thrown instead.
+    let idle: Error | undefined;
+    req.setTimeout(idleMs, () => {
+      idle = new Error(`watch ${path}: nothing received for ${idleMs / 1000} s`);
+      req.destroy(idle);
+    });
     try {
       const response = await res.catch((error: unknown) => {
         this.report('WATCH', undefined, started);
@@ -232,7 +237,7 @@ export class KubeClient {
       if (!response.complete) throw new Error(`watch ${path}: connection closed mid-stream`);
     } catch (error) {
       req.destroy(); // also when onLine threw (410 Gone): do not leave the stream open
-      throw error;
+      throw idle ?? error;
     } finally {
       signal.removeEventListener('abort', abort);
     }
