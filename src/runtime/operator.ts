@@ -155,7 +155,10 @@ export class Operator {
     this.metrics.leader(false);
     this.running = elector.run(this.abort.signal, {
       onStartedLeading: (signal) => this.lead(client.fenced(() => this.fence(elector)), report.resources, signal),
-      onStoppedLeading: () => this.metrics.leader(false),
+      onStoppedLeading: () => {
+        this.role = 'standby';
+        this.metrics.leader(false);
+      },
     });
   }
 

@@ -10,8 +10,13 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { defineHandler, Registry } from '../../src/runtime/index.js';
+import { KubeClient } from '../../src/runtime/kube/client.js';
+import { Operator } from '../../src/runtime/operator.js';
+import { FaultProxy } from '../helpers/proxy.js';
 import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, type Cluster } from '../helpers/envtest.js';
-import { create, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
+import { captureLogger, create, myResource, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
 
 let cluster: Cluster | undefined;
 const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
@@ -155,6 +160,50 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
       await handledOnce(countFile, [...all, 'create t-1 v1']);
     } finally {
       for (const replica of [...replicas, ...extra]) replica.child.kill('SIGKILL');
+    }
+  });
+
+  it('a leader that cannot renew stops at its renew deadline: the handler\'s signal aborts, its write is not sent', { timeout: 120_000 }, async () => {
+    const ns = await namespace(cluster!.client, 'fence');
+    const proxy = await FaultProxy.start(cluster!.kubeconfig);
+    const registry = new Registry();
+    const seen: { started?: number; aborted?: number } = {};
+    defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(async ({ signal }) => {
+      seen.started = Date.now();
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      seen.aborted = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 500)); // then it returns a result all the same
+      return { phase: 'Done' };
+    }, { registry });
+    const config = new KubeConfig();
+    config.loadFromFile(proxy.kubeconfig);
+    const logger = captureLogger();
+    const timings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
+    const operator = new Operator({
+      registry, namespace: ns, logger, client: new KubeClient(config),
+      leaderElection: { id: `fence-${ns}`, namespace: ns, ...timings },
+    });
+    await operator.start();
+    try {
+      await eventually('leading', async () => (operator.isLeader() ? true : undefined), 30_000);
+      await create(cluster!.client, my(ns), body('f-1', 'v1'));
+      await eventually('the handler to start', async () => seen.started);
+      const failingFrom = Date.now();
+      proxy.inject({ method: 'PUT', path: /\/leases\//, status: 500, times: 10_000 });
+      const aborted = await eventually('the handler\'s signal to abort', async () => seen.aborted, 30_000);
+      const after = (aborted - failingFrom) / 1000;
+      process.stdout.write(`# lease renewals failing: handler signal aborted after ${after.toFixed(1)} s (renew deadline 2 s)\n`);
+      assert.ok(after <= 2 + 0.5 + 0.5, `aborted ${after} s after the renewals started failing`);
+      await eventually('the refused write to be logged', async () =>
+        (logger.lines.some((l) => /PATCH .*f-1.* not sent: this replica .* no longer holds the lease/.test(l)) ? true : undefined));
+      const object = await cluster!.client.request<Body>('GET', my(ns, 'f-1'));
+      assert.equal(object.status?.myapp, undefined, 'no status written after the lease was lost');
+      const writes = proxy.seen.filter((r) => r.method === 'PATCH' && r.path.includes('/myresources/f-1'));
+      assert.ok(writes.length <= 1, `only the finalizer patch before the handler ran: ${JSON.stringify(writes)}`);
+      assert.equal(operator.isLeader(), false);
+    } finally {
+      await operator.stop();
+      await proxy.close();
     }
   });
 });

@@ -22,17 +22,6 @@ export class KubeError extends Error {
   }
 }
 
-/**
- * A write refused before it left the process: this replica no longer leads (the write fence of a
- * term, see `KubeClient.fenced`). Reads still pass; nothing the cluster holds changes.
- */
-export class FencedError extends Error {
-  constructor(method: string, path: string, reason: string) {
-    super(`${method} ${path} not sent: ${reason}`);
-    this.name = 'FencedError';
-  }
-}
-
 /** One API call as the metrics count it: verb (GET, LIST-less methods, WATCH), status (undefined: no answer), seconds. */
 export interface RequestRecord {
   verb: string;
@@ -51,6 +40,18 @@ interface Connection {
 export type WriteFence = () => string | undefined;
 
 const READS = new Set(['GET', 'HEAD']);
+
+/**
+ * A write refused before it left the process: this replica no longer leads (the write fence of a
+ * term, see `KubeClient.fenced`). Reads still pass; nothing the cluster holds changes.
+ */
+export class FencedError extends KubeError {
+  constructor(method: string, path: string, reason: string) {
+    // status 0: no answer to retry on; the write retry policy gives up on it at once
+    super(`${method} ${path} not sent: ${reason}`, 0, undefined);
+    this.name = 'FencedError';
+  }
+}
 
 export interface RequestOptions {
   body?: unknown;
