@@ -13,6 +13,9 @@
  * followed by `listed` with the uids that exist, so the consumer learns what vanished while
  * no watch ran; a watch resumes from the last resourceVersion seen (events or bookmarks), so
  * no change is skipped; nothing here dedupes: the store drops states it already knows.
+ * Liveness: watches ask for bookmarks and end on the server's side before the idle limit; a
+ * connection silent past the idle limit (open, no byte: a dead path) fails like a dropped one
+ * and resumes; the reporter tells the probes and metrics what was seen when.
  */
 import type { Logger } from './api/context.js';
 import type { ResourceDescriptor } from './api/define.js';
