@@ -8,7 +8,7 @@
  *  4. the operator process's peak RSS (it runs in a child process of its own), with N+M watched.
  * `CONCURRENCY` sets the operator's bound on objects handled at once (default 16). The operator runs with
  * leader election on (a Lease in the bench namespace, controller-runtime's timings), as a Deployment does, so
- * the numbers include renewing the lease and the fenced write path.
+ * the numbers include renewing the lease and the fenced write path; `LEADER_ELECTION=0` runs without it.
  * The handler is trivial (returns { phase: "Done" }), so this measures the runtime and the server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -33,11 +33,11 @@ import { createLogger } from './dist/src/runtime/effects/log.js';
 const registry = new Registry();
 const r = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
 defineHandler(r, 'myapp').onCreate(() => ({ phase: 'Done' }), { registry });
-const operator = new Operator({ registry, namespace: '${NS}', logger: createLogger({ level: 'warn' }), concurrency: Number(process.env.CONCURRENCY ?? 16), leaderElection: { id: 'kopfgen-bench', namespace: '${NS}' } });
+const operator = new Operator({ registry, namespace: '${NS}', logger: createLogger({ level: 'warn' }), concurrency: Number(process.env.CONCURRENCY ?? 16), leaderElection: process.env.LEADER_ELECTION === '0' ? false : { id: 'kopfgen-bench', namespace: '${NS}' } });
 const t0 = performance.now();
 await operator.start();
 while (!operator.isLeader()) await new Promise((r) => setTimeout(r, 10));
-process.stderr.write('operator: checks passed and leading after ' + (performance.now() - t0).toFixed(0) + ' ms\\n');
+process.stderr.write('operator (leader election ' + (process.env.LEADER_ELECTION === '0' ? 'off' : 'on') + '): checks passed and leading after ' + (performance.now() - t0).toFixed(0) + ' ms\\n');
 process.stdout.write('ready\\n');
 process.on('SIGTERM', async () => {
   const known = operator.known();

@@ -33,9 +33,9 @@ interface Replica {
   exited: Promise<number | null>;
 }
 
-function startReplica(name: string, ns: string, countFile: string, env: Record<string, string> = {}): Replica {
+function startReplica(name: string, ns: string, countFile: string, env: Record<string, string> = {}, logFormat = 'text'): Replica {
   const options = {
-    namespace: ns, leaderElection: true, leaderElectionId: `ops-${ns}`, leaderElectionNamespace: ns,
+    namespace: ns, logFormat, leaderElection: true, leaderElectionId: `ops-${ns}`, leaderElectionNamespace: ns,
     leaseDuration: LEASE_S, renewDeadline: RENEW_S, retryPeriod: RETRY_S,
   };
   const script = 'import { runOperator } from "./dist/src/cli/run.js"; ' +
@@ -57,7 +57,9 @@ function startReplica(name: string, ns: string, countFile: string, env: Record<s
 /** The time (epoch ms) of the log line saying this replica acquired the lease, once it has. */
 function leadingSince(replica: Replica): number | undefined {
   const line = replica.output().split('\n').find((l) => l.includes('leading: acquired'));
-  return line ? Date.parse(line.slice(0, line.indexOf(' '))) : undefined;
+  if (!line) return undefined;
+  const time = line.startsWith('{') ? (JSON.parse(line) as { time: string }).time : line.slice(0, line.indexOf(' '));
+  return Date.parse(time);
 }
 
 function invocations(countFile: string): string[] {
@@ -145,7 +147,7 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
       }
 
       // SIGTERM of the (new) leader with a fresh standby: released, taken over within 3 s.
-      const third = startReplica('c', ns, countFile);
+      const third = startReplica('c', ns, countFile, {}, 'json');
       extra.push(third);
       await eventually('the new standby to see the leader', async () => (third.output().includes(`is held by ${standby.name}_`) ? true : undefined), 60_000);
       const stoppedAt = Date.now();
@@ -158,6 +160,14 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
       assert.match(standby.output(), /released/);
       await create(cluster!.client, my(ns), body('t-1', 'v1'));
       await handledOnce(countFile, [...all, 'create t-1 v1']);
+      // --log-format json: one object per outcome line, with the fields log collectors index
+      const outcome = await eventually('the JSON outcome line', async () => third.output().split('\n')
+        .filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((o) => o.msg === 'handler myapp succeeded' && o.name === 't-1'));
+      assert.deepEqual(
+        [outcome.level, outcome.resource, outcome.namespace, outcome.handler, outcome.cause, outcome.outcome],
+        ['info', 'myresources', ns, 'myapp', 'create', 'success'],
+      );
     } finally {
       for (const replica of [...replicas, ...extra]) replica.child.kill('SIGKILL');
     }
