@@ -116,6 +116,18 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
     .option('--marks-prefix <domain>', 'prefix of the finalizer and annotations the operator writes, e.g. billing.example.com (default: kopfgen.dev); one per operator sharing a CRD')
     .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'))
+    .addOption(new Option('--log-format <format>', 'log lines: text, or one JSON object per line').choices(['text', 'json']).default('text'))
+    .option('--leader-election', 'campaign for a Lease; only the leader handles (default: on in a cluster)')
+    .option('--no-leader-election', 'handle without a Lease (one replica only)')
+    .option('--leader-election-id <name>', 'the Lease name (default: kopfgen- and a hash of the handlers)')
+    .option('--leader-election-namespace <ns>', "the Lease's namespace (default: the service account's)")
+    .option('--lease-duration <s>', 'seconds a standby waits before taking over an unrenewed lease (default: 15)', positiveInt)
+    .option('--renew-deadline <s>', 'seconds the leader may fail to renew before it stops handling (default: 10)', positiveInt)
+    .option('--retry-period <s>', 'seconds between lease attempts (default: 2)', positiveInt)
+    .option('--cache-sync-timeout <s>', 'seconds the startup checks and initial lists may take before exit 1 (default: 60)', positiveInt)
+    .option('--watch-idle-timeout <s>', 'seconds of silence after which a watch connection is reopened (default: 60)', positiveInt)
+    .option('--health-port <port>', '/healthz, /readyz and /metrics on this port; 0: off', portNumber, 8080)
+    .option('--health-host <host>', 'address the health server listens on (default: all)')
     .action(async (module: string, flags: RunFlags) => {
       // Loaded on demand: the Kubernetes client is not needed to generate code.
       const { runOperator } = await import('./run.js');
@@ -150,6 +162,23 @@ interface RunFlags {
   kubeconfig?: string;
   marksPrefix?: string;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  logFormat?: 'text' | 'json';
+  leaderElection?: boolean;
+  leaderElectionId?: string;
+  leaderElectionNamespace?: string;
+  leaseDuration?: number;
+  renewDeadline?: number;
+  retryPeriod?: number;
+  cacheSyncTimeout?: number;
+  watchIdleTimeout?: number;
+  healthPort?: number;
+  healthHost?: string;
+}
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number (0 turns it off)');
+  return n;
 }
 
 function positiveInt(value: string): number {

@@ -1,7 +1,9 @@
 /**
  * `kopfgen run <module>`: load a module that registers handlers (JavaScript, or TypeScript
  * through tsx), then run the operator until SIGTERM/SIGINT. Returns the process exit code:
- * 0 after a graceful shutdown, 1 when the module, the cluster or a CRD is not usable.
+ * 0 after a graceful shutdown (running handlers finished, the lease released), 1 when the module,
+ * the cluster, a CRD or an access is not usable (one line per problem), or when the watches did
+ * not list within the cache-sync timeout.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../runtime/kube/client.js';
 import { createLogger, type Level } from '../runtime/effects/log.js';
-import { Operator, StartupError } from '../runtime/operator.js';
+import { createJsonLogger } from '../runtime/observe/json-logger.js';
+import { Operator, StartupError, type LeaderElectionOptions } from '../runtime/operator.js';
 import { defaultRegistry, type Registry } from '../runtime/api/registry.js';
 
 export interface RunOptions {
@@ -22,6 +25,23 @@ export interface RunOptions {
   logLevel?: Level;
   /** Prefix of the finalizer and annotations the operator writes (default `kopfgen.dev`). */
   marksPrefix?: string;
+  /** `json`: one JSON object per line (pino); default `text`. */
+  logFormat?: 'text' | 'json';
+  /** Default: on when running in a cluster (KUBERNETES_SERVICE_HOST), off otherwise. */
+  leaderElection?: boolean;
+  leaderElectionId?: string;
+  leaderElectionNamespace?: string;
+  /** Seconds (default 15, 10, 2: controller-runtime's). */
+  leaseDuration?: number;
+  renewDeadline?: number;
+  retryPeriod?: number;
+  /** Seconds the startup checks and the initial lists may take (default 60). */
+  cacheSyncTimeout?: number;
+  /** A watch connection silent this long is reopened (seconds, default 60). */
+  watchIdleTimeout?: number;
+  /** `/healthz`, `/readyz`, `/metrics` on this port; 0 or undefined: no server (the CLI defaults to 8080). */
+  healthPort?: number;
+  healthHost?: string;
   /** The registry the module registers into (default: the default registry). */
   registry?: Registry;
   /** Resolves when the operator should stop; default: the first SIGTERM or SIGINT. */
@@ -81,18 +101,48 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     write(`kopfgen run: no usable kubeconfig: ${(error as Error).message}`);
     return 1;
   }
-  const logger = createLogger({ level: options.logLevel ?? 'info', write: options.write });
-  const operator = new Operator({ registry: options.registry ?? defaultRegistry, namespace: options.namespace, concurrency: options.concurrency, client, logger, marks: { prefix: options.marksPrefix } });
+  const level = options.logLevel ?? 'info';
+  const logger = options.logFormat === 'json'
+    ? createJsonLogger({ level, destination: options.write ? { write: (line) => write(line.trimEnd()) } : undefined })
+    : createLogger({ level, write: options.write });
+  const operator = new Operator({
+    registry: options.registry ?? defaultRegistry, namespace: options.namespace, concurrency: options.concurrency, client,
+    logger, leaderElection: leaderElection(options), cacheSyncTimeoutSeconds: options.cacheSyncTimeout,
+    watchIdleSeconds: options.watchIdleTimeout,
+    health: options.healthPort ? { port: options.healthPort, host: options.healthHost } : undefined,
+  });
   try {
     await operator.start();
   } catch (error) {
     client.close();
-    write(`kopfgen run: ${error instanceof StartupError ? error.message : (error as Error).stack}`);
+    // One line per problem, each naming the command.
+    const message = error instanceof StartupError ? error.message : String((error as Error).stack);
+    for (const line of message.split('\n')) write(`kopfgen run: ${line}`);
     return 1;
   }
-  const reason = await (options.until ?? signalled(() => process.exit(130)));
-  logger.info(`stopping (${String(reason)}): waiting for running handlers to finish and their patches to be written`);
+  const ended = await Promise.race([
+    (options.until ?? signalled(() => process.exit(130))).then((reason) => ({ reason })),
+    operator.failed.then((error) => ({ error })),
+  ]);
+  if ('error' in ended) {
+    write(`kopfgen run: ${ended.error.message}`);
+    await operator.stop();
+    return 1;
+  }
+  logger.info(`stopping (${String(ended.reason)}): waiting for running handlers to finish and their patches to be written`);
   await operator.stop();
   logger.info('stopped');
   return 0;
+}
+
+/** The flags as the operator's option: on when asked, or by default when running in a cluster. */
+function leaderElection(options: RunOptions): LeaderElectionOptions | false {
+  const seconds = (value: number | undefined) => (value === undefined ? undefined : value * 1000);
+  const on = options.leaderElection ?? Boolean(process.env.KUBERNETES_SERVICE_HOST);
+  if (!on) return false;
+  return {
+    id: options.leaderElectionId, namespace: options.leaderElectionNamespace,
+    leaseDurationMs: seconds(options.leaseDuration), renewDeadlineMs: seconds(options.renewDeadline),
+    retryPeriodMs: seconds(options.retryPeriod),
+  };
 }

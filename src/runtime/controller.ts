@@ -2,14 +2,17 @@
  * One resource's controller: wires the watcher's steps into the store, the store's changes
  * into the queue, the queue to the reconciler, and any reconcile failure through the one
  * error policy (kube-rs `Controller::run(reconcile, error_policy)`). Serial per object,
- * concurrent across objects up to the slots shared by every resource.
+ * concurrent across objects up to the slots shared by every resource. A write refused by the term's
+ * fence (the lease is lost) ends the reconcile without retry: the new leader owns the object now.
  */
 import type { RegisteredHandler } from './api/registry.js';
+import type { ResourceDescriptor } from './api/define.js';
 import type { KubernetesObject } from './api/kube-types.js';
 import { warn } from './effects/events.js';
 import { logFailure } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
 import { errorPolicy } from './error-policy.js';
+import { FencedError } from './kube/client.js';
 import { FailureCounts, Queue, type Action, type Slots } from './queue.js';
 import { Reconciler } from './reconcile/reconciler.js';
 import { Store, uidOf } from './store.js';
@@ -40,6 +43,15 @@ export class Controller implements WatchConsumer {
     this.forget(uidOf(body));
   }
 
+  get resource(): ResourceDescriptor {
+    return this.env.resource;
+  }
+
+  /** Objects waiting for a slot. */
+  get depth(): number {
+    return this.queue.depth;
+  }
+
   listed(uids: Set<string>): void {
     for (const uid of this.store.retain(uids)) this.forget(uid);
   }
@@ -67,6 +79,11 @@ export class Controller implements WatchConsumer {
       if (!this.reconciler.holding(uid)) this.failures.reset(uid);
       return action;
     } catch (error) {
+      if (error instanceof FencedError) {
+        // The term is over and another replica leads: it handles the object from what the cluster holds.
+        this.env.logger.warn(`${error.message}; left to the new leader`, { resource: this.env.resource.plural, uid });
+        return { kind: 'done' };
+      }
       const object = this.store.get(uid);
       const failures = this.failures.failed(uid);
       const decision = errorPolicy({ error, resource: this.env.resource, object, failures, now: this.env.now(), backoff: this.env.backoff });

@@ -1,7 +1,8 @@
 /**
  * What the components of one resource's controller share: the API client, the resource, the
- * logger, the operator's shutdown signal and the clock (a test may move it), the operator's
- * marks, where Events go and the backoff after failures.
+ * logger, the term's signal, the clock (a test may move it), the operator's marks, where Events
+ * go, the backoff after failures and the metrics. With leader election the client is the term's
+ * fenced client: once the lease is lost it sends no write.
  */
 import type { Logger } from './api/context.js';
 import type { ResourceDescriptor } from './api/define.js';
@@ -14,15 +15,17 @@ import type { Marks } from './reconcile/marks.js';
 export interface EventSink {
   record(input: EventInput): void;
 }
+import type { OperatorMetrics } from './observe/metrics.js';
 
 export interface ResourceEnv {
   client: KubeClient;
   resource: ResourceDescriptor;
   logger: Logger;
-  /** Aborted when the operator shuts down. */
+  /** Aborted when the operator shuts down or this replica stops leading. */
   signal: AbortSignal;
   now: () => Date;
   marks: Marks;
   events: EventSink;
   backoff: BackoffSettings;
+  metrics?: OperatorMetrics;
 }

@@ -1,23 +1,55 @@
 /**
- * The operator: checks that the cluster answers and serves every registered resource, then
- * lists and watches each one and hands its objects to a Controller (store, queue, reconciler).
- * `stop()` ends the watches, lets every running handler finish and its patch be written, then
- * resolves.
+ * The operator: checks what it needs of the cluster (startup-checks.ts: discovery, the CRDs, a first list,
+ * access; bounded, one line per problem), then either leads at once or campaigns for a Lease
+ * (controller-runtime's manager with LeaderElection): only the leader watches and handles. Each leadership is
+ * a fresh term: new stores, queues and watches, started in onStartedLeading and stopped when its signal
+ * aborts; the term writes through a fenced client, so once the lease is lost no write leaves the process
+ * while handlers still running are told through their `signal`. `stop()` ends the term, lets running
+ * handlers finish and their patches be written, then releases the lease.
+ * Health: `/healthz` fails while a watch is silent past the stall limit, `/readyz` while a leader's watches
+ * have not listed, `/metrics` serves the metrics facade (observe/).
  */
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from './api/context.js';
+import type { ResourceDescriptor } from './api/define.js';
 import { defaultRegistry, type Registry } from './api/registry.js';
 import { Controller } from './controller.js';
 import { createLogger } from './effects/log.js';
+import type { ResourceEnv } from './env.js';
 import { describe, KubeClient } from './kube/client.js';
-import { checkCluster, checkResource, StartupError } from './kube/discovery.js';
+import { StartupError } from './kube/discovery.js';
+import { DEFAULT_CACHE_SYNC_SECONDS, startupChecks } from './kube/startup-checks.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './error-policy.js';
+import { LeaderElector } from './leader/leader-elector.js';
+import { leaseNamespace } from './leader/leader-identity.js';
+import type { LeaderTimings } from './leader/lease-decision.js';
 import { EventRecorder } from './observe/event-recorder.js';
+import { startHealthServer, type HealthServer } from './observe/health-server.js';
+import { createMetrics, type OperatorMetrics } from './observe/metrics.js';
+import { DEFAULT_STALL_SECONDS, liveness, readiness, type Role, type WatchState } from './observe/probes.js';
 import { Slots } from './queue.js';
-import { resolveMarks, type MarksOptions } from './reconcile/marks.js';
-import { watchResource } from './watcher.js';
+import { DEFAULT_MARKS, resolveMarks, type Marks, type MarksOptions } from './reconcile/marks.js';
+import { watchResource, type WatchReporter } from './watcher.js';
 
 export { StartupError };
+
+export interface LeaderElectionOptions extends Partial<LeaderTimings> {
+  /** The Lease's name (default: `kopfgen-` and a hash of the resources and handler ids). */
+  id?: string;
+  /** The Lease's namespace (default: the service account's, POD_NAMESPACE, `default`). */
+  namespace?: string;
+  /** This candidate (default: the pod name and a random suffix). */
+  identity?: string;
+}
+
+export interface HealthOptions {
+  /** 0 picks a free port (read it from `operator.health`). */
+  port: number;
+  host?: string;
+  /** A watch silent this long fails `/healthz` (default DEFAULT_STALL_SECONDS). */
+  stallSeconds?: number;
+}
 
 export interface OperatorOptions {
   registry?: Registry;
@@ -27,67 +59,238 @@ export interface OperatorOptions {
   concurrency?: number;
   client?: KubeClient;
   logger?: Logger;
-  /** Server-side watch timeout in seconds (default 300); the watch reopens after it. */
+  /** Server-side watch timeout in seconds (default: random, below the idle limit); the watch reopens after it. */
   watchTimeoutSeconds?: number;
   /** The finalizer and annotation keys the operator writes (kopf's settings.persistence); default `kopfgen.dev/…`. */
   marks?: MarksOptions;
   /** Per-object backoff after a failure (default 1 s doubling to 610 s). */
   backoff?: Partial<BackoffSettings>;
+  /** A watch connection silent this long is reopened from the last resourceVersion (default 60). */
+  watchIdleSeconds?: number;
+  /**
+   * Lease leader election: true/options on, false off. Default: on when running in a cluster
+   * (KUBERNETES_SERVICE_HOST is set, as for in-cluster config), off otherwise.
+   */
+  leaderElection?: boolean | LeaderElectionOptions;
+  /** Bound on the startup checks and on a term's initial lists, in seconds (default 60); past it the operator fails. */
+  cacheSyncTimeoutSeconds?: number;
+  /** `/healthz`, `/readyz`, `/metrics` (default: no server). */
+  health?: HealthOptions;
+  /** Default: a registry of its own. */
+  metrics?: OperatorMetrics;
+}
+
+/** Whether leader election applies, and with which options. */
+export function electionOptions(
+  option: OperatorOptions['leaderElection'],
+  env: Record<string, string | undefined> = process.env,
+): LeaderElectionOptions | undefined {
+  if (option === false) return undefined;
+  if (option === true) return {};
+  if (option) return option;
+  return env.KUBERNETES_SERVICE_HOST ? {} : undefined;
+}
+
+/**
+ * The default Lease name: replicas of one operator share it, a different operator (other resources or
+ * handlers) on the same CRD gets its own, so neither waits for the other's lease.
+ */
+export function defaultLeaseName(registry: Registry): string {
+  const parts = registry.handlers.map((h) => `${h.resource.plural}.${h.resource.group}/${h.id}/${h.cause}`).sort();
+  return `kopfgen-${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 12)}`;
+}
+
+interface Term {
+  controllers: Controller[];
+  watches: WatchState[];
 }
 
 export class Operator {
   private client?: KubeClient;
   readonly logger: Logger;
+  readonly metrics: OperatorMetrics;
   private readonly registry: Registry;
   private readonly abort = new AbortController();
-  private readonly slots: Slots;
-  private readonly controllers: Controller[] = [];
-  private watches: Promise<void>[] = [];
-  private events?: EventRecorder;
+  private elector?: LeaderElector;
+  private role: Role = 'starting';
+  private term?: Term;
+  /** The leading work: the elector's run, or the one term without election. */
+  private running: Promise<void> = Promise.resolve();
+  private server?: HealthServer;
+  private fail: (error: Error) => void = () => undefined;
+  private marks: Marks = DEFAULT_MARKS;
+  private readonly backoff: BackoffSettings;
+  /** Settles with the error when the operator cannot go on (a term's lists missed the cache-sync bound). */
+  readonly failed: Promise<Error>;
 
   constructor(private readonly options: OperatorOptions = {}) {
     this.registry = options.registry ?? defaultRegistry;
     this.client = options.client;
     this.logger = options.logger ?? createLogger();
-    this.slots = new Slots(options.concurrency ?? 16);
+    this.metrics = options.metrics ?? createMetrics();
+    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.failed = new Promise((resolve) => (this.fail = resolve));
     setMaxListeners(0, this.abort.signal); // one listener per running handler, by design
   }
 
-  /** Verifies the cluster and resources, then starts watching; resolves once the watches run. */
+  /** The health server, once started (its port when asked for port 0). */
+  get health(): HealthServer | undefined {
+    return this.server;
+  }
+
+  /** Checks the cluster, starts the health server, then leads or stands by; resolves once that is under way. */
   async start(): Promise<void> {
-    const resources = this.registry.resources();
-    if (resources.length === 0) throw new StartupError('no handlers are registered: the module registered nothing with defineHandler(...)');
+    const registered = this.registry.resources();
+    if (registered.length === 0) throw new StartupError('no handlers are registered: the module registered nothing with defineHandler(...)');
     const marks = resolveMarks(this.options.marks);
     if (typeof marks === 'string') throw new StartupError(marks);
+    this.marks = marks;
     const client = (this.client ??= await KubeClient.fromDefault());
-    const events = (this.events ??= new EventRecorder({ client, logger: this.logger }));
-    const backoff = { ...DEFAULT_BACKOFF, ...this.options.backoff };
-    await checkCluster(client);
-    for (const resource of resources) await checkResource(client, resource);
+    client.observe((request) => this.metrics.apiRequest(request));
+    const election = electionOptions(this.options.leaderElection);
+    const report = await startupChecks(client, registered, {
+      namespace: this.options.namespace,
+      leaseNamespace: election ? leaseNamespace(election.namespace) : undefined,
+      timeoutSeconds: this.options.cacheSyncTimeoutSeconds,
+    });
+    for (const warning of report.warnings) this.logger.warn(warning);
+    if (this.options.health) this.server = await this.serveHealth(this.options.health);
+    if (!election) {
+      this.role = 'leader';
+      this.running = this.lead(client, report.resources, this.abort.signal);
+      return;
+    }
+    const elector = new LeaderElector({
+      ...election, client, logger: this.logger, name: election.id ?? defaultLeaseName(this.registry),
+    });
+    this.elector = elector;
+    this.role = 'standby';
+    this.metrics.leader(false);
+    this.running = elector.run(this.abort.signal, {
+      onStartedLeading: (signal) => this.lead(client.fenced(() => this.fence(elector)), report.resources, signal),
+      onStoppedLeading: () => {
+        this.role = 'standby';
+        this.metrics.leader(false);
+      },
+    });
+  }
+
+  /** Why the term's writes must stop: this replica no longer holds the lease within its renew deadline. */
+  private fence(elector: LeaderElector): string | undefined {
+    if (elector.holds()) return undefined;
+    return `this replica (${elector.identity}) no longer holds the lease ${elector.ref.namespace}/${elector.ref.name}`;
+  }
+
+  /** One term: fresh controllers and watches until `signal` aborts, then the running handlers drain. */
+  private async lead(client: KubeClient, resources: ResourceDescriptor[], signal: AbortSignal): Promise<void> {
+    setMaxListeners(0, signal);
+    this.role = 'leader';
+    this.metrics.leader(true);
+    const slots = new Slots(this.options.concurrency ?? 16);
+    // A term's Events go through its own (fenced) client, so a replica that lost the lease posts none.
+    const events = new EventRecorder({ client, logger: this.logger, metrics: this.metrics });
+    const term: Term = { controllers: [], watches: [] };
+    this.term = term;
+    const watching: Promise<void>[] = [];
     for (const resource of resources) {
-      const env = { client, resource, logger: this.logger, signal: this.abort.signal, now: () => new Date(), marks, events, backoff };
-      const controller = new Controller(env, this.registry.handlersFor(resource), this.slots);
-      this.controllers.push(controller);
-      const watching = watchResource(client, resource, controller, {
-        namespace: this.options.namespace, signal: this.abort.signal, logger: this.logger, timeoutSeconds: this.options.watchTimeoutSeconds,
-      });
-      this.watches.push(watching);
+      const env: ResourceEnv = {
+        client, resource, logger: this.logger, signal, now: () => new Date(), metrics: this.metrics,
+        marks: this.marks, events, backoff: this.backoff,
+      };
+      const controller = new Controller(env, this.registry.handlersFor(resource), slots);
+      term.controllers.push(controller);
+      const state: WatchState = { resource: describe(resource), listed: false, lastSeen: new Date() };
+      term.watches.push(state);
+      watching.push(watchResource(client, resource, controller, {
+        namespace: this.options.namespace, signal, logger: this.logger, reporter: this.reporter(state),
+        timeoutSeconds: this.options.watchTimeoutSeconds, idleSeconds: this.options.watchIdleSeconds,
+      }));
       this.logger.info(`watching ${describe(resource)}${this.options.namespace ? ` in namespace ${this.options.namespace}` : ' in all namespaces'}`);
+    }
+    // No reconcile starts once the term ends; the ones running finish (their writes are fenced if the lease is lost).
+    const stopped = new Promise<void>((resolve) => {
+      const end = () => {
+        for (const controller of term.controllers) controller.stop();
+        resolve();
+      };
+      if (signal.aborted) end();
+      else signal.addEventListener('abort', end, { once: true });
+    });
+    const sync = this.watchSyncBound(term, signal);
+    await stopped;
+    clearTimeout(sync);
+    await Promise.allSettled(watching);
+    await slots.drained();
+    await events.flush(5000); // Events recorded by the last handlers, a bounded wait
+    if (this.term === term) this.term = undefined;
+    if (!this.abort.signal.aborted) this.role = 'standby';
+  }
+
+  /** controller-runtime's CacheSyncTimeout: a term whose watches have not all listed in time ends the operator. */
+  private watchSyncBound(term: Term, signal: AbortSignal): NodeJS.Timeout {
+    const seconds = this.options.cacheSyncTimeoutSeconds ?? DEFAULT_CACHE_SYNC_SECONDS;
+    return setTimeout(() => {
+      const late = term.watches.filter((w) => !w.listed).map((w) => w.resource);
+      if (late.length === 0 || signal.aborted) return;
+      this.fail(new StartupError(`the initial list of ${late.join(', ')} did not finish within ${seconds} s (--cache-sync-timeout)`));
+    }, seconds * 1000);
+  }
+
+  private reporter(state: WatchState): WatchReporter {
+    return {
+      seen: () => {
+        state.lastSeen = new Date();
+        this.metrics.watchEvent(state.resource, state.lastSeen);
+      },
+      listed: () => {
+        state.listed = true;
+      },
+      restarted: () => this.metrics.watchRestart(state.resource),
+    };
+  }
+
+  private async serveHealth(options: HealthOptions): Promise<HealthServer> {
+    const stall = options.stallSeconds ?? DEFAULT_STALL_SECONDS;
+    const metrics = this.metrics;
+    const serving = startHealthServer({
+      port: options.port,
+      host: options.host,
+      healthz: () => liveness(this.term?.watches ?? [], new Date(), stall),
+      readyz: () => readiness(this.role, this.term?.watches ?? []),
+      metrics: {
+        contentType: metrics.contentType,
+        scrape: () => {
+          for (const controller of this.term?.controllers ?? []) {
+            metrics.queueDepth(controller.resource.plural, controller.depth);
+          }
+          return metrics.scrape();
+        },
+      },
+    });
+    try {
+      return await serving;
+    } catch (error) {
+      const where = `${options.host ?? '0.0.0.0'}:${options.port}`;
+      throw new StartupError(`cannot serve /healthz, /readyz and /metrics on ${where} (--health-port): ${(error as Error).message}`);
     }
   }
 
-  /** Objects currently known, per resource (for tests and the benchmark). */
-  known(): number {
-    return this.controllers.reduce((sum, controller) => sum + controller.store.size, 0);
+  /** Whether this replica leads now (always, without leader election, once started). */
+  isLeader(): boolean {
+    return this.role === 'leader';
   }
 
-  /** Stops watching and waits until running handlers have finished and their patches are written. */
+  /** Objects currently known in this term (for tests and the benchmark). */
+  known(): number {
+    return (this.term?.controllers ?? []).reduce((sum, controller) => sum + controller.store.size, 0);
+  }
+
+  /** Stops watching, waits until running handlers have finished and their patches are written, releases the lease. */
   async stop(): Promise<void> {
-    for (const controller of this.controllers) controller.stop();
     this.abort.abort();
-    await Promise.allSettled(this.watches);
-    await this.slots.drained();
-    await this.events?.flush(5000); // Events recorded by the last handlers, a bounded wait
+    await this.running;
+    this.role = 'starting';
+    await this.server?.close();
     this.client?.close();
   }
 }

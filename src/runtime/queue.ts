@@ -103,6 +103,11 @@ export class Queue {
     this.timers.clear();
   }
 
+  /** Keys waiting for a slot (the queue depth metric). */
+  get depth(): number {
+    return this.queued.size;
+  }
+
   get stopped(): boolean {
     return this.stopping;
   }

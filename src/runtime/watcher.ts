@@ -13,6 +13,9 @@
  * followed by `listed` with the uids that exist, so the consumer learns what vanished while
  * no watch ran; a watch resumes from the last resourceVersion seen (events or bookmarks), so
  * no change is skipped; nothing here dedupes: the store drops states it already knows.
+ * Liveness: watches ask for bookmarks and end on the server's side before the idle limit; a
+ * connection silent past the idle limit (open, no byte: a dead path) fails like a dropped one
+ * and resumes; the reporter tells the probes and metrics what was seen when.
  */
 import type { Logger } from './api/context.js';
 import type { ResourceDescriptor } from './api/define.js';
@@ -150,13 +153,40 @@ export function transition(state: WatcherState, input: WatcherInput, watched: Wa
   }
 }
 
+/** What the watch loop tells the operator's probes and metrics (side effects only, never decisions). */
+export interface WatchReporter {
+  /** Something arrived: a list page, an event, a bookmark, or a watch request answered 200. */
+  seen(): void;
+  /** The (re)list finished: the consumer knows every object. */
+  listed(): void;
+  /** A watch connection ended other than cleanly (dropped, idle, 410) and is reopened. */
+  restarted(): void;
+}
+
 export interface WatchOptions {
   namespace?: string;
   pageSize?: number;
-  /** Server-side watch timeout; the watch is simply reopened after it. */
+  /**
+   * Server-side watch timeout; the watch is simply reopened after it. Default: a random 50-75 % of
+   * `idleSeconds` (client-go picks a random 5-10 min), so a healthy quiet watch ends cleanly before
+   * the idle limit and replicas do not reconnect in step.
+   */
   timeoutSeconds?: number;
+  /**
+   * A watch connection that brings nothing (no event, no bookmark, no end) for this long is taken as
+   * dead, destroyed, and the watch resumes from the last resourceVersion (default 60).
+   */
+  idleSeconds?: number;
   signal: AbortSignal;
   logger: Logger;
+  reporter?: WatchReporter;
+}
+
+export const DEFAULT_IDLE_SECONDS = 60;
+
+/** The server-side timeout of one watch request (see WatchOptions.timeoutSeconds). */
+export function watchTimeoutSeconds(idleSeconds: number, random: () => number = Math.random): number {
+  return Math.max(1, Math.floor(idleSeconds * (0.5 + 0.25 * random())));
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -204,13 +234,18 @@ export async function watchResource(
   const { signal, logger } = options;
   const path = resourcePath(resource, options.namespace);
   const watched: WatchedKind = { apiVersion: `${resource.group}/${resource.version}`, kind: resource.kind, path };
-  const timeoutSeconds = options.timeoutSeconds ?? 300;
+  const idleSeconds = options.idleSeconds ?? DEFAULT_IDLE_SECONDS;
+  const reporter = options.reporter;
   let state: WatcherState = initialState();
   const feed = (input: WatcherInput): void => {
+    const before = state.phase;
     const next = transition(state, input, watched);
     state = next.state;
     if (next.note) logger[next.note.level](next.note.message);
     deliver(consumer, next.steps);
+    if (input.kind === 'page' || input.kind === 'event') reporter?.seen();
+    if (next.steps.some((step) => step.kind === 'listed')) reporter?.listed();
+    if (before === 'watching' && state.phase !== 'watching') reporter?.restarted();
   };
   /** Performs the request the state asks for and feeds its answer back. */
   const perform = async (current: WatcherState): Promise<void> => {
@@ -221,13 +256,15 @@ export async function watchResource(
       await sleep(current.delayMs, signal);
       feed({ kind: 'waited' });
     } else {
+      const timeoutSeconds = options.timeoutSeconds ?? watchTimeoutSeconds(idleSeconds);
       const query = { watch: 1, resourceVersion: current.resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
       const onLine = (event: unknown) => {
         feed({ kind: 'event', event });
         if (state.phase !== 'watching') throw new LeftWatching();
       };
       try {
-        await client.stream(path, query, onLine, signal, (timeoutSeconds + 60) * 1000);
+        const idleMs = Math.max(idleSeconds, timeoutSeconds + 5) * 1000;
+        await client.stream(path, query, onLine, signal, idleMs, () => reporter?.seen());
         feed({ kind: 'ended' });
       } catch (error) {
         if (!signal.aborted && !(error instanceof LeftWatching)) feed({ kind: 'failed', error });

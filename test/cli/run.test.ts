@@ -39,4 +39,15 @@ describe('runOperator', () => {
     assert.equal(code, 1);
     assert.match(lines.join('\n'), /cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:1/);
   });
+  it('exits 1 naming the namespace when -n is not a valid namespace name, before contacting the cluster', async () => {
+    const registry = new Registry();
+    defineHandler(resource, 'myapp').onCreate(() => undefined, { registry });
+    const lines: string[] = [];
+    const code = await runOperator('test/fixtures/runtime/empty.mjs', {
+      registry, namespace: 'Bad_NS!', kubeconfig: closedPortKubeconfig(), write: (l) => lines.push(l),
+    });
+    assert.equal(code, 1);
+    assert.deepEqual(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0], /^kopfgen run: namespace "Bad_NS!" is not a valid namespace name/);
+  });
 });

@@ -38,6 +38,9 @@ export class FaultProxy {
   readonly seen: Seen[] = [];
   private readonly faults: (Fault & { left: number })[] = [];
   private readonly watches = new Set<http.ServerResponse>();
+  /** Watch streams whose bytes are held back (connection open, nothing forwarded). */
+  private readonly upstreams = new Map<http.ServerResponse, http.IncomingMessage>();
+  private frozen = false;
   private constructor(
     private readonly server: http.Server,
     private readonly upstream: URL,
@@ -80,6 +83,21 @@ export class FaultProxy {
     return count;
   }
 
+  /**
+   * Freezes every watch, open or opened from now on: the connections stay open, the server's bytes
+   * (events, bookmarks, its end of the stream) are no longer forwarded, as a half-dead network path
+   * or a hung load balancer would do. `thaw()` forwards watches opened after it again.
+   */
+  freezeWatches(): number {
+    this.frozen = true;
+    for (const [res, answer] of this.upstreams) answer.unpipe(res);
+    return this.upstreams.size;
+  }
+
+  thaw(): void {
+    this.frozen = false;
+  }
+
   private take(req: http.IncomingMessage, isWatch: boolean): Fault | undefined {
     const fault = this.faults.find((f) => f.left > 0 && (!f.method || f.method === req.method) && (!f.path || f.path.test(req.url ?? '')) && (f.watch === undefined || f.watch === isWatch));
     if (fault) fault.left--;
@@ -114,9 +132,10 @@ export class FaultProxy {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       if (isWatch) {
         this.watches.add(res);
-        res.on('close', () => { this.watches.delete(res); answer.destroy(); });
+        this.upstreams.set(res, answer);
+        res.on('close', () => { this.watches.delete(res); this.upstreams.delete(res); answer.destroy(); });
       }
-      answer.pipe(res);
+      if (!(isWatch && this.frozen)) answer.pipe(res);
     });
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);

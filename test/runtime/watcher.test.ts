@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeError } from '../../src/runtime/kube/client.js';
 import {
+  watchTimeoutSeconds,
   initialState, transition, type Transition, type WatchedKind, type WatcherInput, type WatcherState,
 } from '../../src/runtime/watcher.js';
 
@@ -99,5 +100,12 @@ describe('watcher: watching', () => {
     assert.deepEqual(transition(watching('10'), { kind: 'waited' }, watched).state, watching('10'));
     const backoff: WatcherState = { phase: 'backoff', delayMs: 5, then: watching('10') };
     assert.deepEqual(transition(backoff, event('ADDED', obj('a', '1')), watched), { state: backoff, steps: [] });
+  });
+});
+
+describe('watcher: timeouts', () => {
+  it('the server-side timeout falls in 50-75 % of the idle limit, so a healthy quiet watch ends before it', () => {
+    const cases: [number, number, number][] = [[60, 0, 30], [60, 0.999, 44], [60, 0.5, 37], [1, 0, 1]];
+    for (const [idle, random, want] of cases) assert.equal(watchTimeoutSeconds(idle, () => random), want);
   });
 });

@@ -15,6 +15,7 @@ import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome
 import { emptyPatch, outcomePatch, type ObjectPatch } from '../reconcile/patches.js';
 import type { Marks } from '../reconcile/marks.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
+import { recordAttempt } from '../observe/handler-metrics.js';
 import { childLogger, objectRef } from './log.js';
 
 /** A timed-out attempt is permanent: the brand marks it so without a PermanentError instance. */
@@ -98,6 +99,7 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
     const attempts = (step.record?.retries ?? 0) + 1;
     const outcome = interrupted(env, result, applyLimits(classify(result, options), options, attempts, started, end));
     const record = nextRecord(step.record, step.cause, outcome, started, end);
+    recordAttempt(env, { handler: step.handler.id, cause: step.cause, outcome: outcome.kind, started: now, ended: end });
     return { outcome, record, patch: serialisable(() => outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks)) };
   } finally {
     env.signal.removeEventListener('abort', onStop);

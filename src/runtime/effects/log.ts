@@ -42,7 +42,8 @@ export function objectRef(body: KubernetesObject): string {
 }
 
 export function logOutcome(env: ResourceEnv, body: KubernetesObject, id: string, cause: string, outcome: Outcome) {
-  const fields = { resource: env.resource.plural, object: objectRef(body), handler: id, cause };
+  const { namespace, name } = body.metadata ?? {};
+  const fields = { resource: env.resource.plural, namespace, name, handler: id, cause, outcome: outcome.kind };
   const retry = `retry in ${outcome.delay}s`;
   switch (outcome.kind) {
     case 'success':

@@ -22,6 +22,37 @@ export class KubeError extends Error {
   }
 }
 
+/** One API call as the metrics count it: verb (GET, LIST-less methods, WATCH), status (undefined: no answer), seconds. */
+export interface RequestRecord {
+  verb: string;
+  code: number | undefined;
+  seconds: number;
+}
+
+/** What forks of one client share: the keep-alive agent, the auth headers, the observer. */
+interface Connection {
+  agent?: http.Agent;
+  auth?: { headers: Record<string, string>; at: number };
+  observer?: (record: RequestRecord) => void;
+}
+
+/** Returns why writes must not be sent now, or undefined when they may. */
+export type WriteFence = () => string | undefined;
+
+const READS = new Set(['GET', 'HEAD']);
+
+/**
+ * A write refused before it left the process: this replica no longer leads (the write fence of a
+ * term, see `KubeClient.fenced`). Reads still pass; nothing the cluster holds changes.
+ */
+export class FencedError extends KubeError {
+  constructor(method: string, path: string, reason: string) {
+    // status 0: no answer to retry on; the write retry policy gives up on it at once
+    super(`${method} ${path} not sent: ${reason}`, 0, undefined);
+    this.name = 'FencedError';
+  }
+}
+
 export interface RequestOptions {
   body?: unknown;
   contentType?: string;
@@ -40,13 +71,32 @@ async function readText(stream: AsyncIterable<Buffer>): Promise<string> {
 
 export class KubeClient {
   readonly server: URL;
-  private agent?: http.Agent;
-  private auth?: { headers: Record<string, string>; at: number };
+  private readonly connection: Connection;
 
-  constructor(readonly config: KubeConfig) {
+  constructor(readonly config: KubeConfig, connection: Connection = {}, private readonly fence?: WriteFence) {
     const cluster = config.getCurrentCluster();
     if (!cluster) throw new Error('no current cluster in the kubeconfig');
     this.server = new URL(cluster.server);
+    this.connection = connection;
+  }
+
+  /**
+   * The same connection with a write fence: every request but GET/HEAD first asks `fence`, and is
+   * refused with FencedError when it names a reason. A leader's term writes through such a client,
+   * so once the term is lost no write leaves the process, whatever a handler still does (client-go
+   * stops its controllers; a JavaScript handler cannot be stopped, only refused).
+   */
+  fenced(fence: WriteFence): KubeClient {
+    return new KubeClient(this.config, this.connection, fence);
+  }
+
+  /** Every request and watch is reported here (the metrics' API request counters). */
+  observe(observer: (record: RequestRecord) => void): void {
+    this.connection.observer = observer;
+  }
+
+  private report(verb: string, code: number | undefined, started: number): void {
+    this.connection.observer?.({ verb, code, seconds: (performance.now() - started) / 1000 });
   }
 
   /** One keep-alive agent with the kubeconfig's TLS settings (client-node makes a new agent per call). */
@@ -67,15 +117,21 @@ export class KubeClient {
 
   /** Auth headers (bearer tokens, exec plugins, basic auth), refreshed now and then for expiring tokens. */
   private async headers(): Promise<Record<string, string>> {
-    if (this.auth && Date.now() - this.auth.at < AUTH_TTL_MS) return this.auth.headers;
+    const connection = this.connection;
+    if (connection.auth && Date.now() - connection.auth.at < AUTH_TTL_MS) return connection.auth.headers;
     const opts: https.RequestOptions = {};
     await this.config.applyToHTTPSOptions(opts);
-    this.agent ??= this.makeAgent(opts);
+    connection.agent ??= this.makeAgent(opts);
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(opts.headers ?? {})) if (value !== undefined) headers[key] = String(value);
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    this.auth = { headers, at: Date.now() };
+    connection.auth = { headers, at: Date.now() };
     return headers;
+  }
+
+  /** The Authorization header the requests carry (startup checks read a service account token's subject). */
+  async authorization(): Promise<string | undefined> {
+    return (await this.headers()).Authorization;
   }
 
   url(path: string, query: RequestOptions['query'] = {}): URL {
@@ -94,7 +150,7 @@ export class KubeClient {
     }
     const transport = url.protocol === 'https:' ? https : http;
     let answered: (res: http.IncomingMessage) => void = () => undefined;
-    const req = transport.request(url, { method, headers, agent: this.agent }, (res) => answered(res));
+    const req = transport.request(url, { method, headers, agent: this.connection.agent }, (res) => answered(res));
     const res = new Promise<http.IncomingMessage>((resolve, reject) => {
       answered = resolve;
       req.on('error', reject);
@@ -106,9 +162,20 @@ export class KubeClient {
 
   /** One request; non-2xx answers throw KubeError with the status and the server's message. */
   async request<T = Record<string, unknown>>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const { res } = await this.open(method, path, { timeoutMs: 30_000, ...options });
-    const response = await res;
-    const text = await readText(response);
+    const refused = READS.has(method) ? undefined : this.fence?.();
+    if (refused) throw new FencedError(method, path, refused);
+    const started = performance.now();
+    let response: http.IncomingMessage;
+    let text: string;
+    try {
+      const { res } = await this.open(method, path, { timeoutMs: 30_000, ...options });
+      response = await res;
+      text = await readText(response);
+    } catch (error) {
+      this.report(method, undefined, started);
+      throw error;
+    }
+    this.report(method, response.statusCode, started);
     let body: unknown = text;
     try {
       body = text ? JSON.parse(text) : undefined;
@@ -127,18 +194,36 @@ export class KubeClient {
   /**
    * A streaming GET (watch): calls `onLine` per JSON line until the server ends the stream,
    * the connection drops, or `signal` aborts. Resolves on a clean end, rejects on errors.
+   * `idleMs` bounds the silence, from the request on: no answer, or no byte of the stream (event,
+   * bookmark, or the server's own end) for that long destroys the request (client-go's watch
+   * relies on HTTP/2 pings every ~45 s for this; over HTTP/1.1 a read timeout is the way).
+   * `onOpen` is called once the server answered 200.
    */
-  async stream(path: string, query: RequestOptions['query'], onLine: (line: unknown) => void, signal: AbortSignal, idleMs: number): Promise<void> {
+  async stream(
+    path: string, query: RequestOptions['query'], onLine: (line: unknown) => void, signal: AbortSignal, idleMs: number,
+    onOpen?: () => void,
+  ): Promise<void> {
+    const started = performance.now();
     const { req, res } = await this.open('GET', path, { query });
     const abort = () => req.destroy(new Error('aborted'));
     signal.addEventListener('abort', abort, { once: true });
+    // The response stream fails with its own 'aborted' error: the reason is kept to be thrown instead.
+    let idle: Error | undefined;
+    req.setTimeout(idleMs, () => {
+      idle = new Error(`watch ${path}: nothing received for ${idleMs / 1000} s`);
+      req.destroy(idle);
+    });
     try {
-      const response = await res;
+      const response = await res.catch((error: unknown) => {
+        this.report('WATCH', undefined, started);
+        throw error;
+      });
+      this.report('WATCH', response.statusCode, started);
       if ((response.statusCode ?? 0) >= 300) {
         const status = response.statusCode ?? 0;
         throw new KubeError(`watch ${path}: ${response.statusCode}`, status, await readText(response));
       }
-      req.setTimeout(idleMs, () => req.destroy(new Error(`watch ${path}: idle for ${idleMs} ms`)));
+      onOpen?.();
       let buffered = '';
       const chunks: AsyncIterable<Buffer> = response;
       for await (const chunk of chunks) {
@@ -153,14 +238,14 @@ export class KubeClient {
       if (!response.complete) throw new Error(`watch ${path}: connection closed mid-stream`);
     } catch (error) {
       req.destroy(); // also when onLine threw (410 Gone): do not leave the stream open
-      throw error;
+      throw idle ?? error;
     } finally {
       signal.removeEventListener('abort', abort);
     }
   }
 
   close(): void {
-    this.agent?.destroy();
+    this.connection.agent?.destroy();
   }
 }
 

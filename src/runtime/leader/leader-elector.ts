@@ -125,6 +125,8 @@ export class LeaderElector {
   private observed: Observed | undefined;
   private term: Term | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
+  /** Monotonic send time of our last successful write of the lease (the start of its renew deadline). */
+  private writtenAt: number | undefined;
   /** The last term's work; none pending at first. */
   private work: Promise<void> = Promise.resolve();
   private workDone = true;
@@ -146,6 +148,18 @@ export class LeaderElector {
 
   isLeader(): boolean {
     return this.term !== undefined;
+  }
+
+  /**
+   * Whether this replica may still write as the leader: the lease names it and its last write is within
+   * the renew deadline (so no other replica can have taken over). Stays true while a graceful stop lets
+   * the term's work drain (the lease is renewed meanwhile), turns false the moment the lease is lost or
+   * the deadline passes, and after the release. The operator's write fence asks this before every write.
+   */
+  holds(): boolean {
+    const writtenAt = this.writtenAt;
+    return this.holdsRecord() && writtenAt !== undefined
+      && performance.now() < writtenAt + this.timings.renewDeadlineMs;
   }
 
   state(): LeaderState {
@@ -273,6 +287,7 @@ export class LeaderElector {
           body: updatedLease(previous, step.record), timeoutMs,
         });
       this.observed = { lease, record: recordOf(lease), at: now };
+      this.writtenAt = sentAt;
       this.armDeadline(sentAt, now);
       this.failures.succeeded(what);
       if (step.kind === 'takeOver') {

@@ -46,7 +46,8 @@ describe('log lines', () => {
     for (const { given, want } of cases) {
       const { exec, lines } = env();
       logOutcome(exec, { metadata: { name: 'a', namespace: 'ns' } }, 'myapp', 'create', given);
-      assert.deepEqual(lines, [`${want} resource=myresources object=ns/a handler=myapp cause=create`]);
+      const fields = `resource=myresources namespace=ns name=a handler=myapp cause=create outcome=${given.kind}`;
+      assert.deepEqual(lines, [`${want} ${fields}`]);
     }
   });
   it('a failed reconcile: one line naming the object by namespace/name, uid only when it is no longer known', () => {

@@ -89,6 +89,7 @@ describe('LeaderElector loop', () => {
     assert.deepEqual(c.seen.leaders, ['me_1', 'other_2']);
     assert.equal(c.elector.state().role, 'standby');
     assert.equal(c.elector.state().holder, 'other_2');
+    assert.equal(c.elector.holds(), false, 'the write fence closes with the term');
     const conflict = api.requests.findIndex((r) => r.method === 'PUT' && r.status === 409);
     assert.equal(api.requests[conflict + 1]?.method, 'GET', 'reads right after the conflict');
     c.stop.abort();
@@ -112,11 +113,16 @@ describe('LeaderElector loop', () => {
     const api = new FakeLeaseApi();
     const c = start(api, 900); // longer than the renew deadline: without renews the lease would lapse
     await eventually('leading', async () => (c.elector.isLeader() ? true : undefined), 2_000);
+    assert.equal(c.elector.holds(), true);
     const stoppedAt = Date.now();
     c.stop.abort();
     assert.equal(c.elector.isLeader(), false);
     assert.ok(c.signals[0].aborted, 'aborted in the abort itself');
+    // The term's work may still write while it drains: the lease is renewed meanwhile.
+    await sleep(timings.renewDeadlineMs + 100);
+    assert.equal(c.elector.holds(), true, 'the fence stays open while the work drains on a renewed lease');
     await c.done;
+    assert.equal(c.elector.holds(), false, 'released: the fence is closed');
     const draining = (r: { at: number }) => r.at > stoppedAt && r.at < c.seen.drained[0];
     const renewsWhileDraining = api.requests.filter((r) => r.method === 'PUT' && draining(r));
     assert.ok(renewsWhileDraining.length >= 3, `${renewsWhileDraining.length} renews while draining`);
@@ -134,6 +140,7 @@ describe('LeaderElector loop', () => {
     api.failing = 500;
     await eventually('stopped', async () => (c.seen.stopped.length ? true : undefined), 2_000);
     assertAtDeadline(api, c.seen.stopped[0]);
+    assert.equal(c.elector.holds(), false, 'past the renew deadline no write may be sent');
     await sleep(1_000);
     api.failing = undefined;
     await eventually('leading again', async () => (c.seen.started.length === 2 ? true : undefined), 3_000);
