@@ -3,6 +3,7 @@
  * (source texts in, file texts out); only `src/cli` and `src/io` touch the file system.
  */
 import type { Diagnostic } from './diagnostics.js';
+import type { StubTemplates } from './stubs/templates.js';
 
 /** One input file's text, read by the CLI. */
 export interface SourceText {
@@ -14,8 +15,12 @@ export interface SourceText {
 export interface GenerateOptions {
   /** Handler ids per kind from configuration or the CLI: keys are `Kind` or `plural.group`. */
   handlers?: Record<string, string[]>;
-  /** Where handler stubs go, relative to the output's root; `false` skips stubs. */
-  stubs?: { dir: string } | false;
+  /**
+   * Where handler stubs go, relative to the output's root, and the stub templates' texts (the
+   * package's `templates/stub-*.ts`, read by the caller with `readStubTemplates()`: the pipeline
+   * reads no file). Undefined or `false`: no stubs.
+   */
+  stubs?: { dir: string; templates: StubTemplates } | false;
   /** Path of the generated directory as seen from the stubs directory, for stub imports. */
   generatedImportBase?: string;
 }

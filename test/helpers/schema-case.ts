@@ -11,6 +11,7 @@ import { ParsedSource } from '../../src/load/yaml-source.js';
 import { documentTree } from '../../src/load/yaml-tree.js';
 import { buildSchema } from '../../src/model/build-schema.js';
 import type { CrdModel, ObjectNode } from '../../src/model/ir.js';
+import { withoutHandlers } from '../../src/model/handler-pass.js';
 import { nameCrd } from '../../src/model/naming.js';
 
 export interface SchemaCase {
@@ -29,7 +30,7 @@ export function emitSchema(given: string, root = false): { text: string; diagnos
   const diagnostics: Diagnostic[] = [];
   const schema = buildSchema({ source, diagnostics, structural: 'error' }, documentTree(source, doc).root, '');
   if (schema.type !== 'object') throw new Error(`case root is not an object: ${text}`);
-  const named = nameCrd(crdOf(schema), 'T').versions[0];
+  const named = nameCrd(withoutHandlers(crdOf(schema)), 'T').versions[0];
   const usage: TypeUsage = { kubernetesObject: false, objectMeta: false };
   const out: string[] = ['interface T {\n'];
   pushMembers(out, schema, named.types);
@@ -49,7 +50,6 @@ function crdOf(schema: ObjectNode): CrdModel {
     schema,
     subresources: { status: false },
     printerColumns: [],
-    handlers: [],
   };
   const names = { name: 'ts.x.io', group: 'x.io', kind: 'T', plural: 'ts', shortNames: [], categories: [] };
   return { ...at, ...names, file: 'case.yaml', scope: 'Namespaced', annotations: {}, versions: [version] };

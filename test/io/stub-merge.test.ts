@@ -5,13 +5,14 @@ import { generate } from '../../src/generate.js';
 import { mergeStubFile } from '../../src/io/stub-merge.js';
 import { formatErrors, readFixture, typeCheckProject } from '../helpers/handler-typecheck.js';
 import { outsideUnitScope } from '../helpers/test-scope.js';
+import { readStubTemplates } from '../../src/io/stub-templates.js';
 
 const STORY = 'crds/myresource.yaml';
 
 function run(annotation?: string) {
   let text = readFixture(STORY);
   if (annotation) text = text.replace('  name: myresources.example.com\n', `  name: myresources.example.com\n  annotations:\n    kopfgen.dev/handlers: "${annotation}"\n`);
-  const result = generate([{ file: STORY, text }], { stubs: { dir: 'handlers' }, generatedImportBase: '../generated' });
+  const result = generate([{ file: STORY, text }], { stubs: { dir: 'handlers', templates: readStubTemplates() }, generatedImportBase: '../generated' });
   assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
   const stub = result.files.find((f) => f.role === 'stub' && f.path === 'myresources.ts');
   assert.ok(stub, 'a stub file for MyResource');

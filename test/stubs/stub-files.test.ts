@@ -34,8 +34,9 @@ test('stub paths: <plural>.ts, or <plural>.<group>.ts for a plural the run has t
 test('one stub per handler and cause, from the templates given, importing the named handler exports', () => {
   const status = obj({ myapp: obj({ phase: scalar('string') }) });
   const model = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status }] });
-  assert.deepEqual(resolveHandlers([model], {}), []);
-  const file = emitStubFile(nameCrd(model, 'MyResource'), 'myresources.ts', {}, TEMPLATES);
+  const { crds, diagnostics } = resolveHandlers([model], {});
+  assert.deepEqual(diagnostics, []);
+  const file = emitStubFile(nameCrd(crds[0], 'MyResource'), 'myresources.ts', {}, TEMPLATES);
   assert.ok(file);
   assert.equal(file.role, 'stub');
   assert.deepEqual(file.stubs?.map((s) => s.name), ['myappOnCreate', 'myappOnUpdate', 'myappOnResume']);
@@ -59,6 +60,6 @@ test('one stub per handler and cause, from the templates given, importing the na
 
 test('no stub file for a CRD without handlers', () => {
   const model = crd({ versions: [{ status: obj({}) }] });
-  resolveHandlers([model], {});
-  assert.equal(emitStubFile(nameCrd(model, 'MyResource'), 'myresources.ts', {}, TEMPLATES), undefined);
+  const { crds } = resolveHandlers([model], {});
+  assert.equal(emitStubFile(nameCrd(crds[0], 'MyResource'), 'myresources.ts', {}, TEMPLATES), undefined);
 });
