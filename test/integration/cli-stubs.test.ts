@@ -15,7 +15,7 @@ const STUB = 'handlers/myresources.ts';
 /** The user's edit: a real body, a helper and a comment. */
 function userEdit(stub: string): string {
   const edited = stub.replace(
-    /ctx\.logger\.info\('myapp: create handler not implemented yet'[^\n]*\n\s*return \{ phase: "NotImplemented" \};/,
+    /ctx\.logger\.info\('create handler not implemented yet'[^\n]*\n\s*return \{ phase: "NotImplemented" \};/,
     `// my own code\n  await ensureDeployment(ctx.name);\n  return { phase: "Starting" };`,
   );
   assert.notEqual(edited, stub, 'the stub has the expected create body to edit');

@@ -23,7 +23,7 @@ function run(annotation?: string) {
 function userEdits(content: string): string {
   const edited = content
     .replace("import type { HandlerContext } from \"kopfgen/runtime\";\n", "import type { HandlerContext } from \"kopfgen/runtime\";\nimport { setTimeout as sleep } from 'node:timers/promises';\n")
-    .replace(/  ctx\.logger\.info\('myapp: create handler not implemented yet'[^\n]*\n  return \{ phase: "NotImplemented" \};/, "  await sleep(1);\n  return { phase: 'Starting' };")
+    .replace(/  \/\/ The runtime's[^\n]*\n  ctx\.logger\.info\('create handler not implemented yet'[^\n]*\n  return \{ phase: "NotImplemented" \};/, "  await sleep(1);\n  return { phase: 'Starting' };")
     .replace(/\n\/\*\*\n \* Handler `myapp`, on update\.[\s\S]*?MyResourceMyapp\.onUpdate\(myappOnUpdate\);\n/, '\n');
   assert.notEqual(edited, content);
   assert.ok(!edited.includes('myappOnUpdate'));
