@@ -41,6 +41,8 @@ export interface StubEntry {
   /** Handler id and cause, for messages (`added stub myappOnCreate for myapp (create)`). */
   handlerId: string;
   cause: string;
+  /** The definition it registers with (`MyResourceMyapp`): a registration of it anywhere makes the handler present. */
+  definition: string;
   /** The full text of the stub (declaration and registration), inserted verbatim when missing. */
   text: string;
 }

@@ -106,7 +106,7 @@ async function saveCache(run: ResolvedRun, produced: Produced, plan: WritePlan):
   for (const file of stubFiles) {
     const abs = run.stubsDir ? join(run.stubsDir, file.path) : undefined;
     const planned = abs ? byPath.get(abs) : undefined;
-    if (abs && planned?.after !== undefined) stubs[abs] = stubRecord(file, planned.after, planned.orphanedStubs);
+    if (abs && planned?.after !== undefined) stubs[abs] = stubRecord(file, planned.after, planned.elsewhere ?? []);
   }
   const nonErrors = (produced.generatorDiagnostics ?? []).filter((d) => d.severity !== 'error');
   const entry: CacheEntry = {

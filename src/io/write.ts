@@ -7,12 +7,13 @@
  * they carry the generated header; stub files are the user's and are only ever merged into.
  */
 import { promises as fs } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { GeneratedFile, StubEntry } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { GENERATED_MARK, isGeneratedText, YAML_GENERATED_MARK } from '../emit/header.js';
 import { unifiedDiff } from './diff.js';
 import { displayPath, listFiles, readIfExists } from './fs.js';
+import { orphanDiagnostics, registeredElsewhere, scanStubsDir, type ScannedStubFile } from './stub-scan.js';
 
 export interface WriteTargets {
   /** Absolute output directory of generated files. */
@@ -36,7 +37,8 @@ export interface PlannedFile {
   /** The text after the run; undefined when the file is removed. */
   after?: string;
   addedStubs: StubEntry[];
-  orphanedStubs: string[];
+  /** Stubs: the file's definitions registered in other files of the stubs directory (their stubs are not added here). */
+  elsewhere?: string[];
 }
 
 export interface WritePlan {
@@ -47,8 +49,11 @@ export interface WritePlan {
   outDir: string;
 }
 
-/** Lets a caller skip the (ts-morph) stub merge when the stub file is exactly what the last run left. */
-export type StubMemo = (file: GeneratedFile, existing: string) => { orphaned: string[] } | undefined;
+/**
+ * Lets a caller skip the (ts-morph) stub merge when the stub file is exactly what the last run
+ * left for the same stubs and the same handlers registered in the directory's other files.
+ */
+export type StubMemo = (file: GeneratedFile, existing: string, elsewhere: readonly string[]) => boolean;
 
 function fileDiagnostic(file: string, code: string, message: string): Diagnostic {
   return { severity: 'error', code, message, file, line: 1, col: 1, pointer: '' };
@@ -74,8 +79,9 @@ export async function planWrite(files: GeneratedFile[], targets: WriteTargets, e
   for (const path of extras.verified ?? []) {
     const abs = resolve(targets.outDir, path);
     produced.add(abs);
-    plan.files.push({ role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change: 'unchanged', addedStubs: [], orphanedStubs: [] });
+    plan.files.push({ role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change: 'unchanged', addedStubs: [] });
   }
+  const scanned = targets.stubsDir === undefined ? [] : await scanStubsDir(targets.stubsDir);
   for (const file of files) {
     const root = file.role === 'stub' ? targets.stubsDir : targets.outDir;
     if (root === undefined) continue;
@@ -86,13 +92,14 @@ export async function planWrite(files: GeneratedFile[], targets: WriteTargets, e
     }
     produced.add(abs);
     const before = await readIfExists(abs);
-    const entry = file.role === 'stub' ? await planStub(file, abs, before, targets, memo) : planGenerated(file, abs, before, targets, plan);
-    plan.files.push(entry);
+    const entry = file.role === 'stub' ? await planStub(file, abs, before, targets, scanned, memo) : planGenerated(file, abs, before, targets, plan);
+    if (entry) plan.files.push(entry);
   }
+  plan.diagnostics.push(...(await orphanDiagnostics(scanned, targets.outDir, targets.cwd, moduleTexts(files, extras.verified ?? [], targets.outDir))));
   for (const abs of await staleGeneratedFiles(targets.outDir, produced)) {
     plan.files.push({
       role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change: 'remove',
-      before: await readIfExists(abs), addedStubs: [], orphanedStubs: [],
+      before: await readIfExists(abs), addedStubs: [],
     });
   }
   plan.files.sort((a, b) => (a.displayPath < b.displayPath ? -1 : a.displayPath > b.displayPath ? 1 : 0));
@@ -108,22 +115,54 @@ function planGenerated(file: GeneratedFile, abs: string, before: string | undefi
     );
   }
   const change: Change = before === undefined ? 'create' : before === file.content ? 'unchanged' : 'update';
-  return { role: 'generated', absPath: abs, displayPath: shown, change, before, after: file.content, addedStubs: [], orphanedStubs: [] };
+  return { role: 'generated', absPath: abs, displayPath: shown, change, before, after: file.content, addedStubs: [] };
 }
 
-async function planStub(file: GeneratedFile, abs: string, before: string | undefined, targets: WriteTargets, memo?: StubMemo): Promise<PlannedFile> {
+/**
+ * A stub file's plan: the stubs of handlers registered nowhere in the stubs directory, merged into
+ * the file (created when absent); undefined when the file is absent and every handler it would
+ * hold is registered in another file (the user moved them all: nothing to re-add).
+ */
+async function planStub(
+  file: GeneratedFile,
+  abs: string,
+  before: string | undefined,
+  targets: WriteTargets,
+  scanned: readonly ScannedStubFile[],
+  memo?: StubMemo,
+): Promise<PlannedFile | undefined> {
   const shown = displayPath(targets.cwd, abs);
-  const base = { role: 'stub' as const, absPath: abs, displayPath: shown, before };
-  if (before === undefined) {
-    return { ...base, change: 'create', after: file.content, addedStubs: file.stubs ?? [], orphanedStubs: [] };
+  const entries = file.stubs ?? [];
+  const others = registeredElsewhere(scanned, abs);
+  const elsewhere = [...new Set(entries.map((e) => e.definition).filter((d) => others.has(d)))].sort();
+  const base = { role: 'stub' as const, absPath: abs, displayPath: shown, before, elsewhere };
+  if (before === undefined && elsewhere.length === 0) {
+    return { ...base, change: 'create', after: file.content, addedStubs: entries };
   }
-  const remembered = memo?.(file, before);
-  if (remembered) return { ...base, change: 'unchanged', after: before, addedStubs: [], orphanedStubs: remembered.orphaned };
+  if (before === undefined && entries.every((e) => others.has(e.definition))) return undefined;
+  if (before !== undefined && memo?.(file, before, elsewhere)) return { ...base, change: 'unchanged', after: before, addedStubs: [] };
   // Loaded on demand: the merge needs ts-morph (about a second to load), most runs need no merge.
   const { mergeStubFile } = await import('./stub-merge.js');
-  const merged = mergeStubFile(before, file);
-  const change: Change = merged.text === before ? 'unchanged' : 'update';
-  return { ...base, change, after: merged.text, addedStubs: merged.added, orphanedStubs: merged.orphaned };
+  // An absent file with some handlers registered elsewhere starts from the scaffold's head comment.
+  const merged = mergeStubFile(before ?? stubHead(file.content), file, new Set(elsewhere));
+  const change: Change = before === undefined ? 'create' : merged.text === before ? 'unchanged' : 'update';
+  return { ...base, change, after: merged.text, addedStubs: merged.added };
+}
+
+/** The head comment of a new stub file: everything before its first import. */
+function stubHead(content: string): string {
+  const at = content.search(/^import /m);
+  return at < 0 ? '' : content.slice(0, at);
+}
+
+/**
+ * The text this run leaves at a generated path: from the run's files, or (on a cache hit, where
+ * only verified paths are known) from disk, since the cache verified it is what the run would write.
+ */
+function moduleTexts(files: GeneratedFile[], verified: string[], outDir: string): (rel: string) => Promise<string | undefined> {
+  const byPath = new Map(files.filter((f) => f.role === 'generated').map((f) => [f.path, f.content]));
+  const onDisk = new Set(verified);
+  return async (rel) => byPath.get(rel) ?? (onDisk.has(rel) ? await readIfExists(resolve(outDir, rel)) : undefined);
 }
 
 /** Files under `dir` that carry the generated header and were not produced by this run. */
@@ -214,17 +253,15 @@ export interface PlanSummary {
   unchanged: number;
   removed: string[];
   stubsAdded: { file: string; stub: StubEntry }[];
-  stubsOrphaned: { file: string; name: string }[];
 }
 
 export function summarize(plan: WritePlan): PlanSummary {
-  const s: PlanSummary = { written: [], unchanged: 0, removed: [], stubsAdded: [], stubsOrphaned: [] };
+  const s: PlanSummary = { written: [], unchanged: 0, removed: [], stubsAdded: [] };
   for (const f of plan.files) {
     if (f.change === 'create' || f.change === 'update') s.written.push(f.displayPath);
     else if (f.change === 'remove') s.removed.push(f.displayPath);
     else s.unchanged++;
     for (const stub of f.addedStubs) s.stubsAdded.push({ file: f.displayPath, stub });
-    for (const name of f.orphanedStubs) s.stubsOrphaned.push({ file: f.displayPath, name });
   }
   return s;
 }

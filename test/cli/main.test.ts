@@ -204,7 +204,7 @@ test('progress: a self-erasing line on a terminal for long runs, never in pipes,
   await sleep(260);
   tty.reporter.progress('writing 156 files…');
   assert.match(tty.stdout.text, /\r\x1b\[Kwriting 156 files…$/);
-  tty.reporter.finish({ command: 'generate', exitCode: 0, diagnostics: [], cache: 'miss', timeMs: 300, summary: { written: [], unchanged: 1, removed: [], stubsAdded: [], stubsOrphaned: [] } });
+  tty.reporter.finish({ command: 'generate', exitCode: 0, diagnostics: [], cache: 'miss', timeMs: 300, summary: { written: [], unchanged: 1, removed: [], stubsAdded: [] } });
   assert.match(tty.stdout.text, /…\r\x1b\[Kkopfgen: files 0 written, 1 unchanged/, 'the line is erased before the summary');
   for (const other of [make(false), make(true, 'json'), make(true, 'text', true)]) {
     other.reporter.progress('generating…', true);
