@@ -58,7 +58,7 @@ export async function runGenerate(run: ResolvedRun, pipeline: Pipeline, reporter
 }
 
 function targetsOf(run: ResolvedRun): WriteTargets {
-  return { outDir: run.outDir, stubsDir: run.stubsDir, cwd: run.cwd };
+  return { outDir: run.outDir, stubsDir: run.stubsDir, cwd: run.cwd, manifest: true };
 }
 
 async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter): Promise<Produced> {

@@ -102,6 +102,7 @@ export class Reporter {
 
   private printSummary(report: RunReport, s: PlanSummary): void {
     if (this.quiet) return;
+    for (const file of s.removed) this.streams.stdout.write(`removed ${file}\n`);
     for (const { file, stub } of s.stubsAdded) {
       this.streams.stdout.write(`added stub ${stub.name} for handler ${stub.handlerId} (${stub.cause}) to ${file}\n`);
     }

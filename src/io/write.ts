@@ -13,6 +13,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { GENERATED_MARK, isGeneratedText, YAML_GENERATED_MARK } from '../emit/header.js';
 import { unifiedDiff } from './diff.js';
 import { displayPath, listFiles, readIfExists } from './fs.js';
+import { manifestPath, manifestText, OUTPUT_MANIFEST, ownedFiles, startsWithHeader } from './ownership.js';
 import { orphanDiagnostics, registeredElsewhere, scanStubsDir, type ScannedStubFile } from './stub-scan.js';
 
 export interface WriteTargets {
@@ -22,6 +23,12 @@ export interface WriteTargets {
   stubsDir?: string;
   /** Paths in reports are shown relative to this directory. */
   cwd: string;
+  /**
+   * Keep an output manifest (`generate`): only files the directory's runs produced are removed
+   * (src/io/ownership.ts). Without it (`manifests`, whose caller filters), every stale file with
+   * the generated header is.
+   */
+  manifest?: boolean;
 }
 
 export type Change = 'create' | 'update' | 'remove' | 'unchanged';
@@ -39,6 +46,11 @@ export interface PlannedFile {
   addedStubs: StubEntry[];
   /** Stubs: the file's definitions registered in other files of the stubs directory (their stubs are not added here). */
   elsewhere?: string[];
+  /**
+   * The output manifest: written with the rest, but bookkeeping, not output: not counted in the
+   * summary, and not a reason for `--check` to fail (it follows from the files, which are checked).
+   */
+  bookkeeping?: boolean;
 }
 
 export interface WritePlan {
@@ -96,7 +108,19 @@ export async function planWrite(files: GeneratedFile[], targets: WriteTargets, e
     if (entry) plan.files.push(entry);
   }
   plan.diagnostics.push(...(await orphanDiagnostics(scanned, targets.outDir, targets.cwd, moduleTexts(files, extras.verified ?? [], targets.outDir))));
-  for (const abs of await staleGeneratedFiles(targets.outDir, produced)) {
+  const ownership = targets.manifest ? await ownedFiles(targets.outDir, targets.cwd) : undefined;
+  if (ownership) {
+    plan.diagnostics.push(...ownership.diagnostics);
+    const generated = plan.files.filter((f) => f.role === 'generated').map((f) => manifestPath(targets.outDir, f.absPath));
+    const abs = join(targets.outDir, OUTPUT_MANIFEST);
+    produced.add(abs);
+    const before = await readIfExists(abs);
+    const after = manifestText(generated);
+    const change: Change = before === undefined ? 'create' : before === after ? 'unchanged' : 'update';
+    plan.files.push({ role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change, before, after, addedStubs: [], bookkeeping: true });
+  }
+  const candidates = ownership ? ownership.owned : await listFiles(targets.outDir);
+  for (const abs of await staleGeneratedFiles(candidates, produced)) {
     plan.files.push({
       role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change: 'remove',
       before: await readIfExists(abs), addedStubs: [],
@@ -165,24 +189,16 @@ function moduleTexts(files: GeneratedFile[], verified: string[], outDir: string)
   return async (rel) => byPath.get(rel) ?? (onDisk.has(rel) ? await readIfExists(resolve(outDir, rel)) : undefined);
 }
 
-/** Files under `dir` that carry the generated header and were not produced by this run. */
-async function staleGeneratedFiles(dir: string, produced: Set<string>): Promise<string[]> {
+/**
+ * The candidates (files the directory owns) that this run did not produce and that still carry
+ * the generated header: a listed file the user has since made their own is never removed.
+ */
+async function staleGeneratedFiles(candidates: readonly string[], produced: Set<string>): Promise<string[]> {
   const stale: string[] = [];
-  for (const abs of await listFiles(dir)) {
+  for (const abs of candidates) {
     if (!produced.has(abs) && (await startsWithHeader(abs))) stale.push(abs);
   }
   return stale;
-}
-
-async function startsWithHeader(path: string): Promise<boolean> {
-  const handle = await fs.open(path, 'r');
-  try {
-    const buf = Buffer.alloc(GENERATED_MARK.length);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    return isGeneratedText(buf.toString('utf8', 0, bytesRead));
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
@@ -258,6 +274,7 @@ export interface PlanSummary {
 export function summarize(plan: WritePlan): PlanSummary {
   const s: PlanSummary = { written: [], unchanged: 0, removed: [], stubsAdded: [] };
   for (const f of plan.files) {
+    if (f.bookkeeping) continue;
     if (f.change === 'create' || f.change === 'update') s.written.push(f.displayPath);
     else if (f.change === 'remove') s.removed.push(f.displayPath);
     else s.unchanged++;
@@ -268,7 +285,7 @@ export function summarize(plan: WritePlan): PlanSummary {
 
 /** Files a run of `generate` would write or remove: what makes `--check` fail. */
 export function outOfDate(plan: WritePlan): PlannedFile[] {
-  return plan.files.filter((f) => f.change !== 'unchanged');
+  return plan.files.filter((f) => f.change !== 'unchanged' && !f.bookkeeping);
 }
 
 /** The unified diff `--check` prints for one out-of-date file. */
