@@ -3,7 +3,14 @@
  * (source texts in, file texts out); only `src/cli` and `src/io` touch the file system.
  */
 import type { Diagnostic } from './diagnostics.js';
-import type { StubTemplates } from './stubs/templates.js';
+
+/** The two fragments stubs are made of (cut from the package's `templates/stub-*.ts` by `stubTemplates`). */
+export interface StubTemplates {
+  /** The head of a new stub file (`// #region head` of `templates/stub-file.ts`). */
+  head: string;
+  /** One handler stub (`// #region stub` of `templates/stub-handler.ts`). */
+  stub: string;
+}
 
 /** One input file's text, read by the CLI. */
 export interface SourceText {
