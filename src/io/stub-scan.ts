@@ -53,7 +53,8 @@ export async function orphanDiagnostics(
       const rel = generatedModule(f.absPath, imp.module, outDir);
       if (rel === undefined) continue;
       if (!exportsOf.has(rel)) {
-        const text = await moduleText(rel);
+        let text: string | undefined;
+        for (const candidate of moduleCandidates(rel)) text ??= await moduleText(candidate);
         exportsOf.set(rel, text === undefined ? undefined : exportedNames(text));
       }
       const names = exportsOf.get(rel);
@@ -83,10 +84,18 @@ export async function orphanDiagnostics(
   return out;
 }
 
-/** The generated module (relative to `outDir`, `.ts`) an import specifier of `file` names, if any. */
+/** The path (relative to `outDir`, `/`-separated, as written) an import specifier of `file` names inside the output, if any. */
 function generatedModule(file: string, specifier: string, outDir: string): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
   const abs = resolve(dirname(file), specifier);
-  if (!abs.startsWith(outDir + sep)) return undefined;
-  return relative(outDir, abs).split(sep).join('/').replace(/\.js$/, '.ts');
+  if (abs !== outDir && !abs.startsWith(outDir + sep)) return undefined;
+  return relative(outDir, abs).split(sep).join('/');
+}
+
+/** The generated files an import may mean: `x.js` → `x.ts`; `x` → `x.ts` or `x/index.ts` (the output directory itself → `index.ts`). */
+function moduleCandidates(rel: string): string[] {
+  if (rel === '') return ['index.ts'];
+  if (/\.js$/.test(rel)) return [rel.replace(/\.js$/, '.ts')];
+  if (/\.ts$/.test(rel)) return [rel];
+  return [`${rel}.ts`, `${rel}/index.ts`];
 }
