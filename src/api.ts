@@ -4,6 +4,14 @@
  */
 import type { Diagnostic } from './diagnostics.js';
 
+/** The two fragments stubs are made of (cut from the package's `templates/stub-*.ts` by `stubTemplates`). */
+export interface StubTemplates {
+  /** The head of a new stub file (`// #region head` of `templates/stub-file.ts`). */
+  head: string;
+  /** One handler stub (`// #region stub` of `templates/stub-handler.ts`). */
+  stub: string;
+}
+
 /** One input file's text, read by the CLI. */
 export interface SourceText {
   /** The path as the user should see it in diagnostics. */
@@ -14,8 +22,12 @@ export interface SourceText {
 export interface GenerateOptions {
   /** Handler ids per kind from configuration or the CLI: keys are `Kind` or `plural.group`. */
   handlers?: Record<string, string[]>;
-  /** Where handler stubs go, relative to the output's root; `false` skips stubs. */
-  stubs?: { dir: string } | false;
+  /**
+   * Where handler stubs go, relative to the output's root, and the stub templates' texts (the
+   * package's `templates/stub-*.ts`, read by the caller with `readStubTemplates()`: the pipeline
+   * reads no file). Undefined or `false`: no stubs.
+   */
+  stubs?: { dir: string; templates: StubTemplates } | false;
   /** Path of the generated directory as seen from the stubs directory, for stub imports. */
   generatedImportBase?: string;
 }
@@ -36,6 +48,8 @@ export interface StubEntry {
   /** Handler id and cause, for messages (`added stub myappOnCreate for myapp (create)`). */
   handlerId: string;
   cause: string;
+  /** The definition it registers with (`MyResourceMyapp`): a registration of it anywhere makes the handler present. */
+  definition: string;
   /** The full text of the stub (declaration and registration), inserted verbatim when missing. */
   text: string;
 }

@@ -13,7 +13,6 @@
  */
 import { availableParallelism } from 'node:os';
 import type { GenerateOptions, GenerateResult, SourceText } from './api.js';
-import { readStubTemplates } from './io/stub-templates.js';
 import { assembleRun, decideRun, sortSources } from './pipeline/run-stage.js';
 import { Share } from './pipeline/share.js';
 import { localShare, workerShare, type AsyncShare } from './pipeline/thread-share.js';
@@ -25,9 +24,9 @@ export function generate(sources: readonly SourceText[], options: GenerateOption
   return assembleRun(plan, [share.emit(plan.requests[0])], sources);
 }
 
-/** The stub templates are the package's own files: read here, at the pipeline's entry, never inside it. */
+/** The stub templates arrive with the options (read at the edge, by the CLI or a library caller). */
 function templatesFor(options: GenerateOptions) {
-  return options.stubs === false ? undefined : readStubTemplates();
+  return options.stubs ? options.stubs.templates : undefined;
 }
 
 export interface ParallelOptions {

@@ -3,6 +3,8 @@ export { generate } from './generate.js';
 export { generateParallel } from './generate.js';
 export type { ParallelOptions } from './generate.js';
 export { readInputs } from './io/read.js';
+export { readStubTemplates } from './io/stub-templates.js';
+export type { StubTemplates } from './stubs/templates.js';
 export type { ReadResult } from './io/read.js';
 export type { GenerateOptions, GenerateResult, GeneratedFile, SourceText, StubEntry } from './api.js';
 export { formatDiagnostic, hasErrors, sortDiagnostics } from './diagnostics.js';

@@ -11,7 +11,8 @@ import { KgDefinition, kgResult, type KgPermanentError, type KgResource, type Kg
  * {@link KgPermanentError} (not retried); the `status` you give them is merged the same way.
  */
 export async function kgFunction(ctx: HandlerContext<KgResource>): Promise<KgStatus | void> {
-  ctx.logger.info('kg_id: kg_cause handler not implemented yet', { name: ctx.name, namespace: ctx.namespace });
+  // The runtime's handler logger already prefixes the object and the handler id (`ns/name kg_id: …`).
+  ctx.logger.info('kg_cause handler not implemented yet');
   return kgResult;
 }
 KgDefinition.kgRegister(kgFunction);

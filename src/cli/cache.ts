@@ -29,7 +29,8 @@ interface FileStamp {
 interface StubRecord {
   sourceHash: string;
   diskHash: string;
-  orphaned: string[];
+  /** The file's definitions that other files of the stubs directory registered when it was written. */
+  elsewhere: string[];
 }
 
 export interface CacheEntry {
@@ -134,16 +135,20 @@ function stubSourceHash(file: GeneratedFile): string {
   return hash(JSON.stringify([file.path, file.content, file.stubs ?? []]));
 }
 
-/** Skips the stub merge when the stub file is byte for byte what the last run left for the same stubs. */
+/**
+ * Skips the stub merge when the stub file is byte for byte what the last run left for the same
+ * stubs, with the same handlers registered in other files (moving one out or back changes what
+ * the merge would add).
+ */
 export function stubMemo(entry: CacheEntry | undefined, stubsDir: string | undefined): StubMemo {
-  return (file, existing) => {
-    if (!entry || !stubsDir) return undefined;
+  return (file, existing, elsewhere) => {
+    if (!entry || !stubsDir) return false;
     const record = entry.stubs[join(stubsDir, file.path)];
-    if (!record || record.sourceHash !== stubSourceHash(file) || record.diskHash !== hash(existing)) return undefined;
-    return { orphaned: record.orphaned };
+    if (!record || record.sourceHash !== stubSourceHash(file) || record.diskHash !== hash(existing)) return false;
+    return JSON.stringify(record.elsewhere) === JSON.stringify(elsewhere);
   };
 }
 
-export function stubRecord(file: GeneratedFile, after: string, orphaned: string[]): StubRecord {
-  return { sourceHash: stubSourceHash(file), diskHash: hash(after), orphaned };
+export function stubRecord(file: GeneratedFile, after: string, elsewhere: string[]): StubRecord {
+  return { sourceHash: stubSourceHash(file), diskHash: hash(after), elsewhere };
 }

@@ -93,7 +93,7 @@ async function generateOnce(run: ResolvedRun, pipeline: Pipeline, reporter: Repo
 }
 
 function targetsOf(run: ResolvedRun): WriteTargets {
-  return { outDir: run.outDir, stubsDir: run.stubsDir, cwd: run.cwd };
+  return { outDir: run.outDir, stubsDir: run.stubsDir, cwd: run.cwd, manifest: true };
 }
 
 async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter): Promise<Produced> {
@@ -141,7 +141,7 @@ async function saveCache(run: ResolvedRun, produced: Produced, plan: WritePlan):
   for (const file of stubFiles) {
     const abs = run.stubsDir ? join(run.stubsDir, file.path) : undefined;
     const planned = abs ? byPath.get(abs) : undefined;
-    if (abs && planned?.after !== undefined) stubs[abs] = stubRecord(file, planned.after, planned.orphanedStubs);
+    if (abs && planned?.after !== undefined) stubs[abs] = stubRecord(file, planned.after, planned.elsewhere ?? []);
   }
   const nonErrors = (produced.generatorDiagnostics ?? []).filter((d) => d.severity !== 'error');
   const entry: CacheEntry = {

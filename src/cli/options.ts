@@ -9,6 +9,7 @@ import { displayPath } from '../io/fs.js';
 import { STDIN_INPUT } from '../io/read.js';
 import type { ClusterSource } from './from-cluster.js';
 import { splitIds } from '../config/config-schema.js';
+import { readStubTemplates } from '../io/stub-templates.js';
 
 export type OutputFormat = 'text' | 'json';
 
@@ -72,7 +73,8 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
   const handlers = { ...(config.handlers ?? {}), ...parseHandlerFlags(flags.handlers ?? []) };
   const options: GenerateOptions = {
     handlers,
-    stubs: stubsDir === undefined ? false : { dir: relative(outDir, stubsDir).split(sep).join('/') },
+    // The templates travel in the options, so the cache key (a hash of the options) changes with them.
+    stubs: stubsDir === undefined ? false : { dir: relative(outDir, stubsDir).split(sep).join('/'), templates: readStubTemplates() },
     generatedImportBase: stubsDir === undefined ? undefined : importPath(stubsDir, outDir),
   };
   return {

@@ -108,11 +108,9 @@ export class Reporter {
 
   private printSummary(report: RunReport, s: PlanSummary): void {
     if (this.quiet) return;
+    for (const file of s.removed) this.streams.stdout.write(`removed ${file}\n`);
     for (const { file, stub } of s.stubsAdded) {
       this.streams.stdout.write(`added stub ${stub.name} for handler ${stub.handlerId} (${stub.cause}) to ${file}\n`);
-    }
-    for (const { file, name } of s.stubsOrphaned) {
-      this.streams.stdout.write(`${file}: ${name} no longer matches a handler id; kept as is\n`);
     }
     const parts = [`${s.written.length} written`, `${s.unchanged} unchanged`, `${s.removed.length} removed`, `${s.stubsAdded.length} stubs added`];
     const crds = report.stats ? `${report.stats.crds} CRDs, ${report.stats.handlers} handlers; ` : '';
@@ -158,7 +156,6 @@ export function jsonReport(r: RunReport): object {
       unchanged: r.summary.unchanged,
       removed: r.summary.removed,
       stubsAdded: r.summary.stubsAdded.map(({ file, stub }) => ({ file, name: stub.name, handlerId: stub.handlerId, cause: stub.cause })),
-      stubsOrphaned: r.summary.stubsOrphaned,
     },
     outOfDate: r.outOfDate,
     fixCommand: r.outOfDate && r.outOfDate.length > 0 ? r.fixCommand : undefined,

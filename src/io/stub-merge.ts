@@ -1,14 +1,19 @@
 /**
  * Merging stubs into a user's existing handlers file (with ts-morph): adds the stubs of handlers
- * the file does not know yet and never changes a line the user wrote. ts-morph only reads the
- * file; new text is spliced in at two places (new import lines after the last import, new stubs
- * at the end), so every existing byte stays where and as it was. Text in, text out; it sits at
- * the I/O edge with the writer (which alone calls it) because it needs ts-morph, loaded on demand.
+ * registered nowhere yet and never removes or rewrites a line the user wrote, except that a
+ * needed name joins the file's existing import from its module (one import per module: a second
+ * `import … from` the same module is what a reader, and linters, flag). ts-morph only reads the
+ * file; new text is spliced in (names into an import's braces, new import lines after the last
+ * import, new stubs at the end), so every existing byte stays in order. Text in, text out; it
+ * sits at the I/O edge with the writer (which alone calls it) because it needs ts-morph, loaded
+ * on demand.
  *
- * A handler is known once the file mentions its definition (`MyResourceMyapp`) anywhere: a user
- * who deleted the update stub of a known handler meant it, and it is not brought back.
+ * A handler is known once this file mentions its definition (`MyResourceMyapp`) anywhere, or
+ * any file of the stubs directory registers it (`registeredElsewhere`, from the writer's scan):
+ * a user who moved the stubs, or deleted the update stub of a known handler, meant it, and
+ * nothing is brought back.
  */
-import { Node, Project, SyntaxKind, type SourceFile } from 'ts-morph';
+import { Node, Project, SyntaxKind, type ImportDeclaration, type SourceFile } from 'ts-morph';
 import type { GeneratedFile, StubEntry } from '../api.js';
 import { importLines, type ImportSpec } from '../stubs/stub-files.js';
 
@@ -16,36 +21,76 @@ export interface StubMergeResult {
   /** The merged text; equal to `existing` byte for byte when nothing was missing. */
   text: string;
   added: StubEntry[];
-  /** Exported functions in the file that no longer match a handler id/cause (reported, never deleted). */
-  orphaned: string[];
 }
 
-const STUB_NAME = /^(\w+?)On(Create|Update|Resume|Delete|Field)$/;
-
-export function mergeStubFile(existing: string, file: GeneratedFile): StubMergeResult {
+export function mergeStubFile(existing: string, file: GeneratedFile, registeredElsewhere: ReadonlySet<string> = new Set()): StubMergeResult {
   const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
   const user = project.createSourceFile('/user.ts', existing);
   const generated = project.createSourceFile('/generated.ts', file.content);
   const offered = importsOf(generated);
   const identifiers = identifierTexts(user);
-  const { declared, exported } = topLevelNames(user);
+  const { declared } = topLevelNames(user);
   const entries = file.stubs ?? [];
 
-  const added = entries.filter((entry) => {
-    const definition = registeredDefinition(entry, offered);
-    return !declared.has(entry.name) && !(definition !== undefined && identifiers.has(definition));
-  });
-  const orphaned = orphans(user, exported, entries, offered);
-  if (added.length === 0) return { text: existing, added, orphaned };
+  const added = entries.filter((entry) => !declared.has(entry.name) && !identifiers.has(entry.definition) && !registeredElsewhere.has(entry.definition));
+  if (added.length === 0) return { text: existing, added };
 
   const needed = identifiersWithin(generated, added.map((entry) => spanOf(file.content, entry)));
   const missingImports = offered.filter((i) => needed.has(i.name) && !declared.has(i.name));
-  const importAt = importOffset(user, existing);
-  const gap = importAt === existing.length && existing !== '' && !existing.endsWith('\n') ? '\n' : '';
-  const importText = missingImports.length > 0 ? gap + importLines(missingImports) : '';
-  const head = existing.slice(0, importAt) + importText + existing.slice(importAt);
+  const splices = importSplices(user, existing, missingImports);
+  let text = existing;
+  for (const s of splices.sort((a, b) => b.at - a.at)) text = text.slice(0, s.at) + s.text + text.slice(s.at + s.remove);
   const tail = added.map((entry) => '\n' + entry.text).join('');
-  return { text: (head.endsWith('\n') || head === '' ? head : head + '\n') + tail, added, orphaned };
+  return { text: (text.endsWith('\n') || text === '' ? text : text + '\n') + tail, added };
+}
+
+/** Replaces `remove` characters at `at` with `text`. */
+interface Splice {
+  at: number;
+  remove: number;
+  text: string;
+}
+
+/**
+ * Where the missing names go: into the braces of the file's import from their module (a type-only
+ * one turns into a mixed one when values join it: `import type { A }` → `import { type A, B }`),
+ * else new import lines after the last import.
+ */
+function importSplices(user: SourceFile, text: string, missing: ImportSpec[]): Splice[] {
+  const splices: Splice[] = [];
+  const fresh: ImportSpec[] = [];
+  const modules = [...new Set(missing.map((m) => m.module))];
+  for (const module of modules) {
+    const specs = missing.filter((m) => m.module === module);
+    const decls = user.getImportDeclarations().filter((d) => d.getModuleSpecifierValue() === module && d.getNamedImports().length > 0);
+    const target = decls.find((d) => !d.isTypeOnly()) ?? decls[0];
+    if (!target) {
+      fresh.push(...specs);
+      continue;
+    }
+    const named = target.getNamedImports();
+    const values = specs.some((s) => !s.typeOnly);
+    const turnsMixed = target.isTypeOnly() && values;
+    if (turnsMixed) {
+      splices.push(...untype(target));
+      for (const n of named) if (!n.isTypeOnly()) splices.push({ at: n.getStart(), remove: 0, text: 'type ' });
+    }
+    const list = specs.map((s) => (s.typeOnly && (!target.isTypeOnly() || turnsMixed) ? `type ${s.name}` : s.name)).join(', ');
+    splices.push({ at: named[named.length - 1].getEnd(), remove: 0, text: `, ${list}` });
+  }
+  if (fresh.length > 0) {
+    const at = importOffset(user, text);
+    const gap = at === text.length && text !== '' && !text.endsWith('\n') ? '\n' : '';
+    splices.push({ at, remove: 0, text: gap + importLines(fresh) });
+  }
+  return splices;
+}
+
+/** Removes the `type ` of `import type {`. */
+function untype(decl: ImportDeclaration): Splice[] {
+  const m = /^import(\s+)type(\s+)/.exec(decl.getText());
+  if (!m) return [];
+  return [{ at: decl.getStart() + 'import'.length + m[1].length, remove: 'type'.length + m[2].length, text: '' }];
 }
 
 /** Named imports of the generated stub file, in order. */
@@ -57,12 +102,6 @@ function importsOf(source: SourceFile): ImportSpec[] {
     }
   }
   return out;
-}
-
-/** The definition a stub registers with (`MyResourceMyapp` in `MyResourceMyapp.onCreate(fn)`). */
-function registeredDefinition(entry: StubEntry, offered: ImportSpec[]): string | undefined {
-  const match = /^([A-Za-z_$][\w$]*)\.on[A-Z]\w*\(/m.exec(entry.text);
-  return match && offered.some((i) => i.name === match[1]) ? match[1] : undefined;
 }
 
 function identifierTexts(source: SourceFile): Set<string> {
@@ -87,55 +126,27 @@ function identifiersWithin(source: SourceFile, spans: [number, number][]): Set<s
 }
 
 /**
- * Every name bound at the top level (declarations, import bindings) and every exported name.
+ * Every name bound at the top level (declarations, import bindings).
  * Read from the syntax alone: ts-morph's symbol-based helpers would build a type checker,
  * which costs about a second per file.
  */
-function topLevelNames(source: SourceFile): { declared: Set<string>; exported: Set<string> } {
+function topLevelNames(source: SourceFile): { declared: Set<string> } {
   const declared = new Set<string>();
-  const exported = new Set<string>();
-  const bind = (name: string | undefined, isExported: boolean) => {
-    if (!name) return;
-    declared.add(name);
-    if (isExported) exported.add(name);
-  };
+  const bind = (name: string | undefined) => name && declared.add(name);
   for (const statement of source.getStatements()) {
     if (Node.isVariableStatement(statement)) {
-      for (const d of statement.getDeclarations()) bind(d.getName(), statement.isExported());
+      for (const d of statement.getDeclarations()) bind(d.getName());
     } else if (Node.isFunctionDeclaration(statement) || Node.isClassDeclaration(statement)) {
-      bind(statement.getName(), statement.isExported());
+      bind(statement.getName());
     } else if (Node.isInterfaceDeclaration(statement) || Node.isTypeAliasDeclaration(statement) || Node.isEnumDeclaration(statement)) {
-      bind(statement.getName(), statement.isExported());
+      bind(statement.getName());
     } else if (Node.isImportDeclaration(statement)) {
-      for (const n of statement.getNamedImports()) bind(n.getAliasNode()?.getText() ?? n.getName(), false);
-      bind(statement.getDefaultImport()?.getText(), false);
-      bind(statement.getNamespaceImport()?.getText(), false);
-    } else if (Node.isExportDeclaration(statement)) {
-      for (const e of statement.getNamedExports()) exported.add(e.getAliasNode()?.getText() ?? e.getName());
+      for (const n of statement.getNamedImports()) bind(n.getAliasNode()?.getText() ?? n.getName());
+      bind(statement.getDefaultImport()?.getText());
+      bind(statement.getNamespaceImport()?.getText());
     }
   }
-  return { declared, exported };
-}
-
-/**
- * Stub-named functions whose handler is gone (no current stub has that handler part), and
- * generated names the file still uses from the generated module that it no longer exports.
- */
-function orphans(user: SourceFile, exported: Set<string>, entries: StubEntry[], offered: ImportSpec[]): string[] {
-  const handlerParts = new Set(entries.map((e) => STUB_NAME.exec(e.name)?.[1]));
-  const current = new Set(entries.map((e) => e.name));
-  const out = new Set<string>();
-  for (const name of exported) {
-    const match = STUB_NAME.exec(name);
-    if (match && !current.has(name) && !handlerParts.has(match[1])) out.add(name);
-  }
-  const modules = new Set(offered.map((i) => i.module));
-  const names = new Set(offered.map((i) => i.name));
-  for (const decl of user.getImportDeclarations()) {
-    if (!modules.has(decl.getModuleSpecifierValue())) continue;
-    for (const named of decl.getNamedImports()) if (!names.has(named.getName())) out.add(named.getName());
-  }
-  return [...out].sort();
+  return { declared };
 }
 
 /** Just after the line of the last import; before the first statement when there is none. */

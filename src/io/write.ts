@@ -14,6 +14,8 @@ import { GENERATED_MARK, isGeneratedText, YAML_GENERATED_MARK } from '../emit/he
 import { unifiedDiff } from './diff.js';
 import { onPath } from './file-errors.js';
 import { displayPath, listFiles, readIfExists } from './fs.js';
+import { manifestPath, manifestText, OUTPUT_MANIFEST, ownedFiles, startsWithHeader } from './ownership.js';
+import { orphanDiagnostics, registeredElsewhere, scanStubsDir, type ScannedStubFile } from './stub-scan.js';
 
 export interface WriteTargets {
   /** Absolute output directory of generated files. */
@@ -22,6 +24,12 @@ export interface WriteTargets {
   stubsDir?: string;
   /** Paths in reports are shown relative to this directory. */
   cwd: string;
+  /**
+   * Keep an output manifest (`generate`): only files the directory's runs produced are removed
+   * (src/io/ownership.ts). Without it (`manifests`, whose caller filters), every stale file with
+   * the generated header is.
+   */
+  manifest?: boolean;
 }
 
 export type Change = 'create' | 'update' | 'remove' | 'unchanged';
@@ -37,7 +45,13 @@ export interface PlannedFile {
   /** The text after the run; undefined when the file is removed. */
   after?: string;
   addedStubs: StubEntry[];
-  orphanedStubs: string[];
+  /** Stubs: the file's definitions registered in other files of the stubs directory (their stubs are not added here). */
+  elsewhere?: string[];
+  /**
+   * The output manifest: written with the rest, but bookkeeping, not output: not counted in the
+   * summary, and not a reason for `--check` to fail (it follows from the files, which are checked).
+   */
+  bookkeeping?: boolean;
 }
 
 export interface WritePlan {
@@ -48,8 +62,11 @@ export interface WritePlan {
   outDir: string;
 }
 
-/** Lets a caller skip the (ts-morph) stub merge when the stub file is exactly what the last run left. */
-export type StubMemo = (file: GeneratedFile, existing: string) => { orphaned: string[] } | undefined;
+/**
+ * Lets a caller skip the (ts-morph) stub merge when the stub file is exactly what the last run
+ * left for the same stubs and the same handlers registered in the directory's other files.
+ */
+export type StubMemo = (file: GeneratedFile, existing: string, elsewhere: readonly string[]) => boolean;
 
 function fileDiagnostic(file: string, code: string, message: string): Diagnostic {
   return { severity: 'error', code, message, file, line: 1, col: 1, pointer: '' };
@@ -75,8 +92,9 @@ export async function planWrite(files: GeneratedFile[], targets: WriteTargets, e
   for (const path of extras.verified ?? []) {
     const abs = resolve(targets.outDir, path);
     produced.add(abs);
-    plan.files.push({ role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change: 'unchanged', addedStubs: [], orphanedStubs: [] });
+    plan.files.push({ role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change: 'unchanged', addedStubs: [] });
   }
+  const scanned = targets.stubsDir === undefined ? [] : await scanStubsDir(targets.stubsDir);
   for (const file of files) {
     const root = file.role === 'stub' ? targets.stubsDir : targets.outDir;
     if (root === undefined) continue;
@@ -87,13 +105,26 @@ export async function planWrite(files: GeneratedFile[], targets: WriteTargets, e
     }
     produced.add(abs);
     const before = await readIfExists(abs);
-    const entry = file.role === 'stub' ? await planStub(file, abs, before, targets, memo) : planGenerated(file, abs, before, targets, plan);
-    plan.files.push(entry);
+    const entry = file.role === 'stub' ? await planStub(file, abs, before, targets, scanned, memo) : planGenerated(file, abs, before, targets, plan);
+    if (entry) plan.files.push(entry);
   }
-  for (const abs of await staleGeneratedFiles(targets.outDir, produced)) {
+  plan.diagnostics.push(...(await orphanDiagnostics(scanned, targets.outDir, targets.cwd, moduleTexts(files, extras.verified ?? [], targets.outDir))));
+  const ownership = targets.manifest ? await ownedFiles(targets.outDir, targets.cwd) : undefined;
+  if (ownership) {
+    plan.diagnostics.push(...ownership.diagnostics);
+    const generated = plan.files.filter((f) => f.role === 'generated').map((f) => manifestPath(targets.outDir, f.absPath));
+    const abs = join(targets.outDir, OUTPUT_MANIFEST);
+    produced.add(abs);
+    const before = await readIfExists(abs);
+    const after = manifestText(generated);
+    const change: Change = before === undefined ? 'create' : before === after ? 'unchanged' : 'update';
+    plan.files.push({ role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change, before, after, addedStubs: [], bookkeeping: true });
+  }
+  const candidates = ownership ? ownership.owned : await listFiles(targets.outDir);
+  for (const abs of await staleGeneratedFiles(candidates, produced)) {
     plan.files.push({
       role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change: 'remove',
-      before: await readIfExists(abs), addedStubs: [], orphanedStubs: [],
+      before: await readIfExists(abs), addedStubs: [],
     });
   }
   plan.files.sort((a, b) => (a.displayPath < b.displayPath ? -1 : a.displayPath > b.displayPath ? 1 : 0));
@@ -109,42 +140,66 @@ function planGenerated(file: GeneratedFile, abs: string, before: string | undefi
     );
   }
   const change: Change = before === undefined ? 'create' : before === file.content ? 'unchanged' : 'update';
-  return { role: 'generated', absPath: abs, displayPath: shown, change, before, after: file.content, addedStubs: [], orphanedStubs: [] };
+  return { role: 'generated', absPath: abs, displayPath: shown, change, before, after: file.content, addedStubs: [] };
 }
 
-async function planStub(file: GeneratedFile, abs: string, before: string | undefined, targets: WriteTargets, memo?: StubMemo): Promise<PlannedFile> {
+/**
+ * A stub file's plan: the stubs of handlers registered nowhere in the stubs directory, merged into
+ * the file (created when absent); undefined when the file is absent and every handler it would
+ * hold is registered in another file (the user moved them all: nothing to re-add).
+ */
+async function planStub(
+  file: GeneratedFile,
+  abs: string,
+  before: string | undefined,
+  targets: WriteTargets,
+  scanned: readonly ScannedStubFile[],
+  memo?: StubMemo,
+): Promise<PlannedFile | undefined> {
   const shown = displayPath(targets.cwd, abs);
-  const base = { role: 'stub' as const, absPath: abs, displayPath: shown, before };
-  if (before === undefined) {
-    return { ...base, change: 'create', after: file.content, addedStubs: file.stubs ?? [], orphanedStubs: [] };
+  const entries = file.stubs ?? [];
+  const others = registeredElsewhere(scanned, abs);
+  const elsewhere = [...new Set(entries.map((e) => e.definition).filter((d) => others.has(d)))].sort();
+  const base = { role: 'stub' as const, absPath: abs, displayPath: shown, before, elsewhere };
+  if (before === undefined && elsewhere.length === 0) {
+    return { ...base, change: 'create', after: file.content, addedStubs: entries };
   }
-  const remembered = memo?.(file, before);
-  if (remembered) return { ...base, change: 'unchanged', after: before, addedStubs: [], orphanedStubs: remembered.orphaned };
+  if (before === undefined && entries.every((e) => others.has(e.definition))) return undefined;
+  if (before !== undefined && memo?.(file, before, elsewhere)) return { ...base, change: 'unchanged', after: before, addedStubs: [] };
   // Loaded on demand: the merge needs ts-morph (about a second to load), most runs need no merge.
   const { mergeStubFile } = await import('./stub-merge.js');
-  const merged = mergeStubFile(before, file);
-  const change: Change = merged.text === before ? 'unchanged' : 'update';
-  return { ...base, change, after: merged.text, addedStubs: merged.added, orphanedStubs: merged.orphaned };
+  // An absent file with some handlers registered elsewhere starts from the scaffold's head comment.
+  const merged = mergeStubFile(before ?? stubHead(file.content), file, new Set(elsewhere));
+  const change: Change = before === undefined ? 'create' : merged.text === before ? 'unchanged' : 'update';
+  return { ...base, change, after: merged.text, addedStubs: merged.added };
 }
 
-/** Files under `dir` that carry the generated header and were not produced by this run. */
-async function staleGeneratedFiles(dir: string, produced: Set<string>): Promise<string[]> {
+/** The head comment of a new stub file: everything before its first import. */
+function stubHead(content: string): string {
+  const at = content.search(/^import /m);
+  return at < 0 ? '' : content.slice(0, at);
+}
+
+/**
+ * The text this run leaves at a generated path: from the run's files, or (on a cache hit, where
+ * only verified paths are known) from disk, since the cache verified it is what the run would write.
+ */
+function moduleTexts(files: GeneratedFile[], verified: string[], outDir: string): (rel: string) => Promise<string | undefined> {
+  const byPath = new Map(files.filter((f) => f.role === 'generated').map((f) => [f.path, f.content]));
+  const onDisk = new Set(verified);
+  return async (rel) => byPath.get(rel) ?? (onDisk.has(rel) ? await readIfExists(resolve(outDir, rel)) : undefined);
+}
+
+/**
+ * The candidates (files the directory owns) that this run did not produce and that still carry
+ * the generated header: a listed file the user has since made their own is never removed.
+ */
+async function staleGeneratedFiles(candidates: readonly string[], produced: Set<string>): Promise<string[]> {
   const stale: string[] = [];
-  for (const abs of await listFiles(dir)) {
+  for (const abs of candidates) {
     if (!produced.has(abs) && (await startsWithHeader(abs))) stale.push(abs);
   }
   return stale;
-}
-
-async function startsWithHeader(path: string): Promise<boolean> {
-  const handle = await fs.open(path, 'r');
-  try {
-    const buf = Buffer.alloc(GENERATED_MARK.length);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    return isGeneratedText(buf.toString('utf8', 0, bytesRead));
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
@@ -225,24 +280,23 @@ export interface PlanSummary {
   unchanged: number;
   removed: string[];
   stubsAdded: { file: string; stub: StubEntry }[];
-  stubsOrphaned: { file: string; name: string }[];
 }
 
 export function summarize(plan: WritePlan): PlanSummary {
-  const s: PlanSummary = { written: [], unchanged: 0, removed: [], stubsAdded: [], stubsOrphaned: [] };
+  const s: PlanSummary = { written: [], unchanged: 0, removed: [], stubsAdded: [] };
   for (const f of plan.files) {
+    if (f.bookkeeping) continue;
     if (f.change === 'create' || f.change === 'update') s.written.push(f.displayPath);
     else if (f.change === 'remove') s.removed.push(f.displayPath);
     else s.unchanged++;
     for (const stub of f.addedStubs) s.stubsAdded.push({ file: f.displayPath, stub });
-    for (const name of f.orphanedStubs) s.stubsOrphaned.push({ file: f.displayPath, name });
   }
   return s;
 }
 
 /** Files a run of `generate` would write or remove: what makes `--check` fail. */
 export function outOfDate(plan: WritePlan): PlannedFile[] {
-  return plan.files.filter((f) => f.change !== 'unchanged');
+  return plan.files.filter((f) => f.change !== 'unchanged' && !f.bookkeeping);
 }
 
 /** The unified diff `--check` prints for one out-of-date file. */

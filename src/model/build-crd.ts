@@ -110,7 +110,6 @@ function readVersion(
     deprecationWarning: str(get(map, 'deprecationWarning')),
     subresources: { status: get(subresources, 'status') !== undefined, scale: readScale(r, asMap(get(subresources, 'scale'))) },
     printerColumns: readColumns(r, columns, columnsPointer),
-    handlers: [],
   };
   if (schemaNode === undefined) {
     r.diagnostics.push(diag(crd.source, 'error', 'KG109', `version ${name} has no schema (openAPIV3Schema); kopfgen needs one to generate types`, map ?? at, pointer));

@@ -1,8 +1,10 @@
 /**
- * The handler pass: discovers handler ids per CRD version, sets `version.handlers`, synthesises
- * status schemas from printer columns where status is open, and returns cross-check
- * diagnostics. Runs after the schema model is built and before naming, so synthesised nodes
- * inserted at `status.properties.<id>` are named like any other.
+ * The handler pass: discovers handler ids per CRD version, synthesises status schemas from
+ * printer columns where status is open, and returns both (a `HandledCrd` per CRD) with its
+ * cross-check diagnostics. It writes nothing into the IR it reads: a version whose status gains
+ * synthesised nodes is returned as a copy whose schema holds them at `status.properties.<id>`
+ * (the untouched nodes shared), so naming, which reads the returned versions, names them like
+ * any other.
  *
  * Ids come from three sources, merged: printer columns reading `.status.<id>` or
  * `.status.<id>.<field>`, the CRD annotation `kopfgen.dev/handlers: "a, b"`, and
@@ -12,7 +14,7 @@
  */
 import type { GenerateOptions } from '../api.js';
 import { pointerJoin, sortDiagnostics, type Diagnostic, type Severity } from '../diagnostics.js';
-import type { CrdModel, HandlerModel, Located, VersionModel } from './ir.js';
+import type { CrdModel, HandlerModel, Located, ObjectNode, PropertyNode, SchemaNode, VersionModel } from './ir.js';
 import { isValidHandlerId, parseColumnPath } from './handler-paths.js';
 import { checkColumn, columnDiagnostic, jsonPathAt, statusSlot, synthesizeStatus, type HandlerColumn } from './handler-status.js';
 
@@ -56,24 +58,46 @@ export function unmatchedHandlerKeys(
     });
 }
 
-export function resolveHandlers(crds: CrdModel[], options: GenerateOptions): Diagnostic[] {
+/** One version with its handlers: what the naming pass reads. */
+export interface HandledVersion {
+  /** The version as built, or a copy whose status schema also holds the statuses synthesised from columns. */
+  version: VersionModel;
+  /** Sorted by id. */
+  handlers: HandlerModel[];
+}
+
+/** A CRD with its handlers resolved; `versions` parallels `crd.versions`. */
+export interface HandledCrd {
+  crd: CrdModel;
+  versions: HandledVersion[];
+}
+
+export interface HandlerPassResult {
+  /** One per input CRD, in input order. */
+  crds: HandledCrd[];
+  diagnostics: Diagnostic[];
+}
+
+/** A CRD read without handlers (types only): what naming reads when no handler pass ran. */
+export function withoutHandlers(crd: CrdModel): HandledCrd {
+  return { crd, versions: crd.versions.map((version) => ({ version, handlers: [] })) };
+}
+
+export function resolveHandlers(crds: readonly CrdModel[], options: GenerateOptions): HandlerPassResult {
   const diagnostics: Diagnostic[] = [];
-  for (const crd of crds) {
-    if (optedOut(crd, options)) {
-      // An empty list in the configuration is the user's word that this kind has no handlers
-      // (types only, e.g. another operator's CRD): its columns name none and no stubs appear.
-      for (const version of crd.versions) version.handlers = [];
-      continue;
-    }
+  const handled = crds.map((crd): HandledCrd => {
+    // An empty list in the configuration is the user's word that this kind has no handlers
+    // (types only, e.g. another operator's CRD): its columns name none and no stubs appear.
+    if (optedOut(crd, options)) return withoutHandlers(crd);
     const named = [...annotationIds(crd, diagnostics), ...configIds(crd, options)].filter((n) =>
       checkId(n.id, n.at, 'error', n.what, diagnostics),
     );
-    for (const version of crd.versions) version.handlers = resolveVersion(version, named, diagnostics);
-  }
-  return sortDiagnostics(diagnostics);
+    return { crd, versions: crd.versions.map((version) => resolveVersion(version, named, diagnostics)) };
+  });
+  return { crds: handled, diagnostics: sortDiagnostics(diagnostics) };
 }
 
-function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Diagnostic[]): HandlerModel[] {
+function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Diagnostic[]): HandledVersion {
   const candidates = new Map<string, Candidate>();
   const candidate = (id: string, at: Located): Candidate => {
     let c = candidates.get(id);
@@ -93,8 +117,39 @@ function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Di
     }
     candidate(n.id, n.at).sources.add(n.source);
   }
-  const handlers = [...candidates.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return handlers.map((c) => buildHandler(version, c, diagnostics));
+  const sorted = [...candidates.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const built = sorted.map((c) => buildHandler(version, c, diagnostics));
+  const handlers = built.map((b) => b.handler);
+  const placed = built.flatMap((b) => (b.placed ? [b.placed] : []));
+  return { version: placed.length > 0 ? withStatuses(version, placed) : version, handlers };
+}
+
+/** A synthesised status and the status object it goes into (as `status.properties.<id>`). */
+interface Placed {
+  owner: ObjectNode;
+  id: string;
+  status: SchemaNode;
+}
+
+/**
+ * The version with each synthesised status in its status object: a new root, `status` property
+ * and status object, replacing an untyped `status.<id>` or appending after the schema's own
+ * properties; every other node is the built one.
+ */
+function withStatuses(version: VersionModel, placed: Placed[]): VersionModel {
+  const root = version.schema;
+  if (!root) return version;
+  const extend = (owner: ObjectNode): ObjectNode => {
+    const mine = placed.filter((p) => p.owner === owner);
+    const replaced = owner.properties.map((p): PropertyNode => {
+      const hit = mine.find((m) => m.id === p.name);
+      return hit ? { ...p, schema: hit.status } : p;
+    });
+    const added = mine.filter((m) => !owner.properties.some((p) => p.name === m.id)).map((m): PropertyNode => ({ name: m.id, required: false, schema: m.status }));
+    return { ...owner, properties: [...replaced, ...added] };
+  };
+  const properties = root.properties.map((p): PropertyNode => (p.name === 'status' && p.schema.type === 'object' ? { ...p, schema: extend(p.schema) } : p));
+  return { ...version, schema: { ...root, properties } };
 }
 
 /** Columns under `.status.<id>` grouped by id; columns that cannot name a handler are explained. */
@@ -150,20 +205,20 @@ function isHandlerColumn(version: VersionModel, id: string, column: HandlerColum
   return true;
 }
 
-function buildHandler(version: VersionModel, c: Candidate, diagnostics: Diagnostic[]): HandlerModel {
+function buildHandler(version: VersionModel, c: Candidate, diagnostics: Diagnostic[]): { handler: HandlerModel; placed?: Placed } {
   const slot = statusSlot(version, c.id);
   const base = { id: c.id, sources: sortedSources(c.sources), columns: c.columns.map((hc) => hc.column), pointer: c.at.pointer, pos: c.at.pos };
   if (slot.kind === 'defined' && !(slot.node.type === 'unknown' && slot.property && c.columns.some((hc) => hc.rest.length > 0))) {
     for (const hc of c.columns) checkColumn(c.id, slot.node, hc, diagnostics);
-    return { ...base, status: slot.node, synthesized: false };
+    return { handler: { ...base, status: slot.node, synthesized: false } };
   }
-  // Open status (or an untyped `status.<id>`): type it from the columns and put it in the schema,
-  // so the resource's status type shows the handler's fields too.
+  // Open status (or an untyped `status.<id>`): type it from the columns and place it in the
+  // returned schema, so the resource's status type shows the handler's fields too.
   const pointer = slot.kind === 'defined' ? slot.node.pointer : pointerJoin(slot.kind === 'open' ? slot.pointer : version.pointer, 'properties', c.id);
   const status = synthesizeStatus(c.id, c.columns, pointer, c.at.pos, diagnostics);
-  if (slot.kind === 'defined' && slot.property) slot.property.schema = status;
-  else if (slot.kind === 'open' && slot.owner) slot.owner.properties.push({ name: c.id, required: false, schema: status });
-  return { ...base, status, synthesized: true };
+  const handler: HandlerModel = { ...base, status, synthesized: true };
+  const owner = slot.kind === 'defined' ? (slot.property ? slot.owner : undefined) : slot.kind === 'open' ? slot.owner : undefined;
+  return { handler, placed: owner && { owner, id: c.id, status } };
 }
 
 function sortedSources(sources: Set<Source>): Source[] {

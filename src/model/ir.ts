@@ -96,7 +96,7 @@ export interface ScaleSubresource {
   labelSelectorPath?: string;
 }
 
-/** A handler id and the status type its return value (and its errors' status) has. Filled by the handler pass. */
+/** A handler id and the status type its return value (and its errors' status) has. Returned by the handler pass. */
 export interface HandlerModel extends Located {
   /** The kopf handler id; results land in `status.<id>`. */
   id: string;
@@ -120,7 +120,6 @@ export interface VersionModel extends Located {
   schema?: ObjectNode;
   subresources: { status: boolean; scale?: ScaleSubresource };
   printerColumns: PrinterColumn[];
-  handlers: HandlerModel[];
 }
 
 export interface CrdModel extends Located {

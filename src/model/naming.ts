@@ -6,6 +6,7 @@
  * It runs before any emitter and returns every name (a `NamedCrd`); the IR is never written to,
  * so emitters and stubs only read names that exist.
  */
+import type { HandledCrd } from './handler-pass.js';
 import type { CrdModel, HandlerModel, ObjectNode, SchemaNode, VersionModel } from './ir.js';
 import { NameScope, RESERVED_NAMES, pascal } from './reserved.js';
 import { writeViewNodes } from './write-view.js';
@@ -71,14 +72,16 @@ export interface NamedCrd {
 }
 
 /**
- * Names one CRD's served versions, given its run-wide prefix (from `kindPrefixes`). Claims
+ * Names one CRD's served versions as the handler pass returned them (`withoutHandlers` for types
+ * alone), given its run-wide prefix (from `kindPrefixes`). Claims
  * happen in module order: resource, descriptor, schema types, then per handler its definition,
  * status, error classes and the nested types of a status the handler section emits itself;
  * then the write-view names.
  */
-export function nameCrd(crd: CrdModel, prefix: string): NamedCrd {
+export function nameCrd(handled: HandledCrd, prefix: string): NamedCrd {
+  const { crd } = handled;
   const versions: NamedVersion[] = [];
-  for (const version of crd.versions) {
+  for (const { version, handlers: resolved } of handled.versions) {
     if (!version.served) continue;
     const versionPrefix = version.storage ? prefix : prefix + pascal(version.name);
     const scope = new NameScope();
@@ -91,7 +94,7 @@ export function nameCrd(crd: CrdModel, prefix: string): NamedCrd {
       types.set(version.schema, resource);
       nameChildren(version.schema, resource, claim, types, IMPLIED_MEMBERS);
     }
-    const handlers = version.handlers.map((handler) => nameHandler(handler, versionPrefix, claim, types));
+    const handlers = resolved.map((handler) => nameHandler(handler, versionPrefix, claim, types));
     const inputTypes = nameInputs(version.schema, handlers, types, claim);
     versions.push({ version, names, types, inputTypes, handlers });
   }

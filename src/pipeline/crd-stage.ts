@@ -40,13 +40,13 @@ export function emitCrds(
   emit: boolean,
   templates: StubTemplates | undefined,
 ): CrdStageOutput {
-  const diagnostics = resolveHandlers(crds, options);
+  const { crds: handled, diagnostics } = resolveHandlers(crds, options);
   const output: CrdStageOutput = { diagnostics, modules: [], stubs: [], handlers: 0 };
   if (!emit || hasErrors(diagnostics)) return output;
-  crds.forEach((crd, i) => {
+  handled.forEach((crd, i) => {
     const named = nameCrd(crd, decisions[i].prefix);
     for (const version of named.versions) {
-      output.modules.push(emitModule(crd, version));
+      output.modules.push(emitModule(crd.crd, version));
       output.handlers += version.handlers.length;
     }
     const stub = templates && emitStubFile(named, decisions[i].stubPath, options, templates);

@@ -124,7 +124,7 @@ function stubEntry(t: StubTemplates, version: NamedVersion, entry: NamedHandler,
     register: `on${cause[0].toUpperCase()}${cause.slice(1)}`,
     result: honestResult(handler.status),
   });
-  return { name, handlerId: handler.id, cause, text };
+  return { name, handlerId: handler.id, cause, definition: names.definition, text };
 }
 
 /** The comment line naming the status fields and the printer columns the handler feeds. */

@@ -5,13 +5,10 @@
  * I/O edge's job (`src/io/stub-templates.ts`); here they arrive as text.
  */
 
-/** The two fragments stubs are made of. */
-export interface StubTemplates {
-  /** The head of a new stub file (`// #region head` of `templates/stub-file.ts`). */
-  head: string;
-  /** One handler stub (`// #region stub` of `templates/stub-handler.ts`). */
-  stub: string;
-}
+import type { StubTemplates } from '../api.js';
+
+/** Declared with the options that carry them (`GenerateOptions.stubs`). */
+export type { StubTemplates };
 
 export interface StubFill {
   kind: string;

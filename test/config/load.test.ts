@@ -53,7 +53,7 @@ test('generate with no arguments uses kopfgen.config.json; flags override it', a
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, 'kopfgen.config.json': config });
   const r = await kopfgen(['generate'], dir);
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(await tree(dir), ['crds/my.yaml', 'kopfgen.config.json', 'src/gen/example.com/v1/myresources.ts', 'src/gen/index.ts', 'src/handlers/myresources.ts']);
+  assert.deepEqual(await tree(dir), ['crds/my.yaml', 'kopfgen.config.json', 'src/gen/.kopfgen-manifest.json', 'src/gen/example.com/v1/myresources.ts', 'src/gen/index.ts', 'src/handlers/myresources.ts']);
   const stub = (await import('node:fs')).readFileSync(`${dir}/src/handlers/myresources.ts`, 'utf8');
   assert.match(stub, /from "\.\.\/gen\/example\.com\/v1\/myresources\.js"/, 'stubs import the configured output directory');
   const overridden = await kopfgen(['generate', '--out', 'other', '--no-stubs'], dir);

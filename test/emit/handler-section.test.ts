@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { generate } from '../../src/generate.js';
 import { expectedErrors, formatErrors, readFixture, typeCheckProject } from '../helpers/handler-typecheck.js';
 import { outsideUnitScope } from '../helpers/test-scope.js';
+import { readStubTemplates } from '../../src/io/stub-templates.js';
 
 const CRD = 'test/fixtures/handlers/names.yaml';
 
 function run() {
-  const result = generate([{ file: CRD, text: readFixture(CRD) }], { stubs: { dir: 'handlers' }, generatedImportBase: '../generated' });
+  const result = generate([{ file: CRD, text: readFixture(CRD) }], { stubs: { dir: 'handlers', templates: readStubTemplates() }, generatedImportBase: '../generated' });
   assert.deepEqual(result.diagnostics, []);
   const file = (path: string) => result.files.find((f) => f.path === path)?.content ?? '';
   return { result, v1: file('names.example.com/v1/widgets.ts'), v1beta1: file('names.example.com/v1beta1/widgets.ts'), stub: result.files.find((f) => f.role === 'stub') };
@@ -63,7 +64,7 @@ test('stubs: one per handler and cause with explicit return types, registered wi
 test('two CRDs with one plural in different groups get distinct stub files', () => {
   const text = readFixture(CRD);
   const other = text.replace(/names\.example\.com/g, 'other.example.com');
-  const result = generate([{ file: CRD, text }, { file: 'other.yaml', text: other }], {});
+  const result = generate([{ file: CRD, text }, { file: 'other.yaml', text: other }], { stubs: { dir: 'handlers', templates: readStubTemplates() } });
   assert.deepEqual(result.files.filter((f) => f.role === 'stub').map((f) => f.path), ['widgets.names.example.com.ts', 'widgets.other.example.com.ts']);
   assert.deepEqual(generate([{ file: CRD, text }], { stubs: false }).files.filter((f) => f.role === 'stub'), []);
 });

@@ -72,7 +72,6 @@ export function version(spec: VersionSpec, v = 0): VersionModel {
     schema,
     subresources: { status: true },
     printerColumns: columns,
-    handlers: [],
   };
 }
 

@@ -12,6 +12,7 @@ import { ParsedSource } from '../../src/load/yaml-source.js';
 import { documentTree } from '../../src/load/yaml-tree.js';
 import { buildSchema } from '../../src/model/build-schema.js';
 import type { CrdModel, ObjectNode } from '../../src/model/ir.js';
+import { withoutHandlers } from '../../src/model/handler-pass.js';
 import { nameCrd } from '../../src/model/naming.js';
 
 export interface SchemaCase {
@@ -25,7 +26,7 @@ export interface SchemaCase {
 /** The text `interface T { … }` plus nested interfaces, and the diagnostics of reading the schema. */
 export function emitSchema(given: string, root = false): { text: string; diagnostics: Diagnostic[]; usage: TypeUsage } {
   const { schema, diagnostics } = readSchema(root ? given : `{"type": "object", "properties": {"x": ${given}}}`);
-  const named = nameCrd(crdOf(schema), 'T').versions[0];
+  const named = nameCrd(withoutHandlers(crdOf(schema)), 'T').versions[0];
   const usage: TypeUsage = { kubernetesObject: false, objectMeta: false };
   const views = viewNames(named.types, named.inputTypes);
   const out: string[] = ['interface T {\n'];
@@ -63,7 +64,6 @@ function crdOf(schema: ObjectNode): CrdModel {
     schema,
     subresources: { status: false },
     printerColumns: [],
-    handlers: [],
   };
   const names = { name: 'ts.x.io', group: 'x.io', kind: 'T', plural: 'ts', shortNames: [], categories: [] };
   return { ...at, ...names, file: 'case.yaml', scope: 'Namespaced', annotations: {}, versions: [version] };

@@ -1,7 +1,7 @@
 /**
  * Handler stub files through the CLI: the user's edits survive `generate`, `--check` and
  * stale-file removal byte for byte; a new handler id adds exactly its stubs (and `--check`
- * flags that it would); removed ids are reported, never deleted.
+ * flags that it would); removed ids are positioned diagnostics, never deleted code.
  */
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
@@ -15,18 +15,22 @@ const STUB = 'handlers/myresources.ts';
 /** The user's edit: a real body, a helper and a comment. */
 function userEdit(stub: string): string {
   const edited = stub.replace(
-    /ctx\.logger\.info\('myapp: create handler not implemented yet'[^\n]*\n\s*return \{ phase: "NotImplemented" \};/,
+    /ctx\.logger\.info\('create handler not implemented yet'[^\n]*\n\s*return \{ phase: "NotImplemented" \};/,
     `// my own code\n  await ensureDeployment(ctx.name);\n  return { phase: "Starting" };`,
   );
   assert.notEqual(edited, stub, 'the stub has the expected create body to edit');
   return edited + '\nasync function ensureDeployment(name: string): Promise<void> {\n  void name;\n}\n';
 }
 
-/** True when every line of `before` appears in `after`, in order: nothing the user wrote changed. */
+/**
+ * True when every line of `before` appears in `after`, in order: nothing the user wrote changed
+ * (but the import from the generated module, which new names join).
+ */
 function keepsEveryLine(before: string, after: string): boolean {
   const rest = after.split('\n');
   let i = 0;
   for (const line of before.split('\n')) {
+    if (line.endsWith('from "../generated/example.com/v1/myresources.js";')) continue;
     while (i < rest.length && rest[i] !== line) i++;
     if (i === rest.length) return false;
     i++;
@@ -49,19 +53,26 @@ test('a user-edited stub file survives generate, --check and stale-file removal 
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
     assert.equal(await read(dir, STUB), edited, args.join(' '));
   }
-  // The gadget CRD goes away: its generated module is stale and removed; its stub file is the user's and stays.
+  // The gadget CRD goes away while its handler file still imports its module: removing the
+  // module would break the project, so nothing is written and the import is named.
   const gadgetStub = await read(dir, 'handlers/gadgets.ts');
   await fs.rm(join(dir, 'crds/gadget.yaml'));
+  const refused = await kopfgen(['generate', 'crds'], dir);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /^handlers\/gadgets\.ts:7:10 error KG321 `GadgetMyapp`, .* are imported here but "\.\.\/generated\/example\.com\/v1\/gadgets\.js" is no longer generated/m);
+  assert.ok((await tree(dir)).includes('generated/example.com/v1/gadgets.ts'), 'nothing removed');
+  assert.equal(await read(dir, 'handlers/gadgets.ts'), gadgetStub);
+  // Once the user removes that code, the module is stale and removed.
+  await fs.rm(join(dir, 'handlers/gadgets.ts'));
   const r = await kopfgen(['generate', 'crds'], dir);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /1 removed/);
   assert.ok(!(await tree(dir)).includes('generated/example.com/v1/gadgets.ts'));
-  assert.equal(await read(dir, 'handlers/gadgets.ts'), gadgetStub);
   assert.equal(await read(dir, STUB), edited);
   assert.equal((await fs.stat(join(dir, STUB))).mtimeMs, mtime, 'never rewritten, not even with the same text');
 });
 
-test('a new handler id: --check fails with the stubs it would add; generate adds exactly them; removed ids are reported', async () => {
+test('a new handler id: --check fails with the stubs it would add; generate adds exactly them; removed ids are positioned diagnostics', async () => {
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
   assert.equal((await kopfgen(['generate', 'crds'], dir)).code, 0);
   const edited = userEdit(await read(dir, STUB));
@@ -73,7 +84,9 @@ test('a new handler id: --check fails with the stubs it would add; generate adds
   assert.match(check.stdout, /--- a\/handlers\/myresources\.ts\n\+\+\+ b\/handlers\/myresources\.ts/);
   assert.match(check.stdout, /^\+export async function cleanupOnCreate/m);
   const stubDiff = check.stdout.slice(check.stdout.indexOf('--- a/handlers/')).split('\n').slice(2);
-  assert.ok(!stubDiff.some((line) => line.startsWith('-')), 'nothing the user wrote would be removed');
+  // Only the import from the generated module changes: the new names join it.
+  const removedLines = stubDiff.filter((line) => line.startsWith('-'));
+  assert.deepEqual(removedLines.map((l) => l.endsWith('from "../generated/example.com/v1/myresources.js";')), [true]);
   assert.equal(await read(dir, STUB), edited);
 
   const r = await kopfgen(withCleanup, dir);
@@ -84,9 +97,19 @@ test('a new handler id: --check fails with the stubs it would add; generate adds
   assert.match(merged, /export async function cleanupOnCreate/);
   assert.equal((await kopfgen([...withCleanup, '--check'], dir)).code, 0);
 
-  const dropped = await kopfgen(['generate', 'crds'], dir);
-  assert.equal(dropped.code, 0, dropped.stderr);
-  assert.match(dropped.stdout, /handlers\/myresources\.ts: cleanupOnCreate no longer matches a handler id; kept as is/);
+  // Dropping the id again: positioned diagnostics (warnings at the registrations, an error at the
+  // import that would no longer type-check), in the JSON too; nothing written, nothing deleted.
+  const dropped = await kopfgen(['generate', 'crds', '--format', 'json'], dir);
+  assert.equal(dropped.code, 1, dropped.stderr);
+  const report = JSON.parse(dropped.stdout) as { diagnostics: { severity: string; code: string; file: string; line: number; col: number }[] };
+  const lineOf = (text: string) => merged.split('\n').findIndex((l) => l.startsWith(text)) + 1;
+  assert.deepEqual(
+    report.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.severity} ${d.code}`),
+    [
+      `handlers/myresources.ts:${lineOf('import { MyResourceMyapp')}:${merged.split('\n')[lineOf('import { MyResourceMyapp') - 1].indexOf('MyResourceCleanup') + 1} error KG321`,
+      ...['onCreate', 'onUpdate', 'onResume'].map((m) => `handlers/myresources.ts:${lineOf(`MyResourceCleanup.${m}(`)}:1 warning KG320`),
+    ],
+  );
   assert.equal(await read(dir, STUB), merged);
 });
 

@@ -15,6 +15,7 @@ import { readInputs } from '../../src/io/read.js';
 import { resolveHandlers } from '../../src/model/handler-pass.js';
 import { loadModels } from '../helpers/load-models.js';
 import { formatErrors, typeCheckProject } from '../helpers/handler-typecheck.js';
+import { readStubTemplates } from '../../src/io/stub-templates.js';
 
 const CORPUS = resolve(process.cwd(), '../shared/crds');
 const skip = existsSync(CORPUS) ? false : 'needs ../shared/crds';
@@ -47,23 +48,24 @@ function statusColumns(text: string): RawColumn[] {
 test('corpus: each column into .status.<x>. yields a handler or a diagnostic; handler code and stubs type-check', { skip }, async (t) => {
   const read = await readInputs([CORPUS]);
   const { crds } = loadModels(read.sources);
-  const diagnostics = resolveHandlers(crds, {});
+  const { crds: handled, diagnostics } = resolveHandlers(crds, {});
   const columns = read.sources.flatMap((s) => statusColumns(s.text).map((c) => ({ ...c, file: s.file })));
   assert.ok(columns.length > 0);
   for (const c of columns) {
-    const version = crds.find((m) => m.name === c.crd)?.versions.find((v) => v.name === c.version);
-    assert.ok(version, `${c.crd} ${c.version} is loaded`);
-    const handler = version.handlers.find((h) => h.id === c.id && h.columns.some((col) => col.jsonPath === c.jsonPath));
+    const found = handled.find((m) => m.crd.name === c.crd)?.versions.find((v) => v.version.name === c.version);
+    assert.ok(found, `${c.crd} ${c.version} is loaded`);
+    const version = found.version;
+    const handler = found.handlers.find((h) => h.id === c.id && h.columns.some((col) => col.jsonPath === c.jsonPath));
     const pointer = pointerJoin(version.pointer.replace(/\/spec\/versions\/\d+$/, ''), 'spec', 'versions', c.versionIndex, 'additionalPrinterColumns', c.columnIndex, 'jsonPath');
     const explained = diagnostics.find((d) => d.file === c.file && d.pointer === pointer);
     assert.ok(handler || explained, `${c.file}: column ${c.jsonPath} of ${c.crd} ${c.version} yields neither a handler nor a diagnostic`);
   }
-  const handlers = crds.flatMap((m) => m.versions.flatMap((v) => v.handlers.map((h) => `${m.kind}/${v.name}/${h.id}`)));
+  const handlers = handled.flatMap((m) => m.versions.flatMap((v) => v.handlers.map((h) => `${m.crd.kind}/${v.version.name}/${h.id}`)));
   t.diagnostic(`${columns.length} columns into .status.<x>.; ${handlers.length} handlers: ${handlers.join(', ')}; ${diagnostics.length} handler diagnostics`);
 
-  const kopf = crds.filter((m) => m.file.includes('/kopf/'));
+  const kopf = handled.filter((m) => m.crd.file.includes('/kopf/'));
   assert.equal(kopf.length, 4);
-  const kopfHandlers = kopf.flatMap((m) => m.versions.flatMap((v) => v.handlers.map((h) => ({ kind: m.kind, h }))));
+  const kopfHandlers = kopf.flatMap((m) => m.versions.flatMap((v) => v.handlers.map((h) => ({ kind: m.crd.kind, h }))));
   t.diagnostic(`kopf CRDs: ${kopfHandlers.length} handler(s): ${kopfHandlers.map(({ kind, h }) => `${kind}.${h.id}`).join(', ')}`);
   assert.deepEqual(kopfHandlers.map(({ kind, h }) => `${kind}.${h.id}`), ['KopfExample.create_fn']);
   const createFn = kopfHandlers[0].h;
@@ -72,7 +74,7 @@ test('corpus: each column into .status.<x>. yields a handler or a diagnostic; ha
   assert.deepEqual(createFn.status.properties.map((p) => `${p.name}:${p.schema.type}`), ['children:string', 'message:string']);
 
   // Every module that has handlers, and every stub file, compiles under strict.
-  const result = generate(read.sources, { stubs: { dir: 'handlers' }, generatedImportBase: '../generated' });
+  const result = generate(read.sources, { stubs: { dir: 'handlers', templates: readStubTemplates() }, generatedImportBase: '../generated' });
   assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
   const stubs = result.files.filter((f) => f.role === 'stub');
   const modules = new Set(stubs.flatMap((s) => [...s.content.matchAll(/from "\.\.\/generated\/([^"]+)\.js"/g)].map((m) => `${m[1]}.ts`)));

@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from '../../src/generate.js';
 import { expectedErrors, formatErrors, readFixture, typeCheckProject } from '../helpers/handler-typecheck.js';
+import { readStubTemplates } from '../../src/io/stub-templates.js';
 
 const CRD = 'test/fixtures/handlers/typed.yaml';
 
 function project(cases: string[]) {
-  const result = generate([{ file: CRD, text: readFixture(CRD) }], { stubs: { dir: 'handlers' }, generatedImportBase: '../generated' });
+  const result = generate([{ file: CRD, text: readFixture(CRD) }], { stubs: { dir: 'handlers', templates: readStubTemplates() }, generatedImportBase: '../generated' });
   assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
   const extra = Object.fromEntries(cases.map((c) => [`cases/${c}`, readFixture(`test/fixtures/handlers/cases/${c}`)]));
   return { result, errors: typeCheckProject({ generated: result.files.filter((f) => f.role === 'generated'), stubs: result.files.filter((f) => f.role === 'stub'), extra }) };

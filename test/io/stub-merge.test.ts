@@ -5,13 +5,14 @@ import { generate } from '../../src/generate.js';
 import { mergeStubFile } from '../../src/io/stub-merge.js';
 import { formatErrors, readFixture, typeCheckProject } from '../helpers/handler-typecheck.js';
 import { outsideUnitScope } from '../helpers/test-scope.js';
+import { readStubTemplates } from '../../src/io/stub-templates.js';
 
 const STORY = 'crds/myresource.yaml';
 
 function run(annotation?: string) {
   let text = readFixture(STORY);
   if (annotation) text = text.replace('  name: myresources.example.com\n', `  name: myresources.example.com\n  annotations:\n    kopfgen.dev/handlers: "${annotation}"\n`);
-  const result = generate([{ file: STORY, text }], { stubs: { dir: 'handlers' }, generatedImportBase: '../generated' });
+  const result = generate([{ file: STORY, text }], { stubs: { dir: 'handlers', templates: readStubTemplates() }, generatedImportBase: '../generated' });
   assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
   const stub = result.files.find((f) => f.role === 'stub' && f.path === 'myresources.ts');
   assert.ok(stub, 'a stub file for MyResource');
@@ -22,20 +23,25 @@ function run(annotation?: string) {
 function userEdits(content: string): string {
   const edited = content
     .replace("import type { HandlerContext } from \"kopfgen/runtime\";\n", "import type { HandlerContext } from \"kopfgen/runtime\";\nimport { setTimeout as sleep } from 'node:timers/promises';\n")
-    .replace(/  ctx\.logger\.info\('myapp: create handler not implemented yet'[^\n]*\n  return \{ phase: "NotImplemented" \};/, "  await sleep(1);\n  return { phase: 'Starting' };")
+    .replace(/ {2}\/\/ The runtime's[^\n]*\n {2}ctx\.logger\.info\('create handler not implemented yet'[^\n]*\n {2}return \{ phase: "NotImplemented" \};/, "  await sleep(1);\n  return { phase: 'Starting' };")
     .replace(/\n\/\*\*\n \* Handler `myapp`, on update\.[\s\S]*?MyResourceMyapp\.onUpdate\(myappOnUpdate\);\n/, '\n');
   assert.notEqual(edited, content);
   assert.ok(!edited.includes('myappOnUpdate'));
   return edited + '\n// my own notes at the end, without a trailing newline';
 }
 
-/** `merged` is `original` with text inserted only: deleting the insertions gives back every byte. */
+/**
+ * `merged` is `original` with text inserted only: deleting the insertions gives back every byte.
+ * Every line is kept verbatim except the import from the generated module, which new names join.
+ */
 function assertOnlyInsertions(original: string, merged: string): void {
   let i = 0;
   for (const ch of merged) if (i < original.length && ch === original[i]) i++;
   assert.equal(i, original.length, 'every byte of the user file survives, in order');
   const lines = new Set(merged.split('\n'));
-  for (const line of original.split('\n')) assert.ok(lines.has(line), `line kept verbatim: ${line}`);
+  for (const line of original.split('\n')) {
+    if (!line.endsWith('from "../generated/example.com/v1/myresources.js";')) assert.ok(lines.has(line), `line kept verbatim: ${line}`);
+  }
 }
 
 test('a user-edited stub file gains exactly the new handler\'s stubs; a second run is byte-identical', { skip: outsideUnitScope('a TypeScript program') }, () => {
@@ -49,9 +55,11 @@ test('a user-edited stub file gains exactly the new handler\'s stubs; a second r
   const v2 = run('cleanup');
   const merged = mergeStubFile(mine, v2.stub);
   assert.deepEqual(merged.added.map((s) => s.name), ['cleanupOnCreate', 'cleanupOnUpdate', 'cleanupOnResume']);
-  assert.deepEqual(merged.orphaned, []);
   assertOnlyInsertions(mine, merged.text);
-  assert.match(merged.text, /\nimport \{ MyResourceCleanup, MyResourceCleanupPermanentError, MyResourceCleanupTemporaryError, type MyResourceCleanupStatus \} from "\.\.\/generated\/example\.com\/v1\/myresources\.js";\n/);
+  // One import per module: the new names join the file's import from the generated module.
+  const fromModule = merged.text.split('\n').filter((l) => l.includes('from "../generated/example.com/v1/myresources.js"'));
+  assert.equal(fromModule.length, 1, fromModule.join('\n'));
+  assert.match(fromModule[0], /^import \{ MyResourceMyapp, .*type MyResourceMyappStatus, MyResourceCleanup, MyResourceCleanupPermanentError, MyResourceCleanupTemporaryError, type MyResourceCleanupStatus \} from/);
   assert.ok(merged.text.endsWith('MyResourceCleanup.onResume(cleanupOnResume);\n'));
 
   const again = mergeStubFile(merged.text, v2.stub);
@@ -63,21 +71,30 @@ test('a user-edited stub file gains exactly the new handler\'s stubs; a second r
   assert.deepEqual(formatErrors(errors), []);
 });
 
-test('handlers that are gone are reported as orphans and nothing is deleted', () => {
+test('handlers that are gone: the merge deletes nothing (orphans are the stubs scan\'s diagnostics)', () => {
   const v2 = run('cleanup');
   const v1 = run();
   const result = mergeStubFile(v2.stub.content, v1.stub);
   assert.equal(result.text, v2.stub.content);
   assert.deepEqual(result.added, []);
-  assert.deepEqual(result.orphaned, [
-    'MyResourceCleanup',
-    'MyResourceCleanupPermanentError',
-    'MyResourceCleanupStatus',
-    'MyResourceCleanupTemporaryError',
-    'cleanupOnCreate',
-    'cleanupOnResume',
-    'cleanupOnUpdate',
-  ]);
+});
+
+test('a handler registered in another file of the stubs directory is present: its stubs are not added', () => {
+  const { stub } = run('cleanup');
+  const head = stub.content.slice(0, stub.content.indexOf('\n/**'));
+  const withoutCleanup = mergeStubFile(head + '\n', stub, new Set(['MyResourceCleanup']));
+  assert.deepEqual(withoutCleanup.added.map((s) => s.name), []);
+  const onlyMyapp = mergeStubFile('', stub, new Set(['MyResourceCleanup']));
+  assert.deepEqual(onlyMyapp.added.map((s) => s.name), ['myappOnCreate', 'myappOnUpdate', 'myappOnResume']);
+  assert.ok(!onlyMyapp.text.includes('MyResourceCleanup'), 'no import for the handler registered elsewhere');
+});
+
+test('a type-only import from the module becomes a mixed one when values join it', () => {
+  const { stub } = run();
+  const mine = 'import type { MyResource } from "../generated/example.com/v1/myresources.js";\n\nexport type Mine = MyResource;\n';
+  const merged = mergeStubFile(mine, stub);
+  const lines = merged.text.split('\n').filter((l) => l.includes('myresources.js'));
+  assert.deepEqual(lines, ['import { type MyResource, MyResourceMyapp, MyResourceMyappPermanentError, MyResourceMyappTemporaryError, type MyResourceMyappStatus } from "../generated/example.com/v1/myresources.js";']);
 });
 
 test('a file without imports gets them before its first statement; name clashes are never duplicated', () => {

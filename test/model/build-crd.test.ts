@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ObjectNode } from '../../src/model/ir.js';
+import { withoutHandlers } from '../../src/model/handler-pass.js';
 import { kindPrefixes, nameCrd } from '../../src/model/naming.js';
 import { NameScope, pascal } from '../../src/model/reserved.js';
 import { REPO } from '../helpers/golden-support.js';
@@ -82,7 +83,7 @@ test('names: PascalCase path segments, numbered on collision, never a TypeScript
 
 test('naming: non-storage versions get a version suffix; unserved versions get no module', () => {
   const { crds } = load('test/fixtures/crds/versions.yaml');
-  const named = nameCrd(crds[0], kindPrefixes(crds).get(crds[0].name) ?? '');
+  const named = nameCrd(withoutHandlers(crds[0]), kindPrefixes(crds).get(crds[0].name) ?? '');
   const names = crds[0].versions.map((v) => named.versions.find((n) => n.version === v)?.names);
   assert.deepEqual(names.map((n) => n?.prefix), [undefined, 'DatabaseV1beta1', 'Database']);
   assert.deepEqual(names.map((n) => n?.module), [undefined, 'fixtures.kopfgen.dev/v1beta1/databases', 'fixtures.kopfgen.dev/v1/databases']);

@@ -1,11 +1,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { GenerateOptions } from '../../src/api.js';
 import type { Diagnostic } from '../../src/diagnostics.js';
-import { resolveHandlers, unmatchedHandlerKeys } from '../../src/model/handler-pass.js';
+import { resolveHandlers, unmatchedHandlerKeys, type HandledCrd, type HandledVersion } from '../../src/model/handler-pass.js';
+import type { CrdModel } from '../../src/model/ir.js';
 import { parseColumnPath } from '../../src/model/handler-paths.js';
 import { ANNOTATION_COL, ANNOTATION_LINE, FILE, columnLine, crd, obj, scalar, statusProperty } from '../helpers/handler-fixtures.js';
 
 const codes = (ds: Diagnostic[]) => ds.map((d) => `${d.severity} ${d.code} ${d.line}:${d.col}`);
+
+/** What the pass returned per CRD model, so each test reads the handled versions beside its diagnostics. */
+const results = new Map<CrdModel, HandledCrd>();
+
+/** Runs the pass, keeps its CRDs for `handled`, returns its diagnostics. */
+function pass(crds: CrdModel[], options: GenerateOptions = {}): Diagnostic[] {
+  const result = resolveHandlers(crds, options);
+  assert.equal(result.crds.length, crds.length);
+  crds.forEach((c, i) => results.set(c, result.crds[i]));
+  return result.diagnostics;
+}
+
+function handled(model: CrdModel, version = 0): HandledVersion {
+  const found = results.get(model)?.versions[version];
+  assert.ok(found, 'the pass ran over this model');
+  return found;
+}
 
 test('column paths: fields, quoted fields and steps that cannot be followed', () => {
   assert.deepEqual(parseColumnPath('.status.myapp.phase'), [
@@ -24,9 +43,9 @@ test('column paths: fields, quoted fields and steps that cannot be followed', ()
 
 test('printer column .status.myapp.phase in an open status names handler myapp and synthesises its status', () => {
   const model = crd({ versions: [{ status: obj({}, { open: true }), columns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }] }] });
-  const diagnostics = resolveHandlers([model], {});
+  const diagnostics = pass([model], {});
   assert.deepEqual(diagnostics, []);
-  const [h] = model.versions[0].handlers;
+  const [h] = handled(model, 0).handlers;
   assert.equal(h.id, 'myapp');
   assert.deepEqual(h.sources, ['printer-column']);
   assert.equal(h.synthesized, true);
@@ -34,9 +53,9 @@ test('printer column .status.myapp.phase in an open status names handler myapp a
   assert.equal(h.pointer, '/spec/versions/0/additionalPrinterColumns/0/jsonPath', 'pointer and position name the same place');
   assert.equal(h.columns[0].name, 'Status');
   assert.ok(h.status.type === 'object' && h.status.preserveUnknownFields, 'the synthesised status stays open');
-  // Inserted into the schema IR, so the resource's status type shows it.
-  assert.equal(statusProperty(model.versions[0], 'myapp'), h.status);
-  const phase = statusProperty(model.versions[0], 'myapp.phase');
+  // Placed in the returned version's schema, so the resource's status type shows it.
+  assert.equal(statusProperty(handled(model, 0).version, 'myapp'), h.status);
+  const phase = statusProperty(handled(model, 0).version, 'myapp.phase');
   assert.equal(phase?.type, 'string');
   assert.equal(phase?.pointer, '/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/myapp/properties/phase');
 });
@@ -56,15 +75,15 @@ test('synthesis: column types map to scalar types, nested paths nest, .status.<i
       },
     ],
   });
-  assert.deepEqual(resolveHandlers([model], {}), []);
-  const v = model.versions[0];
+  assert.deepEqual(pass([model], {}), []);
+  const v = handled(model);
   assert.deepEqual(v.handlers.map((h) => h.id), ['create_fn', 'scale']);
-  assert.equal(statusProperty(v, 'scale.replicas')?.type, 'integer');
-  assert.equal(statusProperty(v, 'scale.ratio')?.type, 'number');
-  assert.equal(statusProperty(v, 'scale.health.ready')?.type, 'boolean');
-  const since = statusProperty(v, 'scale.health.since');
+  assert.equal(statusProperty(v.version, 'scale.replicas')?.type, 'integer');
+  assert.equal(statusProperty(v.version, 'scale.ratio')?.type, 'number');
+  assert.equal(statusProperty(v.version, 'scale.health.ready')?.type, 'boolean');
+  const since = statusProperty(v.version, 'scale.health.since');
   assert.ok(since?.type === 'string' && since.doc.format === 'date-time');
-  assert.equal(statusProperty(v, 'scale.health')?.type, 'object');
+  assert.equal(statusProperty(v.version, 'scale.health')?.type, 'object');
   assert.equal(v.handlers[0].status.type, 'string');
 });
 
@@ -73,8 +92,8 @@ test('annotation kopfgen.dev/handlers names handlers, positioned inside the valu
     annotations: { 'kopfgen.dev/handlers': 'myapp, cleanup' },
     versions: [{ status: obj({}, { open: true }), columns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }] }],
   });
-  assert.deepEqual(resolveHandlers([model], {}), []);
-  const [cleanup, myapp] = model.versions[0].handlers;
+  assert.deepEqual(pass([model], {}), []);
+  const [cleanup, myapp] = handled(model, 0).handlers;
   assert.equal(cleanup.id, 'cleanup');
   assert.deepEqual(cleanup.sources, ['annotation']);
   assert.deepEqual(cleanup.pos, { file: FILE, line: ANNOTATION_LINE, col: ANNOTATION_COL + 7 });
@@ -88,9 +107,9 @@ test('options.handlers by Kind and by plural.group; unknown keys are reported', 
   const a = crd({ kind: 'Alpha', versions: [{ status: obj({}, { open: true }) }] });
   const b = crd({ kind: 'Beta', group: 'b.io', versions: [{ status: obj({}, { open: true }) }] });
   const options = { handlers: { Alpha: ['one'], 'betas.b.io': ['two', 'one'], Gamma: ['x'] } };
-  assert.deepEqual(resolveHandlers([a, b], options), []);
-  assert.deepEqual(a.versions[0].handlers.map((h) => [h.id, h.sources]), [['one', ['config']]]);
-  assert.deepEqual(b.versions[0].handlers.map((h) => h.id), ['one', 'two']);
+  assert.deepEqual(pass([a, b], options), []);
+  assert.deepEqual(handled(a, 0).handlers.map((h) => [h.id, h.sources]), [['one', ['config']]]);
+  assert.deepEqual(handled(b, 0).handlers.map((h) => h.id), ['one', 'two']);
   const diagnostics = unmatchedHandlerKeys([a, b], options);
   assert.deepEqual(diagnostics.map((d) => [d.code, d.pointer]), [['KG207', '/handlers/Gamma']]);
 });
@@ -108,13 +127,13 @@ test('status.<id> defined by the schema is the handler status, columns are cross
       },
     ],
   });
-  const diagnostics = resolveHandlers([model], {});
+  const diagnostics = pass([model], {});
   assert.deepEqual(codes(diagnostics), [`warning KG204 ${columnLine(0, 1)}:21`]);
   assert.match(diagnostics[0].message, /defines no `message`/);
   assert.equal(diagnostics[0].pointer, '/spec/versions/0/additionalPrinterColumns/1/jsonPath');
-  const [h] = model.versions[0].handlers;
+  const [h] = handled(model, 0).handlers;
   assert.equal(h.synthesized, false);
-  assert.equal(h.status, statusProperty(model.versions[0], 'myapp'));
+  assert.equal(h.status, statusProperty(handled(model, 0).version, 'myapp'));
 });
 
 test('kopf and invalid ids are rejected: errors when named explicitly, warnings from columns', () => {
@@ -122,20 +141,20 @@ test('kopf and invalid ids are rejected: errors when named explicitly, warnings 
     annotations: { 'kopfgen.dev/handlers': 'kopf, -bad, ok' },
     versions: [{ status: obj({}, { open: true }), columns: [{ name: 'Progress', type: 'string', jsonPath: '.status.kopf.progress' }] }],
   });
-  const diagnostics = resolveHandlers([model], { handlers: { MyResource: ['x'.repeat(64)] } });
+  const diagnostics = pass([model], { handlers: { MyResource: ['x'.repeat(64)] } });
   assert.deepEqual(
     diagnostics.map((d) => `${d.severity} ${d.code}`).sort(),
     ['error KG201', 'error KG202', 'error KG202', 'warning KG201'].sort(),
   );
   const bad = diagnostics.find((d) => d.message.includes('`-bad`'));
   assert.deepEqual([bad?.line, bad?.col], [ANNOTATION_LINE, ANNOTATION_COL + 6]);
-  assert.deepEqual(model.versions[0].handlers.map((h) => h.id), ['ok']);
+  assert.deepEqual(handled(model, 0).handlers.map((h) => h.id), ['ok']);
 });
 
 test('an annotation naming no ids is reported (KG206)', () => {
   const model = crd({ annotations: { 'kopfgen.dev/handlers': ' , ' }, versions: [{ status: obj({}, { open: true }) }] });
-  assert.deepEqual(codes(resolveHandlers([model], {})), [`warning KG206 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
-  assert.deepEqual(model.versions[0].handlers, []);
+  assert.deepEqual(codes(pass([model], {})), [`warning KG206 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
+  assert.deepEqual(handled(model, 0).handlers, []);
 });
 
 test('a handler whose status the API server would prune (kopf #574): KG203', () => {
@@ -144,14 +163,14 @@ test('a handler whose status the API server would prune (kopf #574): KG203', () 
     annotations: { 'kopfgen.dev/handlers': 'myapp' },
     versions: [{ status: closed, columns: [{ name: 'Status', type: 'string', jsonPath: '.status.other.phase' }] }],
   });
-  const diagnostics = resolveHandlers([model], {});
+  const diagnostics = pass([model], {});
   assert.deepEqual(codes(diagnostics), [`error KG203 ${ANNOTATION_LINE}:${ANNOTATION_COL}`, `warning KG203 ${columnLine(0, 0)}:21`]);
   assert.match(diagnostics[0].message, /prune status\.myapp.*without `myapp` and without x-kubernetes-preserve-unknown-fields.*#574/);
-  assert.deepEqual(model.versions[0].handlers, []);
+  assert.deepEqual(handled(model, 0).handlers, []);
   // A schema without any status prunes it too, unless the root keeps unknown fields.
   const none = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status: null }, { status: null, rootOpen: true }] });
-  assert.deepEqual(codes(resolveHandlers([none], {})), [`error KG203 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
-  assert.deepEqual(none.versions[1].handlers.map((h) => h.id), ['myapp']);
+  assert.deepEqual(codes(pass([none], {})), [`error KG203 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
+  assert.deepEqual(handled(none, 1).handlers.map((h) => h.id), ['myapp']);
 });
 
 test('paths that cannot be followed are accepted and explained (KG205), never crash', () => {
@@ -169,10 +188,10 @@ test('paths that cannot be followed are accepted and explained (KG205), never cr
       },
     ],
   });
-  const diagnostics = resolveHandlers([model], {});
+  const diagnostics = pass([model], {});
   assert.deepEqual(codes(diagnostics), [0, 1, 2, 3, 4].map((i) => `note KG205 ${columnLine(0, i)}:21`));
-  assert.deepEqual(model.versions[0].handlers.map((h) => h.id), ['myapp']);
-  assert.equal(statusProperty(model.versions[0], 'myapp.items')?.type, 'unknown');
+  assert.deepEqual(handled(model, 0).handlers.map((h) => h.id), ['myapp']);
+  assert.equal(statusProperty(handled(model, 0).version, 'myapp.items')?.type, 'unknown');
 });
 
 test('structural status: plain fields and conditions are not handlers and need no explanation', () => {
@@ -194,9 +213,9 @@ test('structural status: plain fields and conditions are not handlers and need n
       },
     ],
   });
-  const diagnostics = resolveHandlers([model], {});
+  const diagnostics = pass([model], {});
   assert.deepEqual(codes(diagnostics), [`warning KG204 ${columnLine(0, 3)}:21`]);
-  assert.deepEqual(model.versions[0].handlers.map((h) => h.id), ['workers']);
+  assert.deepEqual(handled(model, 0).handlers.map((h) => h.id), ['workers']);
 });
 
 test('conflicting columns for one field are reported (KG208), first column wins', () => {
@@ -212,8 +231,8 @@ test('conflicting columns for one field are reported (KG208), first column wins'
       },
     ],
   });
-  assert.deepEqual(codes(resolveHandlers([model], {})), [`warning KG208 ${columnLine(0, 1)}:21`, `warning KG208 ${columnLine(0, 2)}:21`]);
-  assert.equal(statusProperty(model.versions[0], 'myapp.phase')?.type, 'string');
+  assert.deepEqual(codes(pass([model], {})), [`warning KG208 ${columnLine(0, 1)}:21`, `warning KG208 ${columnLine(0, 2)}:21`]);
+  assert.equal(statusProperty(handled(model, 0).version, 'myapp.phase')?.type, 'string');
 });
 
 test('every version gets its own handlers; an untyped status.<id> is typed from columns', () => {
@@ -224,9 +243,9 @@ test('every version gets its own handlers; an untyped status.<id> is typed from 
       { name: 'v2', status: obj({}, { open: true }) },
     ],
   });
-  assert.deepEqual(resolveHandlers([model], {}), []);
-  assert.equal(statusProperty(model.versions[0], 'myapp.phase')?.type, 'string');
-  assert.deepEqual(model.versions[1].handlers, []);
+  assert.deepEqual(pass([model], {}), []);
+  assert.equal(statusProperty(handled(model, 0).version, 'myapp.phase')?.type, 'string');
+  assert.deepEqual(handled(model, 1).handlers, []);
 });
 
 test('an empty configured list opts a kind out: no handlers from columns or the annotation, nothing synthesised, no KG207', () => {
@@ -237,14 +256,14 @@ test('an empty configured list opts a kind out: no handlers from columns or the 
   for (const key of ['MyResource', 'myresources.example.com']) {
     const model = crd(spec);
     const options = { handlers: { [key]: [] } };
-    assert.deepEqual(resolveHandlers([model], options), [], key);
+    assert.deepEqual(pass([model], options), [], key);
     assert.deepEqual(unmatchedHandlerKeys([model], options), [], key);
-    assert.deepEqual(model.versions[0].handlers, [], key);
-    assert.equal(statusProperty(model.versions[0], 'myapp'), undefined, `${key}: no status synthesised`);
+    assert.deepEqual(handled(model, 0).handlers, [], key);
+    assert.equal(statusProperty(handled(model, 0).version, 'myapp'), undefined, `${key}: no status synthesised`);
   }
   const kept = crd(spec);
-  resolveHandlers([kept], { handlers: { Other: [] } });
-  assert.deepEqual(kept.versions[0].handlers.map((h) => h.id), ['cleanup', 'myapp'], 'another kind opting out changes nothing here');
+  pass([kept], { handlers: { Other: [] } });
+  assert.deepEqual(handled(kept, 0).handlers.map((h) => h.id), ['cleanup', 'myapp'], 'another kind opting out changes nothing here');
 });
 
 test('the remaining cross-checks, each at its place: ids from columns and config, columns below a schema-defined status, whole-status columns', () => {
@@ -260,12 +279,12 @@ test('the remaining cross-checks, each at its place: ids from columns and config
       },
     ],
   });
-  assert.deepEqual(codes(resolveHandlers([ids], { handlers: { MyResource: ['my app'] } })), [
+  assert.deepEqual(codes(pass([ids], { handlers: { MyResource: ['my app'] } })), [
     'error KG202 1:1',
     `warning KG201 ${columnLine(0, 0)}:21`,
     `warning KG202 ${columnLine(0, 1)}:21`,
   ]);
-  assert.deepEqual(ids.versions[0].handlers, []);
+  assert.deepEqual(handled(ids, 0).handlers, []);
 
   // Below a schema-defined status: a field of a scalar (KG204), a step that cannot be followed (KG205).
   const defined = crd({
@@ -280,10 +299,10 @@ test('the remaining cross-checks, each at its place: ids from columns and config
       },
     ],
   });
-  const below = resolveHandlers([defined], {});
+  const below = pass([defined], {});
   assert.deepEqual(codes(below), [`warning KG204 ${columnLine(0, 0)}:21`, `note KG205 ${columnLine(0, 1)}:21`]);
   assert.match(below[0].message, /reads `sub` below status\.myapp\.phase, which the schema types as string/);
-  assert.deepEqual(defined.versions[0].handlers.map((h) => [h.id, h.columns.length]), [['myapp', 3]]);
+  assert.deepEqual(handled(defined, 0).handlers.map((h) => [h.id, h.columns.length]), [['myapp', 3]]);
 
   // Columns showing status.<id> whole: of different types, or beside columns reading its fields (KG208).
   const whole = crd({
@@ -299,8 +318,29 @@ test('the remaining cross-checks, each at its place: ids from columns and config
       },
     ],
   });
-  assert.deepEqual(codes(resolveHandlers([whole], {})), [`warning KG208 ${columnLine(0, 1)}:21`, `warning KG208 ${columnLine(0, 2)}:21`]);
-  const [count, myapp] = whole.versions[0].handlers;
+  assert.deepEqual(codes(pass([whole], {})), [`warning KG208 ${columnLine(0, 1)}:21`, `warning KG208 ${columnLine(0, 2)}:21`]);
+  const [count, myapp] = handled(whole, 0).handlers;
   assert.equal(count.status.type, 'integer', 'the first column types a whole status');
   assert.ok(myapp.status.type === 'object' && myapp.status.properties.some((p) => p.name === 'phase'), 'fields win over a whole-status column');
+});
+
+test('the pass writes nothing into the IR: synthesised statuses live in the returned copies, untouched nodes are shared', () => {
+  const untyped = obj({ myapp: { type: 'unknown', pointer: '', pos: { file: FILE, line: 1, col: 1 }, nullable: false, doc: {} }, other: scalar('string') });
+  const model = crd({
+    annotations: { 'kopfgen.dev/handlers': 'cleanup' },
+    versions: [
+      { name: 'v1', status: untyped, columns: [{ name: 'S', type: 'string', jsonPath: '.status.myapp.phase' }] },
+      { name: 'v2', status: obj({ phase: scalar('string') }, { open: true }) },
+    ],
+  });
+  const before = JSON.stringify(model);
+  const { crds: [result] } = resolveHandlers([model], {});
+  assert.equal(JSON.stringify(model), before, 'the model is as built');
+  assert.equal(statusProperty(model.versions[0], 'myapp.phase'), undefined);
+  assert.equal(statusProperty(model.versions[1], 'cleanup'), undefined);
+  const [v1, v2] = result.versions;
+  assert.equal(statusProperty(v1.version, 'myapp.phase')?.type, 'string');
+  assert.equal(statusProperty(v1.version, 'other'), statusProperty(model.versions[0], 'other'), 'untouched nodes are the built ones');
+  assert.deepEqual(v2.handlers.map((h) => h.id), ['cleanup']);
+  assert.equal(statusProperty(v2.version, 'cleanup'), v2.handlers[0].status);
 });

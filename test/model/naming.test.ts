@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { resolveHandlers } from '../../src/model/handler-pass.js';
+import { resolveHandlers, withoutHandlers } from '../../src/model/handler-pass.js';
 import { nameCrd } from '../../src/model/naming.js';
 import { crd, obj, scalar } from '../helpers/handler-fixtures.js';
 
 test('a served version: module names, the root and nested types named, the IR left untouched', () => {
   const model = crd({ versions: [{ status: obj({ phase: scalar('string') }) }] });
   const before = JSON.stringify(model);
-  const named = nameCrd(model, 'MyResource');
+  const named = nameCrd(withoutHandlers(model), 'MyResource');
   assert.equal(JSON.stringify(model), before, 'naming writes nothing into the IR');
   const [v] = named.versions;
   const module = 'example.com/v1/myresources';
@@ -31,8 +31,9 @@ test('handler names in module order, and the shape of each status', () => {
     annotations: { 'kopfgen.dev/handlers': 'myapp, count' },
     versions: [{ status: obj({ myapp: obj({ ready: scalar('boolean') }), count: scalar('integer') }) }],
   });
-  assert.deepEqual(resolveHandlers([model], {}), []);
-  const [v] = nameCrd(model, 'MyResource').versions;
+  const { crds, diagnostics } = resolveHandlers([model], {});
+  assert.deepEqual(diagnostics, []);
+  const [v] = nameCrd(crds[0], 'MyResource').versions;
   const byId = Object.fromEntries(v.handlers.map((h) => [h.handler.id, h]));
   assert.deepEqual(byId.myapp.names, {
     definition: 'MyResourceMyapp',
@@ -49,8 +50,8 @@ test('a status the handler section emits itself gets its nested types named afte
     annotations: { 'kopfgen.dev/handlers': 'myapp' },
     versions: [{ status: null, rootOpen: true }],
   });
-  resolveHandlers([model], { handlers: { MyResource: ['myapp'] } });
-  const [v] = nameCrd(model, 'MyResource').versions;
+  const { crds } = resolveHandlers([model], { handlers: { MyResource: ['myapp'] } });
+  const [v] = nameCrd(crds[0], 'MyResource').versions;
   const [h] = v.handlers;
   assert.deepEqual(h.shape, { kind: 'own' });
   assert.equal(h.names.status, 'MyResourceMyappStatus');
@@ -63,8 +64,8 @@ test('unserved versions get no names; a non-storage version adds its version to 
   ];
   const model = crd({ versions });
   model.versions[0].served = false;
-  assert.deepEqual(nameCrd(model, 'MyResource').versions.map((v) => v.names.prefix), ['MyResource']);
+  assert.deepEqual(nameCrd(withoutHandlers(model), 'MyResource').versions.map((v) => v.names.prefix), ['MyResource']);
   model.versions[0].served = true;
-  const prefixes = nameCrd(model, 'MyResource').versions.map((v) => v.names.prefix);
+  const prefixes = nameCrd(withoutHandlers(model), 'MyResource').versions.map((v) => v.names.prefix);
   assert.deepEqual(prefixes, ['MyResourceV1beta1', 'MyResource']);
 });

@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { readStubTemplates } from '../../src/io/stub-templates.js';
 import { resolveHandlers } from '../../src/model/handler-pass.js';
+import { childLogger, createLogger } from '../../src/runtime/effects/log.js';
 import { nameCrd } from '../../src/model/naming.js';
 import { emitStubFile, stubPaths } from '../../src/stubs/stub-files.js';
 import { stubTemplates } from '../../src/stubs/templates.js';
@@ -34,8 +36,9 @@ test('stub paths: <plural>.ts, or <plural>.<group>.ts for a plural the run has t
 test('one stub per handler and cause, from the templates given, importing the named handler exports', () => {
   const status = obj({ myapp: obj({ phase: scalar('string') }) });
   const model = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status }] });
-  assert.deepEqual(resolveHandlers([model], {}), []);
-  const file = emitStubFile(nameCrd(model, 'MyResource'), 'myresources.ts', {}, TEMPLATES);
+  const { crds, diagnostics } = resolveHandlers([model], {});
+  assert.deepEqual(diagnostics, []);
+  const file = emitStubFile(nameCrd(crds[0], 'MyResource'), 'myresources.ts', {}, TEMPLATES);
   assert.ok(file);
   assert.equal(file.role, 'stub');
   assert.deepEqual(file.stubs?.map((s) => s.name), ['myappOnCreate', 'myappOnUpdate', 'myappOnResume']);
@@ -59,6 +62,19 @@ test('one stub per handler and cause, from the templates given, importing the na
 
 test('no stub file for a CRD without handlers', () => {
   const model = crd({ versions: [{ status: obj({}) }] });
-  resolveHandlers([model], {});
-  assert.equal(emitStubFile(nameCrd(model, 'MyResource'), 'myresources.ts', {}, TEMPLATES), undefined);
+  const { crds } = resolveHandlers([model], {});
+  assert.equal(emitStubFile(nameCrd(crds[0], 'MyResource'), 'myresources.ts', {}, TEMPLATES), undefined);
+});
+
+test('the stub\'s log line, under the runtime\'s handler logger, names the object and handler once', () => {
+  const model = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status: obj({ myapp: obj({ phase: scalar('string') }) }) }] });
+  const { crds } = resolveHandlers([model], {});
+  const file = emitStubFile(nameCrd(crds[0], 'MyResource'), 'myresources.ts', {}, readStubTemplates());
+  const call = /ctx\.logger\.info\('([^']*)'\)/.exec(file?.stubs?.[0].text ?? '');
+  assert.ok(call, 'the create stub logs');
+  const lines: string[] = [];
+  // The prefix the runtime gives a handler's logger (src/runtime/effects/handler-call.ts).
+  childLogger(createLogger({ write: (l) => lines.push(l) }), 'ns/web myapp').info(call[1]);
+  assert.match(lines[0], / ns\/web myapp: create handler not implemented yet$/);
+  assert.doesNotMatch(lines[0], /myapp: myapp/);
 });

@@ -1,0 +1,101 @@
+/**
+ * The user's handler code as the writer needs it: every `.ts` file of the stubs directory
+ * scanned (src/stubs/handler-scan.ts) for the handlers it registers and the generated names it
+ * imports. From that, which handlers are present wherever the user moved them, and which
+ * registrations and imports the run leaves behind (orphans), as positioned diagnostics:
+ *
+ * - KG320 (warning) at a registration of a definition the CRD no longer names;
+ * - KG321 (error) at an import of a name the generated module would no longer export, or from a
+ *   module the run would no longer generate: writing would leave a project that does not
+ *   type-check (TS2305/TS2307), so nothing is written until the user removes that code (kopfgen
+ *   never deletes it) or names the handler again.
+ */
+import { promises as fs } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import type { Diagnostic } from '../diagnostics.js';
+import { exportedNames, scanHandlerFile, type ScannedFile } from '../stubs/handler-scan.js';
+import { displayPath, listFiles } from './fs.js';
+
+export interface ScannedStubFile {
+  absPath: string;
+  scan: ScannedFile;
+}
+
+export async function scanStubsDir(stubsDir: string): Promise<ScannedStubFile[]> {
+  const files = (await listFiles(stubsDir)).filter((f) => /\.(ts|mts|cts|tsx)$/.test(f) && !/\.d\.[mc]?ts$/.test(f)).sort();
+  return Promise.all(files.map(async (absPath) => ({ absPath, scan: scanHandlerFile(await fs.readFile(absPath, 'utf8')) })));
+}
+
+/** Definitions registered in some scanned file other than `absPath`. */
+export function registeredElsewhere(files: readonly ScannedStubFile[], absPath: string): Set<string> {
+  const out = new Set<string>();
+  for (const f of files) if (f.absPath !== absPath) for (const r of f.scan.registrations) out.add(r.definition);
+  return out;
+}
+
+/**
+ * The orphan diagnostics. `moduleText(rel)` gives the text this run leaves at `rel` (relative to
+ * the output directory, `.ts`), or undefined when the run does not produce that file.
+ */
+export async function orphanDiagnostics(
+  files: readonly ScannedStubFile[],
+  outDir: string,
+  cwd: string,
+  moduleText: (rel: string) => Promise<string | undefined>,
+): Promise<Diagnostic[]> {
+  const exportsOf = new Map<string, Set<string> | undefined>();
+  const out: Diagnostic[] = [];
+  for (const f of files) {
+    const shown = displayPath(cwd, f.absPath);
+    const gone = new Map<string, string>();
+    const missing = new Map<string, { names: string[]; line: number; col: number; generated: boolean }>();
+    for (const imp of f.scan.imports) {
+      const rel = generatedModule(f.absPath, imp.module, outDir);
+      if (rel === undefined) continue;
+      if (!exportsOf.has(rel)) {
+        let text: string | undefined;
+        for (const candidate of moduleCandidates(rel)) text ??= await moduleText(candidate);
+        exportsOf.set(rel, text === undefined ? undefined : exportedNames(text));
+      }
+      const names = exportsOf.get(rel);
+      if (names?.has(imp.name)) continue;
+      gone.set(imp.name, imp.module);
+      const group = missing.get(imp.module) ?? { names: [], line: imp.line, col: imp.col, generated: names !== undefined };
+      group.names.push(`\`${imp.name}\``);
+      missing.set(imp.module, group);
+    }
+    // One error per module, at its first missing name: the import the user has to edit.
+    for (const [module, g] of missing) {
+      const why = g.generated ? `"${module}" no longer exports ${g.names.length > 1 ? 'them' : 'it'} (the CRD no longer names that handler or type)` : `"${module}" is no longer generated (its CRD or version is gone)`;
+      out.push({
+        severity: 'error', code: 'KG321', file: shown, line: g.line, col: g.col, pointer: '',
+        message: `${g.names.join(', ')} ${g.names.length > 1 ? 'are' : 'is'} imported here but ${why}; generating would leave code that does not type-check, so nothing was written: remove the import and the code using it (kopfgen never deletes your code), or name the handler in the CRD again`,
+      });
+    }
+    for (const r of f.scan.registrations) {
+      const module = gone.get(r.definition);
+      if (module === undefined) continue;
+      out.push({
+        severity: 'warning', code: 'KG320', file: shown, line: r.line, col: r.col, pointer: '',
+        message: `handler registered with \`${r.definition}.${r.method}\`, which the CRD no longer names (not exported by "${module}"); remove the handler, or name it in the CRD again`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The path (relative to `outDir`, `/`-separated, as written) an import specifier of `file` names inside the output, if any. */
+function generatedModule(file: string, specifier: string, outDir: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const abs = resolve(dirname(file), specifier);
+  if (abs !== outDir && !abs.startsWith(outDir + sep)) return undefined;
+  return relative(outDir, abs).split(sep).join('/');
+}
+
+/** The generated files an import may mean: `x.js` → `x.ts`; `x` → `x.ts` or `x/index.ts` (the output directory itself → `index.ts`). */
+function moduleCandidates(rel: string): string[] {
+  if (rel === '') return ['index.ts'];
+  if (/\.js$/.test(rel)) return [rel.replace(/\.js$/, '.ts')];
+  if (/\.ts$/.test(rel)) return [rel];
+  return [`${rel}.ts`, `${rel}/index.ts`];
+}
