@@ -68,7 +68,7 @@ test('--check on stale, missing and extra outputs: diffs, exit 1, files untouche
   const before = await snapshot(dir);
   const r = await kopfgen(['generate', 'crds', '--no-stubs', '--check'], dir);
   assert.equal(r.code, 1);
-  assert.match(r.stdout, /--- a\/generated\/example\.com\/v1\/myresources\.ts\n\+\+\+ b\/generated\/example\.com\/v1\/myresources\.ts\n@@ [^\n]+ @@\n(?:[ +-][^\n]*\n)*\+  paused\?: boolean;/);
+  assert.match(r.stdout, /--- a\/generated\/example\.com\/v1\/myresources\.ts\n\+\+\+ b\/generated\/example\.com\/v1\/myresources\.ts\n@@ [^\n]+ @@\n(?:[ +-][^\n]*\n)*\+ {2}paused\?: boolean;/);
   assert.match(r.stdout, /--- \/dev\/null\n\+\+\+ b\/generated\/index\.ts/);
   assert.match(r.stdout, /--- a\/generated\/example\.com\/v1\/widgets\.ts\n\+\+\+ \/dev\/null/);
   assert.match(r.stderr, /3 files out of date \(1 missing, 1 changed, 1 extra\)/);

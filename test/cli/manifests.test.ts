@@ -44,7 +44,7 @@ describe('kopfgen manifests', () => {
     assert.equal((await kopfgen(['manifests', 'op.mjs'], dir)).code, 0);
     const stale = await kopfgen(['manifests', 'op.mjs', '--check', '--image', 'r/widgets:2'], dir);
     assert.equal(stale.code, 1);
-    assert.match(stale.stdout, /^-          image: widget-operator:latest\n\+          image: r\/widgets:2$/m);
+    assert.match(stale.stdout, /^- {10}image: widget-operator:latest\n\+ {10}image: r\/widgets:2$/m);
     assert.match(stale.stderr, /1 file\(s\) out of date; run: kopfgen manifests op\.mjs --image r\/widgets:2/);
   });
 
