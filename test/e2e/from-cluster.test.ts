@@ -34,7 +34,7 @@ describe('generate --from-cluster', { skip, timeout: START_TIMEOUT + 10 * TEST_T
     const r = await kopfgen(['generate', 'myresources.example.com', '--from-cluster', '--kubeconfig', kubeconfig, '--out', 'cluster', '--no-stubs', '--no-cache'], dir);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     const generated = (await tree(dir)).filter((f) => f.startsWith('cluster/'));
-    assert.deepEqual(generated, ['cluster/example.com/v1/myresources.ts', 'cluster/index.ts']);
+    assert.deepEqual(generated, ['cluster/.kopfgen-manifest.json', 'cluster/example.com/v1/myresources.ts', 'cluster/index.ts']);
     assert.equal(body(await read(dir, 'cluster/example.com/v1/myresources.ts')), body(await read(dir, 'file/example.com/v1/myresources.ts')));
   });
 
@@ -44,7 +44,7 @@ describe('generate --from-cluster', { skip, timeout: START_TIMEOUT + 10 * TEST_T
     const r = await kopfgen(['generate', `--from-cluster=${context}`, '-l', 'app=widgets-e2e', '--kubeconfig', kubeconfig, '--out', 'selected', '--no-stubs', '--format', 'json'], dir);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     const files = (await tree(dir)).filter((f) => f.startsWith('selected/'));
-    assert.deepEqual(files, ['selected/example.com/v1/widgets.ts', 'selected/index.ts']);
+    assert.deepEqual(files, ['selected/.kopfgen-manifest.json', 'selected/example.com/v1/widgets.ts', 'selected/index.ts']);
     const none = await kopfgen(['generate', '--from-cluster', '-l', 'app=nothing-here', '--kubeconfig', kubeconfig, '--out', 'none'], dir);
     assert.equal(none.code, 1);
     assert.match(none.stderr + none.stdout, /^<cluster>:1:1 error KG154 no CustomResourceDefinition in the cluster matches -l app=nothing-here$/m);
