@@ -32,8 +32,12 @@ function floor(sources: readonly SourceText[]): void {
 
 async function endToEnd(inputs: string[], threads = 1): Promise<{ crds: number; bytesOut: number; files: number }> {
   const read = await readInputs(inputs);
-  const result = threads > 1 ? await generateParallel(read.sources, { stubs: false }, { threads }) : generate(read.sources, { stubs: false });
-  if (result.files.length === 0) throw new Error(`generation failed: ${result.diagnostics.filter((d) => d.severity === 'error').length} errors`);
+  const result =
+    threads > 1
+      ? await generateParallel(read.sources, { stubs: false }, { threads })
+      : generate(read.sources, { stubs: false });
+  if (result.files.length === 0)
+    throw new Error(`generation failed: ${result.diagnostics.filter((d) => d.severity === 'error').length} errors`);
   const out = mkdtempSync(join(tmpdir(), 'kopfgen-bench-'));
   try {
     await writeFilesAtomic(result.files.map((f) => ({ path: join(out, f.path), content: f.content })));
@@ -70,9 +74,13 @@ async function compare(label: string, inputs: string[]): Promise<void> {
   const line = (name: string, runs: number[]) => {
     const ms = Math.min(...runs);
     const cells = `${ms.toFixed(0).padStart(6)} ms  ${(info.crds / (ms / 1000)).toFixed(0).padStart(5)} CRDs/s  ${(ms / best).toFixed(2)}x the floor`;
-    console.log(`  ${name.padEnd(34)} ${cells}   (median ${median(runs).toFixed(0)} ms, ${(median(runs) / mid).toFixed(2)}x)`);
+    console.log(
+      `  ${name.padEnd(34)} ${cells}   (median ${median(runs).toFixed(0)} ms, ${(median(runs) / mid).toFixed(2)}x)`,
+    );
   };
-  console.log(`${label}: ${info.crds} CRDs, ${(bytes / 1e6).toFixed(1)} MB in, ${info.files} files / ${(info.bytesOut / 1e6).toFixed(1)} MB out (best of ${RUNS} interleaved runs)`);
+  console.log(
+    `${label}: ${info.crds} CRDs, ${(bytes / 1e6).toFixed(1)} MB in, ${info.files} files / ${(info.bytesOut / 1e6).toFixed(1)} MB out (best of ${RUNS} interleaved runs)`,
+  );
   line('yaml parse floor (toJS, 1 thread)', floors);
   line('kopfgen end to end, 1 thread', serial);
   line(`kopfgen end to end, ${THREADS} threads`, parallel);
@@ -86,12 +94,16 @@ async function slowestSingle(files: string[]): Promise<void> {
     heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
     if (ms > worst.ms) worst = { file, ms };
   }
-  console.log(`slowest single CRD: ${basename(worst.file)} ${worst.ms.toFixed(0)} ms end to end (heap after any single CRD ≤ ${(heapPeak / 1e6).toFixed(0)} MB)`);
+  console.log(
+    `slowest single CRD: ${basename(worst.file)} ${worst.ms.toFixed(0)} ms end to end (heap after any single CRD ≤ ${(heapPeak / 1e6).toFixed(0)} MB)`,
+  );
 }
 
 /** One end-to-end run in a fresh process: its peak RSS is what one `kopfgen generate` costs. */
 function peakOfOneRun(threads: number): string {
-  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), dir, '--once', String(threads)], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), dir, '--once', String(threads)], {
+    encoding: 'utf8',
+  });
   return child.status === 0 ? child.stdout.trim() : `failed: ${child.stderr.trim()}`;
 }
 
@@ -106,7 +118,9 @@ if (process.argv[3] === '--once') {
 
 const all = (await readInputs([dir])).sources.map((s) => s.file);
 const started = performance.now();
-console.log(`one run per fresh process (read, generate, write): 1 thread ${peakOfOneRun(1)}; ${THREADS} threads ${peakOfOneRun(THREADS)}`);
+console.log(
+  `one run per fresh process (read, generate, write): 1 thread ${peakOfOneRun(1)}; ${THREADS} threads ${peakOfOneRun(THREADS)}`,
+);
 await compare('whole directory', [dir]);
 const largest = all.reduce((a, b) => (statSync(b).size > statSync(a).size ? b : a));
 const prometheuses = all.find((f) => f.endsWith('monitoring.coreos.com_prometheuses.yaml')) ?? largest;

@@ -31,7 +31,9 @@ for (const section of SECTIONS) {
   const file = join(here, section.file);
   if (!existsSync(file)) continue;
   console.log(`\n## ${section.name}`);
-  const child = spawnSync(process.execPath, ['--expose-gc', '--import', join(here, 'peak.js'), file, dir], { stdio: 'inherit' });
+  const child = spawnSync(process.execPath, ['--expose-gc', '--import', join(here, 'peak.js'), file, dir], {
+    stdio: 'inherit',
+  });
   if (child.status !== 0) {
     failed = true;
     console.log(`section ${section.name} failed (exit ${child.status ?? child.signal})`);

@@ -24,7 +24,15 @@ const PARALLEL = 32;
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const NS = 'bench';
 
-const myResource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+const myResource = defineResource({
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
+});
 
 const operatorScript = `
 import { Operator } from './dist/src/runtime/operator.js';
@@ -75,7 +83,11 @@ function watchDone(cluster: Cluster, done: Map<string, number>, signal: AbortSig
     delete() {},
     listed() {},
   };
-  return watchResource(cluster.client, myResource, consumer, { namespace: NS, signal, logger: createLogger({ level: 'error' }) });
+  return watchResource(cluster.client, myResource, consumer, {
+    namespace: NS,
+    signal,
+    logger: createLogger({ level: 'error' }),
+  });
 }
 
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
@@ -90,7 +102,8 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 const latency = (done: Map<string, number>, created: Map<string, number>, name: string) =>
   (done.get(name) ?? Number.NaN) - (created.get(name) ?? Number.NaN);
 
-const pct = (values: number[], p: number) => values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))];
+const pct = (values: number[], p: number) =>
+  values.sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))];
 
 async function main(): Promise<void> {
   if (skip) {
@@ -102,23 +115,36 @@ async function main(): Promise<void> {
   let child: ChildProcess | undefined;
   try {
     await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-    await cluster.client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } }).catch(() => undefined);
+    await cluster.client
+      .request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } })
+      .catch(() => undefined);
     const created = new Map<string, number>();
     const done = new Map<string, number>();
     const t0 = performance.now();
-    await createMany(cluster, Array.from({ length: N }, (_, i) => `obj-${i}`), created);
+    await createMany(
+      cluster,
+      Array.from({ length: N }, (_, i) => `obj-${i}`),
+      created,
+    );
     const createSeconds = (performance.now() - t0) / 1000;
-    console.log(`created ${N} objects (no operator running) in ${createSeconds.toFixed(1)} s: ${(N / createSeconds).toFixed(0)} creates/s, ${PARALLEL} in parallel`);
+    console.log(
+      `created ${N} objects (no operator running) in ${createSeconds.toFixed(1)} s: ${(N / createSeconds).toFixed(0)} creates/s, ${PARALLEL} in parallel`,
+    );
 
     void watchDone(cluster, done, abort.signal);
-    const operator = spawn(process.execPath, ['--input-type=module', '-e', operatorScript], { env: { ...process.env, KUBECONFIG: cluster.kubeconfig, CONCURRENCY: String(CONCURRENCY) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const operator = spawn(process.execPath, ['--input-type=module', '-e', operatorScript], {
+      env: { ...process.env, KUBECONFIG: cluster.kubeconfig, CONCURRENCY: String(CONCURRENCY) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     child = operator;
     let out = '';
     operator.stdout.on('data', (d) => (out += d));
     const started = performance.now();
     await until('all backlog objects Done', () => done.size >= N, 1_800_000);
     const backlogSeconds = (performance.now() - started) / 1000;
-    console.log(`backlog: operator start → ${N} objects status-written in ${backlogSeconds.toFixed(1)} s: ${(N / backlogSeconds).toFixed(0)} objects/s (operator concurrency ${CONCURRENCY})`);
+    console.log(
+      `backlog: operator start → ${N} objects status-written in ${backlogSeconds.toFixed(1)} s: ${(N / backlogSeconds).toFixed(0)} objects/s (operator concurrency ${CONCURRENCY})`,
+    );
 
     const live = Array.from({ length: M }, (_, i) => `live-${i}`);
     const t1 = performance.now();
@@ -138,11 +164,20 @@ async function main(): Promise<void> {
     }
     await until('all paced objects Done', () => paced.every((name) => done.has(name)), 120_000);
     const pacedLatencies = paced.map((name) => latency(done, created, name));
-    console.log(`paced: 100 objects created 20/s: created→status latency p50 ${pct(pacedLatencies, 50).toFixed(0)} ms, p99 ${pct(pacedLatencies, 99).toFixed(0)} ms`);
+    console.log(
+      `paced: 100 objects created 20/s: created→status latency p50 ${pct(pacedLatencies, 50).toFixed(0)} ms, p99 ${pct(pacedLatencies, 99).toFixed(0)} ms`,
+    );
     operator.kill('SIGTERM');
     await new Promise((resolve) => operator.on('exit', resolve));
-    const stats = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { known: number; peakRssMB: number; rssMB: number; heapMB: number };
-    console.log(`operator process with ${stats.known} objects watched: peak RSS ${stats.peakRssMB.toFixed(0)} MB, RSS at the end ${stats.rssMB.toFixed(0)} MB, heap used ${stats.heapMB.toFixed(0)} MB`);
+    const stats = JSON.parse(out.trim().split('\n').pop() ?? '{}') as {
+      known: number;
+      peakRssMB: number;
+      rssMB: number;
+      heapMB: number;
+    };
+    console.log(
+      `operator process with ${stats.known} objects watched: peak RSS ${stats.peakRssMB.toFixed(0)} MB, RSS at the end ${stats.rssMB.toFixed(0)} MB, heap used ${stats.heapMB.toFixed(0)} MB`,
+    );
   } finally {
     // A wait that timed out must not leave the operator running against a stopped API server.
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -41,7 +41,8 @@ for (let round = 0; round < ROUNDS; round++) {
     rmSync(project, { recursive: true, force: true });
   }
 }
-const row = (name: string, values: number[]): string => `${name.padEnd(34)} ${median(values).toFixed(0).padStart(6)} ms   (min ${Math.min(...values).toFixed(0)}, max ${Math.max(...values).toFixed(0)})`;
+const row = (name: string, values: number[]): string =>
+  `${name.padEnd(34)} ${median(values).toFixed(0).padStart(6)} ms   (min ${Math.min(...values).toFixed(0)}, max ${Math.max(...values).toFixed(0)})`;
 console.log(`median of ${ROUNDS} runs, each a fresh process (node start-up included)`);
 console.log(row('cold (empty output, no cache)', cold));
 console.log(row('warm (unchanged inputs, cache hit)', warm));

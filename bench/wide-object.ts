@@ -54,7 +54,8 @@ for (const keys of [10_000, 20_000, 40_000]) {
   });
   const ms = best(() => {
     const result = generate([{ file: 'wide.yaml', text }], { stubs: false });
-    if (result.files.length === 0) throw new Error(`generation failed: ${result.diagnostics.map((d) => d.message).join('; ')}`);
+    if (result.files.length === 0)
+      throw new Error(`generation failed: ${result.diagnostics.map((d) => d.message).join('; ')}`);
     files = result.files.length;
   });
   const perKey = (ms * 1000) / keys;

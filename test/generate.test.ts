@@ -31,26 +31,40 @@ async function assertSame(input: SourceText[], options: GenerateOptions, threads
 
 test('parallel equals serial on the fixtures and examples, with stubs and handler config', async () => {
   const input = [...sources('test/fixtures/crds'), ...sources('crds')];
-  const options: GenerateOptions = { handlers: { Widget: ['build'], Lamp: ['glow'], Nothing: ['x'] }, stubs: { dir: 'handlers', templates: readStubTemplates() } };
+  const options: GenerateOptions = {
+    handlers: { Widget: ['build'], Lamp: ['glow'], Nothing: ['x'] },
+    stubs: { dir: 'handlers', templates: readStubTemplates() },
+  };
   await assertSame(input, options, 2);
   await assertSame(input, options, 3);
 });
 
 test('parallel equals serial on bad input: duplicates across threads, errors, Helm', async () => {
   await assertSame(sources('test/fixtures/crds/bad'), { stubs: false }, 2);
-  await assertSame(sources('test/fixtures/crds/bad', ['duplicate-a.yaml', 'duplicate-a-copy.yaml', 'duplicate-b.yaml']), {}, 3);
+  await assertSame(
+    sources('test/fixtures/crds/bad', ['duplicate-a.yaml', 'duplicate-a-copy.yaml', 'duplicate-b.yaml']),
+    {},
+    3,
+  );
 });
 
 const CORPUS = resolve(process.cwd(), '../shared/crds');
-test('parallel equals serial on the corpus', { skip: outsideUnitScope('the corpus') || (existsSync(CORPUS) ? false : 'needs ../shared/crds') }, async () => {
-  const read = await readInputs([CORPUS]);
-  await assertSame(read.sources, { handlers: { Certificate: ['issue'] } }, 2);
-});
+test(
+  'parallel equals serial on the corpus',
+  { skip: outsideUnitScope('the corpus') || (existsSync(CORPUS) ? false : 'needs ../shared/crds') },
+  async () => {
+    const read = await readInputs([CORPUS]);
+    await assertSame(read.sources, { handlers: { Certificate: ['issue'] } }, 2);
+  },
+);
 
 test('stubs come from the templates the caller passes (the pipeline reads no file); none without them', () => {
   const input = sources('crds', ['myresource.yaml']);
   const templates = readStubTemplates();
-  const custom = { ...templates, head: templates.head.replace('scaffolded by kopfgen', 'scaffolded from custom templates') };
+  const custom = {
+    ...templates,
+    head: templates.head.replace('scaffolded by kopfgen', 'scaffolded from custom templates'),
+  };
   const stub = (options: GenerateOptions) => generate(input, options).files.filter((f) => f.role === 'stub');
   const [withCustom] = stub({ stubs: { dir: 'handlers', templates: custom } });
   assert.match(withCustom.content, /scaffolded from custom templates/);

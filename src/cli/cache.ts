@@ -69,7 +69,12 @@ function fingerprint(): Promise<string> {
   return buildFingerprint;
 }
 
-export async function cacheKey(sources: SourceText[], options: GenerateOptions, outDir: string, stubsDir: string | undefined): Promise<string> {
+export async function cacheKey(
+  sources: SourceText[],
+  options: GenerateOptions,
+  outDir: string,
+  stubsDir: string | undefined,
+): Promise<string> {
   const h = createHash('sha256');
   h.update(await fingerprint());
   h.update(JSON.stringify({ options, outDir, stubsDir: stubsDir ?? null }));
@@ -114,7 +119,9 @@ export async function verifyGenerated(entry: CacheEntry, outDir: string): Promis
       if (!st) return undefined;
       if (st.size === stamp.size && st.mtimeMs === stamp.mtimeMs) return stamp;
       const text = await readIfExists(abs);
-      return text !== undefined && hash(text) === stamp.hash ? { ...stamp, size: st.size, mtimeMs: st.mtimeMs } : undefined;
+      return text !== undefined && hash(text) === stamp.hash
+        ? { ...stamp, size: st.size, mtimeMs: st.mtimeMs }
+        : undefined;
     }),
   );
   return current.every((s) => s !== undefined) ? (current as FileStamp[]) : undefined;

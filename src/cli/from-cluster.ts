@@ -38,16 +38,25 @@ export async function readCluster(from: ClusterSource): Promise<{ sources: Sourc
         sources.push(sourceOf(await client.request('GET', `${CRDS}/${encodeURIComponent(name)}`)));
       } catch (e) {
         const missing = e instanceof KubeError && e.status === 404;
-        diagnostics.push(missing ? problem('KG153', `no CustomResourceDefinition ${name} in the cluster`, name) : failed(e, name));
+        diagnostics.push(
+          missing ? problem('KG153', `no CustomResourceDefinition ${name} in the cluster`, name) : failed(e, name),
+        );
       }
     }
     if (from.selector !== undefined) {
       try {
-        const list = await client.request<{ items?: unknown[] }>('GET', CRDS, { query: { labelSelector: from.selector } });
+        const list = await client.request<{ items?: unknown[] }>('GET', CRDS, {
+          query: { labelSelector: from.selector },
+        });
         const items = (list.items ?? []).filter(isPlainObject);
-        if (items.length === 0) diagnostics.push(problem('KG154', `no CustomResourceDefinition in the cluster matches -l ${from.selector}`));
+        if (items.length === 0)
+          diagnostics.push(problem('KG154', `no CustomResourceDefinition in the cluster matches -l ${from.selector}`));
         // Items of a list come without apiVersion and kind (the list has them): put them back, first, as kubectl does.
-        sources.push(...items.map((item) => sourceOf({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', ...item })));
+        sources.push(
+          ...items.map((item) =>
+            sourceOf({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', ...item }),
+          ),
+        );
       } catch (e) {
         diagnostics.push(failed(e, `-l ${from.selector}`));
       }
@@ -69,7 +78,11 @@ async function connect(from: ClusterSource): Promise<KubeClient | string> {
     else config.loadFromDefault();
     if (from.context !== undefined) {
       if (!config.getContexts().some((c) => c.name === from.context)) {
-        const known = config.getContexts().map((c) => c.name).join(', ') || 'none';
+        const known =
+          config
+            .getContexts()
+            .map((c) => c.name)
+            .join(', ') || 'none';
         return `no context ${from.context} in the kubeconfig (contexts: ${known})`;
       }
       config.setCurrentContext(from.context);
@@ -85,7 +98,9 @@ function sourceOf(crd: Record<string, unknown>): SourceText {
   const shownMetadata = Object.fromEntries(Object.entries(metadata).filter(([key]) => key !== 'managedFields'));
   // The server's key order is kept: it is the order `kubectl get -o json` prints.
   const shown = Object.fromEntries(
-    Object.entries(crd).filter(([key]) => key !== 'status').map(([key, value]) => [key, key === 'metadata' ? shownMetadata : value]),
+    Object.entries(crd)
+      .filter(([key]) => key !== 'status')
+      .map(([key, value]) => [key, key === 'metadata' ? shownMetadata : value]),
   );
   const name = typeof metadata.name === 'string' ? metadata.name : '?';
   return { file: `${CLUSTER_FILE}/crd/${name}`, text: `${JSON.stringify(shown, null, 2)}\n` };
@@ -96,5 +111,13 @@ function failed(e: unknown, what: string): Diagnostic {
 }
 
 function problem(code: string, message: string, what = ''): Diagnostic {
-  return { severity: 'error', code, message, file: what && !what.startsWith('-l') ? `${CLUSTER_FILE}/crd/${what}` : CLUSTER_FILE, line: 1, col: 1, pointer: '' };
+  return {
+    severity: 'error',
+    code,
+    message,
+    file: what && !what.startsWith('-l') ? `${CLUSTER_FILE}/crd/${what}` : CLUSTER_FILE,
+    line: 1,
+    col: 1,
+    pointer: '',
+  };
 }

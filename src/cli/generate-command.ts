@@ -7,7 +7,16 @@ import type { GeneratedFile, GenerateOptions, GenerateResult, SourceText } from 
 import type { Diagnostic } from '../diagnostics.js';
 import { hasErrors } from '../diagnostics.js';
 import { fileDiagnostic } from '../io/file-errors.js';
-import { applyPlan, ConcurrentEditError, outOfDate, planDiff, planWrite, summarize, type WritePlan, type WriteTargets } from '../io/write.js';
+import {
+  applyPlan,
+  ConcurrentEditError,
+  outOfDate,
+  planDiff,
+  planWrite,
+  summarize,
+  type WritePlan,
+  type WriteTargets,
+} from '../io/write.js';
 import { Cache, cacheKey, stampGenerated, stubMemo, stubRecord, verifyGenerated, type CacheEntry } from './cache.js';
 import type { ClusterSource } from './from-cluster.js';
 import type { ResolvedRun } from './options.js';
@@ -16,7 +25,11 @@ import { EXIT_INTERNAL, type Reporter, type RunReport } from './report.js';
 /** The generator as the CLI sees it; bound to the real reader and pipeline in `pipeline.ts`. */
 export interface Pipeline {
   /** Files (`inputs`), or with `cluster` the CRDs installed in a cluster. */
-  read(inputs: string[], cwd: string, cluster?: ClusterSource): Promise<{ sources: SourceText[]; diagnostics: Diagnostic[] }>;
+  read(
+    inputs: string[],
+    cwd: string,
+    cluster?: ClusterSource,
+  ): Promise<{ sources: SourceText[]; diagnostics: Diagnostic[] }>;
   generate(sources: SourceText[], options: GenerateOptions): GenerateResult | Promise<GenerateResult>;
 }
 
@@ -41,7 +54,12 @@ interface Produced {
  * an internal error KG999 (exit 3). Failures happen before or during the atomic apply, which
  * leaves the tree as it was, so every report of a failure says nothing was written.
  */
-export async function runGenerate(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter, fixCommand: string): Promise<RunReport> {
+export async function runGenerate(
+  run: ResolvedRun,
+  pipeline: Pipeline,
+  reporter: Reporter,
+  fixCommand: string,
+): Promise<RunReport> {
   const started = performance.now();
   try {
     return await generateOnce(run, pipeline, reporter, fixCommand, started);
@@ -56,7 +74,10 @@ export function failureReport(e: unknown, cwd: string): Pick<RunReport, 'exitCod
   if (file) return { exitCode: 1, diagnostics: [file] };
   const message = e instanceof Error ? e.message : String(e);
   if (e instanceof ConcurrentEditError) {
-    return { exitCode: 1, diagnostics: [{ severity: 'error', code: 'KG903', message, file: '.', line: 1, col: 1, pointer: '' }] };
+    return {
+      exitCode: 1,
+      diagnostics: [{ severity: 'error', code: 'KG903', message, file: '.', line: 1, col: 1, pointer: '' }],
+    };
   }
   return { exitCode: EXIT_INTERNAL, diagnostics: [internalDiagnostic(e)] };
 }
@@ -65,10 +86,24 @@ export function failureReport(e: unknown, cwd: string): Pick<RunReport, 'exitCod
 export function internalDiagnostic(e: unknown): Diagnostic {
   const message = e instanceof Error ? (process.env.KOPFGEN_DEBUG ? (e.stack ?? e.message) : e.message) : String(e);
   const hint = process.env.KOPFGEN_DEBUG ? '' : ' (set KOPFGEN_DEBUG=1 for the stack)';
-  return { severity: 'error', code: 'KG999', message: `internal error: ${message}; nothing was written; please report this${hint}`, file: 'kopfgen', line: 1, col: 1, pointer: '' };
+  return {
+    severity: 'error',
+    code: 'KG999',
+    message: `internal error: ${message}; nothing was written; please report this${hint}`,
+    file: 'kopfgen',
+    line: 1,
+    col: 1,
+    pointer: '',
+  };
 }
 
-async function generateOnce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter, fixCommand: string, started: number): Promise<RunReport> {
+async function generateOnce(
+  run: ResolvedRun,
+  pipeline: Pipeline,
+  reporter: Reporter,
+  fixCommand: string,
+  started: number,
+): Promise<RunReport> {
   const produced = await produce(run, pipeline, reporter);
   const base = {
     command: run.check ? ('check' as const) : ('generate' as const),
@@ -80,8 +115,20 @@ async function generateOnce(run: ResolvedRun, pipeline: Pipeline, reporter: Repo
   if (!produced.plan) return { ...base, exitCode: 1, timeMs: elapsed() };
   const plan = produced.plan;
   if (run.check) {
-    const stale = outOfDate(plan).map((f) => ({ path: f.displayPath, role: f.role, change: f.change, diff: planDiff(f) }));
-    return { ...base, exitCode: stale.length > 0 ? 1 : 0, outOfDate: stale, fixCommand, summary: summarize(plan), timeMs: elapsed() };
+    const stale = outOfDate(plan).map((f) => ({
+      path: f.displayPath,
+      role: f.role,
+      change: f.change,
+      diff: planDiff(f),
+    }));
+    return {
+      ...base,
+      exitCode: stale.length > 0 ? 1 : 0,
+      outOfDate: stale,
+      fixCommand,
+      summary: summarize(plan),
+      timeMs: elapsed(),
+    };
   }
   reporter.progress(`writing ${outOfDate(plan).length} files…`);
   await applyPlan(plan);
@@ -115,17 +162,35 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
     const stubs = run.stubsDir ? entry.stubFiles : [];
     const plan = await planWrite(stubs, targetsOf(run), { stubMemo: memo, verified: verified.map((g) => g.path) });
     const replayed = entry.diagnostics;
-    return finishPlan({ diagnostics: [...read.diagnostics, ...replayed], generatorDiagnostics: replayed, files: stubs, stats: entry.stats, entry, verified, key, hit: true }, plan);
+    return finishPlan(
+      {
+        diagnostics: [...read.diagnostics, ...replayed],
+        generatorDiagnostics: replayed,
+        files: stubs,
+        stats: entry.stats,
+        entry,
+        verified,
+        key,
+        hit: true,
+      },
+      plan,
+    );
   }
   const bytes = read.sources.reduce((n, s) => n + s.text.length, 0);
-  reporter.progress(`generating from ${read.sources.length} files (${(bytes / 1e6).toFixed(1)} MB)…`, bytes > 1_000_000);
+  reporter.progress(
+    `generating from ${read.sources.length} files (${(bytes / 1e6).toFixed(1)} MB)…`,
+    bytes > 1_000_000,
+  );
   const result = await pipeline.generate(read.sources, run.options);
   const diagnostics = [...read.diagnostics, ...result.diagnostics];
   const stats = { crds: result.stats.crds, versions: result.stats.versions, handlers: result.stats.handlers };
   if (hasErrors(diagnostics)) return { diagnostics, files: result.files, stats, hit: false };
   reporter.progress(`comparing ${result.files.length} files…`);
   const plan = await planWrite(result.files, targetsOf(run), { stubMemo: memo });
-  return finishPlan({ diagnostics, generatorDiagnostics: result.diagnostics, files: result.files, stats, entry, key, hit: false }, plan);
+  return finishPlan(
+    { diagnostics, generatorDiagnostics: result.diagnostics, files: result.files, stats, entry, key, hit: false },
+    plan,
+  );
 }
 
 function finishPlan(produced: Produced, plan: WritePlan): Produced {

@@ -26,11 +26,19 @@ export function mergePackageJson(file: string, existing: string, template: strin
     theirs = JSON.parse(existing);
   } catch (e) {
     const message = `${file} is not valid JSON (${(e as Error).message.split('\n')[0]}); fix it, then run kopfgen init again`;
-    return { added: [], kept: [], diagnostics: [{ severity: 'error', code: 'KG350', message, file, line: 1, col: 1, pointer: '' }] };
+    return {
+      added: [],
+      kept: [],
+      diagnostics: [{ severity: 'error', code: 'KG350', message, file, line: 1, col: 1, pointer: '' }],
+    };
   }
   if (!isObject(theirs)) {
     const message = `${file} must hold a JSON object; fix it, then run kopfgen init again`;
-    return { added: [], kept: [], diagnostics: [{ severity: 'error', code: 'KG350', message, file, line: 1, col: 1, pointer: '' }] };
+    return {
+      added: [],
+      kept: [],
+      diagnostics: [{ severity: 'error', code: 'KG350', message, file, line: 1, col: 1, pointer: '' }],
+    };
   }
   const merged: Json = { ...theirs };
   const added: string[] = [];

@@ -122,7 +122,11 @@ export async function runInit(dir: string, streams: Streams, flags: InitFlags, p
     lines.push('next:');
     if (where !== '.') lines.push(`  cd ${shellQuote(where)}`);
     if (!ON_REGISTRY) lines.push('  # kopfgen is not on the npm registry yet: this installs it from this copy');
-    lines.push(...install.map((c) => `  ${c}`), '  npm run typecheck', '  edit src/handlers/, then npm run build && npm start');
+    lines.push(
+      ...install.map((c) => `  ${c}`),
+      '  npm run typecheck',
+      '  edit src/handlers/, then npm run build && npm start',
+    );
     streams.stdout.write(`${lines.join('\n')}\n`);
   }
   return 0;
@@ -143,7 +147,10 @@ async function templateFiles(root: string, target: string): Promise<NewFile[]> {
   };
   const out: NewFile[] = [];
   for (const abs of (await listFiles(templates)).sort()) {
-    const path = relative(templates, abs).split(sep).map((seg) => RENAMES[seg] ?? seg).join('/');
+    const path = relative(templates, abs)
+      .split(sep)
+      .map((seg) => RENAMES[seg] ?? seg)
+      .join('/');
     const text = await fs.readFile(abs, 'utf8');
     out.push({ path, content: text.replace(/\{\{(\w+)\}\}/g, (m, key: string) => values[key] ?? m) });
   }
@@ -166,7 +173,10 @@ function deployFiles(crd: string): NewFile[] {
 
 /** A valid npm package name from a directory name. */
 function packageName(dirName: string): string {
-  const name = dirName.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '');
+  const name = dirName
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+/, '');
   return name === '' ? 'my-operator' : name;
 }
 
@@ -174,7 +184,12 @@ function packageName(dirName: string): string {
  * Runs the generator on the example CRD with the template's own configuration, so the new
  * project's generated code and stubs are exactly what `npm run generate` would produce there.
  */
-async function generateInto(target: string, files: NewFile[], crd: string, pipeline: Pipeline): Promise<{ files: NewFile[]; diagnostics: Diagnostic[] }> {
+async function generateInto(
+  target: string,
+  files: NewFile[],
+  crd: string,
+  pipeline: Pipeline,
+): Promise<{ files: NewFile[]; diagnostics: Diagnostic[] }> {
   const configFile = files.find((f) => f.path === 'kopfgen.config.json');
   if (!configFile) throw new Error('templates/init has no kopfgen.config.json');
   const loaded = parseConfig(join(target, configFile.path), configFile.path, configFile.content, false);
@@ -184,14 +199,25 @@ async function generateInto(target: string, files: NewFile[], crd: string, pipel
   const out: NewFile[] = [];
   for (const f of result.files) {
     const root = f.role === 'stub' ? run.stubsDir : run.outDir;
-    if (root !== undefined) out.push({ path: relative(target, join(root, f.path)).split(sep).join('/'), content: f.content });
+    if (root !== undefined)
+      out.push({ path: relative(target, join(root, f.path)).split(sep).join('/'), content: f.content });
   }
   const srcDir = join(target, 'src');
   const imports = result.files
     .filter((f) => f.role === 'stub' && run.stubsDir !== undefined && f.path.endsWith('.ts'))
-    .map((f) => `import './${relative(srcDir, join(run.stubsDir as string, f.path)).split(sep).join('/').replace(/\.ts$/, '.js')}';`)
+    .map(
+      (f) =>
+        `import './${relative(srcDir, join(run.stubsDir as string, f.path))
+          .split(sep)
+          .join('/')
+          .replace(/\.ts$/, '.js')}';`,
+    )
     .join('\n');
   const entry = files.find((f) => f.path === 'src/operator.ts');
-  if (entry) entry.content = entry.content.replace('{{imports}}', imports || '// (no handlers yet: add handler ids to your CRD and run `npm run generate`)');
+  if (entry)
+    entry.content = entry.content.replace(
+      '{{imports}}',
+      imports || '// (no handlers yet: add handler ids to your CRD and run `npm run generate`)',
+    );
   return { files: out, diagnostics: result.diagnostics };
 }

@@ -39,17 +39,30 @@ Exit codes:
 
 /** The fix command `--check` suggests: this very invocation without `--check`. */
 function fixCommand(argv: string[]): string {
-  const quoted = argv.filter((a) => a !== '--check').map((a) => (/^[\w./=,:@+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
+  const quoted = argv
+    .filter((a) => a !== '--check')
+    .map((a) => (/^[\w./=,:@+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
   return ['kopfgen', ...quoted].join(' ');
 }
 
-async function generateCommand(inputs: string[], flags: GenerateFlags, argv: string[], streams: Streams): Promise<number> {
+async function generateCommand(
+  inputs: string[],
+  flags: GenerateFlags,
+  argv: string[],
+  streams: Streams,
+): Promise<number> {
   if (flags.check && flags.watch) throw new UsageError('--check and --watch cannot be combined');
   const cwd = process.cwd();
   const loaded = await loadConfig(cwd, flags.config);
   const reporter = new Reporter(streams, flags.format ?? 'text', flags.quiet ?? false);
   if (loaded.diagnostics.length > 0) {
-    reporter.finish({ command: flags.check ? 'check' : 'generate', exitCode: EXIT_USAGE, diagnostics: loaded.diagnostics, cache: 'off', timeMs: 0 });
+    reporter.finish({
+      command: flags.check ? 'check' : 'generate',
+      exitCode: EXIT_USAGE,
+      diagnostics: loaded.diagnostics,
+      cache: 'off',
+      timeMs: 0,
+    });
     return EXIT_USAGE;
   }
   const run = resolveRun(cwd, inputs, flags, loaded);
@@ -68,7 +81,11 @@ function reloader(cwd: string, inputs: string[], flags: GenerateFlags): Reload {
       return { run: resolveRun(cwd, inputs, flags, loaded), diagnostics: [] };
     } catch (e) {
       const file = loaded.path ? displayPath(cwd, loaded.path) : 'kopfgen.config.json';
-      return { diagnostics: [{ severity: 'error', code: 'KG305', message: (e as Error).message, file, line: 1, col: 1, pointer: '' }] };
+      return {
+        diagnostics: [
+          { severity: 'error', code: 'KG305', message: (e as Error).message, file, line: 1, col: 1, pointer: '' },
+        ],
+      };
     }
   };
 }
@@ -84,25 +101,48 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
   program
     .command('generate')
     .description('generate TypeScript types, typed handler errors and handler stubs from CRDs')
-    .argument('[inputs...]', 'CRD files (.yaml, .yml, .json), directories (recursive), globs, or - for standard input; default: "inputs" from the configuration')
+    .argument(
+      '[inputs...]',
+      'CRD files (.yaml, .yml, .json), directories (recursive), globs, or - for standard input; default: "inputs" from the configuration',
+    )
     .option('-o, --out <dir>', 'directory of generated files (default: "generated")')
     .option('--stubs <dir>', 'directory of handler stubs, merged into, never overwritten (default: "handlers")')
     .option('--no-stubs', 'do not create or update handler stubs')
-    .option('--handlers <Kind=ids>', 'handler ids for a kind, e.g. MyResource=myapp,cleanup (repeatable; MyResource= for none)', collect)
-    .option('-c, --config <file>', 'configuration file (default: kopfgen.config.json/.yaml or "kopfgen" in package.json)')
+    .option(
+      '--handlers <Kind=ids>',
+      'handler ids for a kind, e.g. MyResource=myapp,cleanup (repeatable; MyResource= for none)',
+      collect,
+    )
+    .option(
+      '-c, --config <file>',
+      'configuration file (default: kopfgen.config.json/.yaml or "kopfgen" in package.json)',
+    )
     .option('--check', 'write nothing; exit 1 and print diffs if any output is missing, stale or extra')
     .option('-w, --watch', 'regenerate whenever a CRD or the configuration changes, until interrupted')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .option('-q, --quiet', 'print only warnings and errors')
     .option('--no-cache', 'ignore and do not update the content-hash cache in .kopfgen-cache/')
-    .option('--from-cluster [context]', 'read the CRDs installed in a cluster (the kubeconfig\'s current context, or the one named); the arguments are CRD names')
+    .option(
+      '--from-cluster [context]',
+      "read the CRDs installed in a cluster (the kubeconfig's current context, or the one named); the arguments are CRD names",
+    )
     .option('-l, --selector <selector>', 'with --from-cluster: the CRDs with these labels, e.g. app=my-operator')
-    .option('--kubeconfig <file>', 'with --from-cluster: kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
-    .addHelpText('after', `${EXIT_CODES_HELP}\n\nExamples:\n  kopfgen generate crds/ --out src/generated --stubs src/handlers\n  kopfgen generate --check            # in CI, with kopfgen.config.json\n  kopfgen generate --watch\n  kopfgen generate crds/ --handlers MyResource=myapp,cleanup --format json\n  helm template my-chart | kopfgen generate -\n  kopfgen generate myresources.example.com --from-cluster --out src/generated`)
-    .action(async (inputs: string[], flags: GenerateFlags) => setExit(await generateCommand(inputs, flags, argv, streams)));
+    .option(
+      '--kubeconfig <file>',
+      'with --from-cluster: kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)',
+    )
+    .addHelpText(
+      'after',
+      `${EXIT_CODES_HELP}\n\nExamples:\n  kopfgen generate crds/ --out src/generated --stubs src/handlers\n  kopfgen generate --check            # in CI, with kopfgen.config.json\n  kopfgen generate --watch\n  kopfgen generate crds/ --handlers MyResource=myapp,cleanup --format json\n  helm template my-chart | kopfgen generate -\n  kopfgen generate myresources.example.com --from-cluster --out src/generated`,
+    )
+    .action(async (inputs: string[], flags: GenerateFlags) =>
+      setExit(await generateCommand(inputs, flags, argv, streams)),
+    );
   program
     .command('init')
-    .description('scaffold an operator project (package.json, tsconfig, example CRD, generated code, stubs, CI); in an existing one, add what is missing')
+    .description(
+      'scaffold an operator project (package.json, tsconfig, example CRD, generated code, stubs, CI); in an existing one, add what is missing',
+    )
     .argument('[dir]', 'target directory, created if missing', '.')
     .option('-q, --quiet', 'print only errors')
     .option('-f, --force', 'overwrite files that exist (package.json is merged either way)')
@@ -110,22 +150,50 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
   program
     .command('run')
     .description('run the operator: load a module that registers handlers, watch its resources until SIGTERM/SIGINT')
-    .argument('<module>', 'JavaScript module (or TypeScript, through tsx) that imports your handlers, e.g. dist/operator.js')
+    .argument(
+      '<module>',
+      'JavaScript module (or TypeScript, through tsx) that imports your handlers, e.g. dist/operator.js',
+    )
     .option('-n, --namespace <ns>', 'watch one namespace (default: all)')
     .option('--concurrency <n>', 'objects handled at once (default: 16)', positiveInt)
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
-    .option('--marks-prefix <domain>', 'prefix of the finalizer and annotations the operator writes, e.g. billing.example.com (default: kopfgen.dev); one per operator sharing a CRD')
-    .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'))
-    .addOption(new Option('--log-format <format>', 'log lines: text, or one JSON object per line').choices(['text', 'json']).default('text'))
+    .option(
+      '--marks-prefix <domain>',
+      'prefix of the finalizer and annotations the operator writes, e.g. billing.example.com (default: kopfgen.dev); one per operator sharing a CRD',
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error']).default('info'),
+    )
+    .addOption(
+      new Option('--log-format <format>', 'log lines: text, or one JSON object per line')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
     .option('--leader-election', 'campaign for a Lease; only the leader handles (default: on in a cluster)')
     .option('--no-leader-election', 'handle without a Lease (one replica only)')
     .option('--leader-election-id <name>', 'the Lease name (default: kopfgen- and a hash of the handlers)')
     .option('--leader-election-namespace <ns>', "the Lease's namespace (default: the service account's)")
-    .option('--lease-duration <s>', 'seconds a standby waits before taking over an unrenewed lease (default: 15)', positiveInt)
-    .option('--renew-deadline <s>', 'seconds the leader may fail to renew before it stops handling (default: 10)', positiveInt)
+    .option(
+      '--lease-duration <s>',
+      'seconds a standby waits before taking over an unrenewed lease (default: 15)',
+      positiveInt,
+    )
+    .option(
+      '--renew-deadline <s>',
+      'seconds the leader may fail to renew before it stops handling (default: 10)',
+      positiveInt,
+    )
     .option('--retry-period <s>', 'seconds between lease attempts (default: 2)', positiveInt)
-    .option('--cache-sync-timeout <s>', 'seconds the startup checks and initial lists may take before exit 1 (default: 60)', positiveInt)
-    .option('--watch-idle-timeout <s>', 'seconds of silence after which a watch connection is reopened (default: 60)', positiveInt)
+    .option(
+      '--cache-sync-timeout <s>',
+      'seconds the startup checks and initial lists may take before exit 1 (default: 60)',
+      positiveInt,
+    )
+    .option(
+      '--watch-idle-timeout <s>',
+      'seconds of silence after which a watch connection is reopened (default: 60)',
+      positiveInt,
+    )
     .option('--health-port <port>', '/healthz, /readyz and /metrics on this port; 0: off', portNumber, 8080)
     .option('--health-host <host>', 'address the health server listens on (default: all)')
     .action(async (module: string, flags: RunFlags) => {
@@ -135,19 +203,22 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     });
   program
     .command('manifests')
-    .description('write RBAC (least privilege) and a Deployment for the operator module\'s resources')
+    .description("write RBAC (least privilege) and a Deployment for the operator module's resources")
     .argument('<module>', 'the module `kopfgen run` loads (registers the handlers), e.g. dist/operator.js')
     .option('-o, --out <dir>', 'directory of the manifests (default: "deploy")')
     .option('-n, --namespace <ns>', 'watch and grant one namespace (Roles), the operator runs there (default: all)')
     .option('--name <name>', 'name of the ServiceAccount, roles and Deployment (default: from the resources)')
     .option('--image <image>', 'container image (default: <name>:latest)')
-    .option('--image-module <path>', 'the module\'s path inside the image (default: <module> relative to here)')
+    .option('--image-module <path>', "the module's path inside the image (default: <module> relative to here)")
     .option('--health-port <port>', '/healthz and /readyz port (default: 8080)', positiveInt)
     .option('--check', 'write nothing; exit 1 and print diffs if any manifest is missing, stale or extra')
     .option('-q, --quiet', 'print only errors')
-    .addHelpText('after', `${EXIT_CODES_HELP}\n\nExamples:
+    .addHelpText(
+      'after',
+      `${EXIT_CODES_HELP}\n\nExamples:
   kopfgen manifests dist/operator.js --image registry.example.com/my-operator:0.1.0
-  kopfgen manifests dist/operator.js -n team-a --check`)
+  kopfgen manifests dist/operator.js -n team-a --check`,
+    )
     .action(async (module: string, flags: ManifestsFlags) => {
       // Loaded on demand, as `run`: loading the module loads the runtime.
       const { runManifests } = await import('./manifests.js');
@@ -177,7 +248,8 @@ interface RunFlags {
 
 function portNumber(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number (0 turns it off)');
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('expected a port number (0 turns it off)');
   return n;
 }
 
@@ -199,10 +271,32 @@ export async function main(argv: string[], streams: Streams): Promise<number> {
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT_OK;
-      return failed(argv, streams, EXIT_USAGE, { severity: 'error', code: 'KG950', message: e.message.replace(/^error: /, ''), file: 'kopfgen', line: 1, col: 1, pointer: '' }, false);
+      return failed(
+        argv,
+        streams,
+        EXIT_USAGE,
+        {
+          severity: 'error',
+          code: 'KG950',
+          message: e.message.replace(/^error: /, ''),
+          file: 'kopfgen',
+          line: 1,
+          col: 1,
+          pointer: '',
+        },
+        false,
+      );
     }
     if (e instanceof UsageError) {
-      return failed(argv, streams, EXIT_USAGE, { severity: 'error', code: 'KG950', message: e.message, file: 'kopfgen', line: 1, col: 1, pointer: '' });
+      return failed(argv, streams, EXIT_USAGE, {
+        severity: 'error',
+        code: 'KG950',
+        message: e.message,
+        file: 'kopfgen',
+        line: 1,
+        col: 1,
+        pointer: '',
+      });
     }
     const failure = failureReport(e, process.cwd());
     return failed(argv, streams, failure.exitCode, failure.diagnostics[0]);
@@ -214,10 +308,15 @@ export async function main(argv: string[], streams: Streams): Promise<number> {
  * printed its own for a usage error: `echo` false) and, with `--format json`, the one JSON object.
  */
 function failed(argv: string[], streams: Streams, exitCode: number, diagnostic: Diagnostic, echo = true): number {
-  if (echo) streams.stderr.write(`kopfgen: error: ${diagnostic.code === 'KG950' ? diagnostic.message : `${diagnostic.file}: ${diagnostic.message}`}\n`);
+  if (echo)
+    streams.stderr.write(
+      `kopfgen: error: ${diagnostic.code === 'KG950' ? diagnostic.message : `${diagnostic.file}: ${diagnostic.message}`}\n`,
+    );
   if (wantsJson(argv)) {
     const command = argv.includes('--check') ? 'check' : argv[0] === 'init' ? 'init' : 'generate';
-    streams.stdout.write(JSON.stringify(jsonReport({ command, exitCode, diagnostics: [diagnostic], cache: 'off', timeMs: 0 })) + '\n');
+    streams.stdout.write(
+      JSON.stringify(jsonReport({ command, exitCode, diagnostics: [diagnostic], cache: 'off', timeMs: 0 })) + '\n',
+    );
   }
   return exitCode;
 }

@@ -64,21 +64,31 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
   const cluster = clusterSource(args, flags);
   const inputs = cluster ? [] : args.length > 0 ? args : (config.inputs ?? []).map(fromConfig);
   if (inputs.length === 0 && !cluster) throw new UsageError(noInputs(cwd, loaded));
-  if (flags.watch && inputs.includes(STDIN_INPUT)) throw new UsageError('--watch cannot watch standard input (-): name the files instead');
+  if (flags.watch && inputs.includes(STDIN_INPUT))
+    throw new UsageError('--watch cannot watch standard input (-): name the files instead');
   const outDir = flags.out !== undefined ? resolve(cwd, flags.out) : resolve(loaded.dir, config.out ?? DEFAULT_OUT);
   const stubsDir = resolveStubs(cwd, flags.stubs, loaded);
   if (stubsDir !== undefined && (stubsDir === outDir || stubsDir.startsWith(outDir + sep))) {
-    throw new UsageError(`the stubs directory must not be inside the output directory (${relative(cwd, outDir) || '.'}): generated files there are replaced, stubs are yours`);
+    throw new UsageError(
+      `the stubs directory must not be inside the output directory (${relative(cwd, outDir) || '.'}): generated files there are replaced, stubs are yours`,
+    );
   }
   const handlers = { ...(config.handlers ?? {}), ...parseHandlerFlags(flags.handlers ?? []) };
   const options: GenerateOptions = {
     handlers,
     // The templates travel in the options, so the cache key (a hash of the options) changes with them.
-    stubs: stubsDir === undefined ? false : { dir: relative(outDir, stubsDir).split(sep).join('/'), templates: readStubTemplates() },
+    stubs:
+      stubsDir === undefined
+        ? false
+        : { dir: relative(outDir, stubsDir).split(sep).join('/'), templates: readStubTemplates() },
     generatedImportBase: stubsDir === undefined ? undefined : importPath(stubsDir, outDir),
   };
   return {
-    cwd, inputs, outDir, stubsDir, options,
+    cwd,
+    inputs,
+    outDir,
+    stubsDir,
+    options,
     configPath: loaded.path,
     cluster,
     check: flags.check ?? false,
@@ -92,11 +102,14 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
 /** `--from-cluster`: the arguments are CRD names; names or `-l` are required, as with kopium. */
 function clusterSource(args: string[], flags: GenerateFlags): ClusterSource | undefined {
   if (flags.fromCluster === undefined) {
-    if (flags.selector !== undefined) throw new UsageError('-l/--selector selects CRDs in a cluster: add --from-cluster');
+    if (flags.selector !== undefined)
+      throw new UsageError('-l/--selector selects CRDs in a cluster: add --from-cluster');
     return undefined;
   }
   if (args.length === 0 && flags.selector === undefined) {
-    throw new UsageError('--from-cluster reads CRDs by name or label: e.g. `kopfgen generate myresources.example.com --from-cluster` or `--from-cluster -l app=my-operator`');
+    throw new UsageError(
+      '--from-cluster reads CRDs by name or label: e.g. `kopfgen generate myresources.example.com --from-cluster` or `--from-cluster -l app=my-operator`',
+    );
   }
   if (flags.watch) throw new UsageError('--watch watches files: it cannot be combined with --from-cluster');
   const context = flags.fromCluster === true ? undefined : flags.fromCluster;
@@ -105,7 +118,8 @@ function clusterSource(args: string[], flags: GenerateFlags): ClusterSource | un
 
 /** "No inputs", saying where the configuration was looked for (or which one lacks "inputs"). */
 function noInputs(cwd: string, loaded: LoadedConfig): string {
-  const head = 'no inputs: pass CRD files, directories or globs (e.g. `kopfgen generate crds/`, or `-` for standard input)';
+  const head =
+    'no inputs: pass CRD files, directories or globs (e.g. `kopfgen generate crds/`, or `-` for standard input)';
   if (loaded.path) return `${head}, or set "inputs" in ${displayPath(cwd, loaded.path)}`;
   const searched = loaded.searched ?? [cwd];
   const first = searched[0];

@@ -83,7 +83,11 @@ export class Reporter {
   formatDiagnostic(d: Diagnostic): string {
     const line = formatDiagnostic(d);
     const at = `${d.file}:${d.line}:${d.col} `;
-    return this.paint('stderr', 'bold', at) + this.paint('stderr', d.severity, d.severity) + line.slice(at.length + d.severity.length);
+    return (
+      this.paint('stderr', 'bold', at) +
+      this.paint('stderr', d.severity, d.severity) +
+      line.slice(at.length + d.severity.length)
+    );
   }
 
   /** Prints a finished run. In JSON mode this is the run's only output. */
@@ -112,7 +116,12 @@ export class Reporter {
     for (const { file, stub } of s.stubsAdded) {
       this.streams.stdout.write(`added stub ${stub.name} for handler ${stub.handlerId} (${stub.cause}) to ${file}\n`);
     }
-    const parts = [`${s.written.length} written`, `${s.unchanged} unchanged`, `${s.removed.length} removed`, `${s.stubsAdded.length} stubs added`];
+    const parts = [
+      `${s.written.length} written`,
+      `${s.unchanged} unchanged`,
+      `${s.removed.length} removed`,
+      `${s.stubsAdded.length} stubs added`,
+    ];
     const crds = report.stats ? `${report.stats.crds} CRDs, ${report.stats.handlers} handlers; ` : '';
     const cached = report.cache === 'hit' ? ', cached' : '';
     const line = `kopfgen: files ${parts.join(', ')} (${crds}${report.timeMs} ms${cached})`;
@@ -132,15 +141,24 @@ export class Reporter {
     const count = (c: Change): number => files.filter((f) => f.change === c).length;
     const detail = [`${count('create')} missing`, `${count('update')} changed`, `${count('remove')} extra`].join(', ');
     this.streams.stderr.write(
-      this.paint('stderr', 'red', `kopfgen: ${files.length} file${files.length === 1 ? '' : 's'} out of date (${detail})`) +
-        `; run \`${report.fixCommand ?? 'kopfgen generate'}\` to update\n`,
+      this.paint(
+        'stderr',
+        'red',
+        `kopfgen: ${files.length} file${files.length === 1 ? '' : 's'} out of date (${detail})`,
+      ) + `; run \`${report.fixCommand ?? 'kopfgen generate'}\` to update\n`,
     );
     for (const f of files) this.streams.stderr.write(`  ${label(f.change)} ${f.path}\n`);
   }
 }
 
 function label(change: Change): string {
-  return change === 'create' ? 'missing' : change === 'update' ? 'changed' : change === 'remove' ? 'extra  ' : 'ok     ';
+  return change === 'create'
+    ? 'missing'
+    : change === 'update'
+      ? 'changed'
+      : change === 'remove'
+        ? 'extra  '
+        : 'ok     ';
 }
 
 /** The stable JSON shape (documented in the README); `version` changes if it ever must break. */
@@ -155,7 +173,12 @@ export function jsonReport(r: RunReport): object {
       written: r.summary.written,
       unchanged: r.summary.unchanged,
       removed: r.summary.removed,
-      stubsAdded: r.summary.stubsAdded.map(({ file, stub }) => ({ file, name: stub.name, handlerId: stub.handlerId, cause: stub.cause })),
+      stubsAdded: r.summary.stubsAdded.map(({ file, stub }) => ({
+        file,
+        name: stub.name,
+        handlerId: stub.handlerId,
+        cause: stub.cause,
+      })),
     },
     outOfDate: r.outOfDate,
     fixCommand: r.outOfDate && r.outOfDate.length > 0 ? r.fixCommand : undefined,

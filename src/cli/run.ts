@@ -102,12 +102,18 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     return 1;
   }
   const level = options.logLevel ?? 'info';
-  const logger = options.logFormat === 'json'
-    ? createJsonLogger({ level, destination: options.write ? { write: (line) => write(line.trimEnd()) } : undefined })
-    : createLogger({ level, write: options.write });
+  const logger =
+    options.logFormat === 'json'
+      ? createJsonLogger({ level, destination: options.write ? { write: (line) => write(line.trimEnd()) } : undefined })
+      : createLogger({ level, write: options.write });
   const operator = new Operator({
-    registry: options.registry ?? defaultRegistry, namespace: options.namespace, concurrency: options.concurrency, client,
-    logger, leaderElection: leaderElection(options), cacheSyncTimeoutSeconds: options.cacheSyncTimeout,
+    registry: options.registry ?? defaultRegistry,
+    namespace: options.namespace,
+    concurrency: options.concurrency,
+    client,
+    logger,
+    leaderElection: leaderElection(options),
+    cacheSyncTimeoutSeconds: options.cacheSyncTimeout,
     watchIdleSeconds: options.watchIdleTimeout,
     health: options.healthPort ? { port: options.healthPort, host: options.healthHost } : undefined,
   });
@@ -129,7 +135,9 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     await operator.stop();
     return 1;
   }
-  logger.info(`stopping (${String(ended.reason)}): waiting for running handlers to finish and their patches to be written`);
+  logger.info(
+    `stopping (${String(ended.reason)}): waiting for running handlers to finish and their patches to be written`,
+  );
   await operator.stop();
   logger.info('stopped');
   return 0;
@@ -141,8 +149,10 @@ function leaderElection(options: RunOptions): LeaderElectionOptions | false {
   const on = options.leaderElection ?? Boolean(process.env.KUBERNETES_SERVICE_HOST);
   if (!on) return false;
   return {
-    id: options.leaderElectionId, namespace: options.leaderElectionNamespace,
-    leaseDurationMs: seconds(options.leaseDuration), renewDeadlineMs: seconds(options.renewDeadline),
+    id: options.leaderElectionId,
+    namespace: options.leaderElectionNamespace,
+    leaseDurationMs: seconds(options.leaseDuration),
+    renewDeadlineMs: seconds(options.renewDeadline),
     retryPeriodMs: seconds(options.retryPeriod),
   };
 }

@@ -47,7 +47,11 @@ export async function watchTargets(run: ResolvedRun): Promise<WatchTarget[]> {
     else targets.push({ dir: await nearestExisting(dirname(abs)), recursive: true });
   }
   const configDir = run.configPath ? dirname(run.configPath) : run.cwd;
-  targets.push({ dir: configDir, recursive: false, names: new Set([...CONFIG_FILES, 'package.json', ...(run.configPath ? [basename(run.configPath)] : [])]) });
+  targets.push({
+    dir: configDir,
+    recursive: false,
+    names: new Set([...CONFIG_FILES, 'package.json', ...(run.configPath ? [basename(run.configPath)] : [])]),
+  });
   return targets;
 }
 
@@ -77,7 +81,12 @@ async function nearestExisting(dir: string): Promise<string> {
   return dir;
 }
 
-export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pipeline, streams: Streams): Promise<number> {
+export async function watchLoop(
+  first: ResolvedRun,
+  reload: Reload,
+  pipeline: Pipeline,
+  streams: Streams,
+): Promise<number> {
   let run = first;
   let watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -96,14 +105,17 @@ export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pi
   };
 
   const ignored = (abs: string): boolean =>
-    [run.outDir, run.stubsDir, join(run.cwd, CACHE_DIR)].some((d) => d !== undefined && (abs === d || abs.startsWith(d + sep))) ||
-    basename(abs).endsWith('.kopfgen.tmp');
+    [run.outDir, run.stubsDir, join(run.cwd, CACHE_DIR)].some(
+      (d) => d !== undefined && (abs === d || abs.startsWith(d + sep)),
+    ) || basename(abs).endsWith('.kopfgen.tmp');
 
   const onEvent = (target: WatchTarget, dir: string, name: string | null): void => {
     const file = name ? join(dir, name) : dir;
     if (ignored(file)) return;
     if (target.names && !target.names.has(basename(file))) return;
-    const isConfig = file === run.configPath || (target.names !== undefined && (CONFIG_FILES.includes(basename(file)) || basename(file) === 'package.json'));
+    const isConfig =
+      file === run.configPath ||
+      (target.names !== undefined && (CONFIG_FILES.includes(basename(file)) || basename(file) === 'package.json'));
     if (!isConfig && !RELEVANT.test(file) && !isDirectorySync(file)) return;
     configChanged ||= isConfig;
     schedule();
@@ -155,7 +167,9 @@ export async function watchLoop(first: ResolvedRun, reload: Reload, pipeline: Pi
       pending = true;
       running = running.then(async () => {
         pending = false;
-        await rerun().catch((e: unknown) => streams.stderr.write(`kopfgen: error: ${e instanceof Error ? e.message : String(e)}\n`));
+        await rerun().catch((e: unknown) =>
+          streams.stderr.write(`kopfgen: error: ${e instanceof Error ? e.message : String(e)}\n`),
+        );
       });
     }, DEBOUNCE_MS);
   };

@@ -39,11 +39,25 @@ function report(ctx: Ctx, node: Node | null | undefined, code: string, pointer: 
 }
 
 /** Validates the config mapping `root` (the document, or package.json's `kopfgen` value). */
-export function validateConfig(root: Node | null, file: string, base: string, locate: Locate): { config: KopfgenConfig; diagnostics: Diagnostic[] } {
+export function validateConfig(
+  root: Node | null,
+  file: string,
+  base: string,
+  locate: Locate,
+): { config: KopfgenConfig; diagnostics: Diagnostic[] } {
   const ctx: Ctx = { file, base, locate, diagnostics: [] };
   const config: KopfgenConfig = {};
   if (!isMap(root)) {
-    report(ctx, root, 'KG302', base || '/', 'the configuration must be an object with keys ' + Object.keys(CONFIG_KEYS).filter((k) => k !== '$schema').join(', '));
+    report(
+      ctx,
+      root,
+      'KG302',
+      base || '/',
+      'the configuration must be an object with keys ' +
+        Object.keys(CONFIG_KEYS)
+          .filter((k) => k !== '$schema')
+          .join(', '),
+    );
     return { config, diagnostics: ctx.diagnostics };
   }
   for (const pair of root.items as Pair<Node, Node>[]) {
@@ -51,7 +65,13 @@ export function validateConfig(root: Node | null, file: string, base: string, lo
     const pointer = pointerJoin(base, key);
     if (!(key in CONFIG_KEYS)) {
       const hint = closest(key, Object.keys(CONFIG_KEYS));
-      report(ctx, pair.key, 'KG301', pointer, `unknown configuration key "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}; known keys: ${Object.keys(CONFIG_KEYS).join(', ')}`);
+      report(
+        ctx,
+        pair.key,
+        'KG301',
+        pointer,
+        `unknown configuration key "${key}"${hint ? ` (did you mean "${hint}"?)` : ''}; known keys: ${Object.keys(CONFIG_KEYS).join(', ')}`,
+      );
       continue;
     }
     readKey(ctx, key, pair.value, pointer, config);
@@ -68,7 +88,8 @@ function readKey(ctx: Ctx, key: string, value: Node | null, pointer: string, con
       return;
     case 'inputs': {
       const list = stringList(value);
-      if (list === undefined || list.length === 0) return wrong('a non-empty string or a non-empty list of non-empty strings');
+      if (list === undefined || list.length === 0)
+        return wrong('a non-empty string or a non-empty list of non-empty strings');
       config.inputs = list;
       return;
     }
@@ -89,7 +110,13 @@ function readKey(ctx: Ctx, key: string, value: Node | null, pointer: string, con
 
 function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<string, string[]> | undefined {
   if (!isMap(value)) {
-    report(ctx, value, 'KG302', pointer, `configuration key "handlers" must be an object mapping a kind to handler ids, got ${describe(value)}`);
+    report(
+      ctx,
+      value,
+      'KG302',
+      pointer,
+      `configuration key "handlers" must be an object mapping a kind to handler ids, got ${describe(value)}`,
+    );
     return undefined;
   }
   const out: Record<string, string[]> = {};
@@ -99,7 +126,13 @@ function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<str
     const ids = isString(pair.value) ? splitIds(pair.value.value) : stringList(pair.value);
     // `[]` says the kind has no handlers; an empty string is more likely a slip, so it is an error.
     if (kind === '' || ids === undefined || (ids.length === 0 && isString(pair.value))) {
-      report(ctx, pair.value ?? pair.key, 'KG302', at, `configuration key "handlers.${kind}" must be a list of handler ids or a comma-separated string, got ${describe(pair.value)}`);
+      report(
+        ctx,
+        pair.value ?? pair.key,
+        'KG302',
+        at,
+        `configuration key "handlers.${kind}" must be a list of handler ids or a comma-separated string, got ${describe(pair.value)}`,
+      );
       continue;
     }
     out[kind] = ids;
@@ -108,7 +141,10 @@ function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<str
 }
 
 export function splitIds(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function isString(node: Node | null): node is Node & { value: string } {
@@ -151,7 +187,8 @@ function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length];

@@ -34,14 +34,22 @@ export async function loadConfig(cwd: string, explicit?: string): Promise<Loaded
     const path = resolve(cwd, explicit);
     const text = await readIfExists(path);
     if (text === undefined) {
-      return { dir: cwd, config: {}, diagnostics: [error(explicit, 'KG304', `configuration file ${explicit} does not exist`)] };
+      return {
+        dir: cwd,
+        config: {},
+        diagnostics: [error(explicit, 'KG304', `configuration file ${explicit} does not exist`)],
+      };
     }
     const inPackage = basename(path) === 'package.json';
     return parseConfig(path, displayPath(cwd, path), text, inPackage);
   }
   const searched: string[] = [];
   let found: Found[] = [];
-  for (let dir: string | undefined = resolve(cwd); dir !== undefined && found.length === 0; dir = await parentWithin(dir)) {
+  for (
+    let dir: string | undefined = resolve(cwd);
+    dir !== undefined && found.length === 0;
+    dir = await parentWithin(dir)
+  ) {
     searched.push(dir);
     found = await configsIn(dir);
   }
@@ -49,7 +57,17 @@ export async function loadConfig(cwd: string, explicit?: string): Promise<Loaded
   if (found.length > 1) {
     const names = found.map((f) => (f.inPackage ? 'package.json ("kopfgen" key)' : basename(f.path)));
     const shown = displayPath(cwd, found[1].path);
-    return { dir: cwd, config: {}, diagnostics: [error(shown, 'KG303', `more than one configuration found: ${names.join(', ')}; keep one, or pick one with --config`)] };
+    return {
+      dir: cwd,
+      config: {},
+      diagnostics: [
+        error(
+          shown,
+          'KG303',
+          `more than one configuration found: ${names.join(', ')}; keep one, or pick one with --config`,
+        ),
+      ],
+    };
   }
   return parseConfig(found[0].path, displayPath(cwd, found[0].path), found[0].text, found[0].inPackage);
 }
@@ -103,17 +121,31 @@ export function parseConfig(path: string, shown: string, text: string, inPackage
   const syntax = doc.errors[0];
   if (syntax) {
     const { line, col } = lineCounter.linePos(syntax.pos[0]);
-    return { path, dir, config: {}, diagnostics: [error(shown, 'KG300', `cannot parse configuration: ${firstLine(syntax.message)}`, line, col)] };
+    return {
+      path,
+      dir,
+      config: {},
+      diagnostics: [error(shown, 'KG300', `cannot parse configuration: ${firstLine(syntax.message)}`, line, col)],
+    };
   }
   if (path.endsWith('.json')) {
     const strict = strictJsonError(text, lineCounter);
-    if (strict) return { path, dir, config: {}, diagnostics: [error(shown, 'KG300', `cannot parse configuration: ${strict.message}`, strict.line, strict.col)] };
+    if (strict)
+      return {
+        path,
+        dir,
+        config: {},
+        diagnostics: [error(shown, 'KG300', `cannot parse configuration: ${strict.message}`, strict.line, strict.col)],
+      };
   }
   let root = doc.contents as Node | null;
   let base = '';
   if (inPackage) {
-    const pair = isMap(root) ? (root.items as Pair<Node, Node>[]).find((p) => isScalar(p.key) && p.key.value === 'kopfgen') : undefined;
-    if (!pair) return { path, dir, config: {}, diagnostics: [error(shown, 'KG304', 'package.json has no "kopfgen" key')] };
+    const pair = isMap(root)
+      ? (root.items as Pair<Node, Node>[]).find((p) => isScalar(p.key) && p.key.value === 'kopfgen')
+      : undefined;
+    if (!pair)
+      return { path, dir, config: {}, diagnostics: [error(shown, 'KG304', 'package.json has no "kopfgen" key')] };
     root = pair.value;
     base = '/kopfgen';
   }

@@ -26,7 +26,11 @@ export interface HandlerSection {
  * A handler's status is what its callbacks return and its errors carry: written by the user, so
  * typed in the write view (`views`, defaulting to the version's own names).
  */
-export function emitHandlerSection(crd: CrdModel, named: NamedVersion, views: ViewNames = viewNames(named.types, named.inputTypes)): HandlerSection {
+export function emitHandlerSection(
+  crd: CrdModel,
+  named: NamedVersion,
+  views: ViewNames = viewNames(named.types, named.inputTypes),
+): HandlerSection {
   const handlers = named.handlers;
   if (handlers.length === 0) return { runtimeImports: [], runtimeTypeImports: [], text: '', exports: [] };
   const out: string[] = [];
@@ -45,7 +49,10 @@ export function emitHandlerSection(crd: CrdModel, named: NamedVersion, views: Vi
       { name: names.definition, typeOnly: false },
     );
   }
-  const runtimeTypeImports = [...(usage.kubernetesObject ? ['KubernetesObject'] : []), ...(usage.objectMeta ? ['ObjectMeta'] : [])];
+  const runtimeTypeImports = [
+    ...(usage.kubernetesObject ? ['KubernetesObject'] : []),
+    ...(usage.objectMeta ? ['ObjectMeta'] : []),
+  ];
   // Only object statuses carry the brand; an unused import would trip `noUnusedLocals` in users' builds.
   const branded = handlers.some((h) => h.handler.status.type === 'object');
   const runtimeImports = ['PermanentError', 'TemporaryError', 'defineHandler', ...(branded ? ['handlerStatus'] : [])];
@@ -64,8 +71,15 @@ function columnsLine(handler: HandlerModel): string {
 
 function pushStatus(out: string[], crd: CrdModel, views: ViewNames, entry: NamedHandler, usage: TypeUsage): void {
   const { handler, names, shape } = entry;
-  const origin = handler.synthesized ? 'Synthesised from the printer columns (the CRD keeps status open); other keys are allowed.' : `Typed by the CRD schema at \`status.${handler.id}\`.`;
-  pushJsDoc(out, '', `Status of handler \`${handler.id}\` of ${crd.kind}: what its callbacks return and what its errors carry, merged into \`status.${handler.id}\`.\n${columnsLine(handler)}\n${origin}`, undefined);
+  const origin = handler.synthesized
+    ? 'Synthesised from the printer columns (the CRD keeps status open); other keys are allowed.'
+    : `Typed by the CRD schema at \`status.${handler.id}\`.`;
+  pushJsDoc(
+    out,
+    '',
+    `Status of handler \`${handler.id}\` of ${crd.kind}: what its callbacks return and what its errors carry, merged into \`status.${handler.id}\`.\n${columnsLine(handler)}\n${origin}`,
+    undefined,
+  );
   const brand = `  readonly [handlerStatus]?: ${stringLiteral(brandOf(crd, handler))};\n`;
   const status = handler.status;
   if (status.type !== 'object' || shape.kind === 'alias') {
@@ -86,9 +100,19 @@ function pushStatus(out: string[], crd: CrdModel, views: ViewNames, entry: Named
 
 function pushErrors(out: string[], { handler, names }: NamedHandler): void {
   out.push('\n');
-  pushJsDoc(out, '', `Handler \`${handler.id}\` failed for now and is retried (after \`delay\` seconds, or its backoff); \`status\` is merged into \`status.${handler.id}\` like a return value.\n@example throw new ${names.temporaryError}("waiting for the database", { delay: 30, status: { ... } });`, undefined);
+  pushJsDoc(
+    out,
+    '',
+    `Handler \`${handler.id}\` failed for now and is retried (after \`delay\` seconds, or its backoff); \`status\` is merged into \`status.${handler.id}\` like a return value.\n@example throw new ${names.temporaryError}("waiting for the database", { delay: 30, status: { ... } });`,
+    undefined,
+  );
   out.push(`export class ${names.temporaryError} extends TemporaryError<${names.status}> {}\n\n`);
-  pushJsDoc(out, '', `Handler \`${handler.id}\` failed for good: not retried for this cause; \`status\` is still merged into \`status.${handler.id}\`.`, undefined);
+  pushJsDoc(
+    out,
+    '',
+    `Handler \`${handler.id}\` failed for good: not retried for this cause; \`status\` is still merged into \`status.${handler.id}\`.`,
+    undefined,
+  );
   out.push(`export class ${names.permanentError} extends PermanentError<${names.status}> {}\n`);
 }
 
@@ -102,5 +126,7 @@ function pushDefinition(out: string[], crd: CrdModel, named: NamedVersion, { han
   );
   const input = named.version.schema ? named.inputTypes.get(named.version.schema) : undefined;
   const typeArgs = [named.names.resource, names.status, ...(input === undefined ? [] : [input])].join(', ');
-  out.push(`export const ${names.definition} = defineHandler<${typeArgs}>(${named.names.descriptor}, ${stringLiteral(handler.id)});\n`);
+  out.push(
+    `export const ${names.definition} = defineHandler<${typeArgs}>(${named.names.descriptor}, ${stringLiteral(handler.id)});\n`,
+  );
 }

@@ -31,7 +31,13 @@ function tagLines(doc: DocTags): string[] {
  * Appends a JSDoc block (or nothing) to `out`, indented by `indent`. `extra` holds further
  * tags such as `@deprecated`.
  */
-export function pushJsDoc(out: string[], indent: string, description: string | undefined, doc: DocTags | undefined, extra: string[] = []): void {
+export function pushJsDoc(
+  out: string[],
+  indent: string,
+  description: string | undefined,
+  doc: DocTags | undefined,
+  extra: string[] = [],
+): void {
   const tags = doc ? tagLines(doc) : [];
   tags.push(...extra);
   const text = description?.trim();

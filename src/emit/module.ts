@@ -10,7 +10,17 @@ import { IMPLIED_MEMBERS, type NamedVersion } from '../model/naming.js';
 import { headerLine } from './header.js';
 import { stringLiteral } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
-import { metadataMember, pushMembers, pushNestedInterfaces, viewNames, writeDoc, type TypeNames, type TypeUsage, type View, type ViewNames } from './type-expr.js';
+import {
+  metadataMember,
+  pushMembers,
+  pushNestedInterfaces,
+  viewNames,
+  writeDoc,
+  type TypeNames,
+  type TypeUsage,
+  type View,
+  type ViewNames,
+} from './type-expr.js';
 
 export interface ModuleExport {
   name: string;
@@ -64,18 +74,38 @@ function imports(usage: TypeUsage, handlers: HandlerSection): string {
  * (`…Input`, only where a server default makes the two differ). Root-level `required` holds for
  * `metadata` and `spec` alike; `status` is always optional.
  */
-function pushResource(out: string[], crd: CrdModel, { version, names }: NamedVersion, name: string, types: TypeNames, view: View): void {
+function pushResource(
+  out: string[],
+  crd: CrdModel,
+  { version, names }: NamedVersion,
+  name: string,
+  types: TypeNames,
+  view: View,
+): void {
   const apiVersion = `${crd.group}/${version.name}`;
-  const deprecated = version.deprecated ? [`@deprecated ${version.deprecationWarning ?? `${apiVersion} ${crd.kind} is deprecated`}`] : [];
+  const deprecated = version.deprecated
+    ? [`@deprecated ${version.deprecationWarning ?? `${apiVersion} ${crd.kind} is deprecated`}`]
+    : [];
   out.push('\n');
-  const description = view === 'write' ? writeDoc(names.resource) : (version.schema?.description ?? `${crd.kind} (${apiVersion}), from the CRD ${crd.name}.`);
+  const description =
+    view === 'write'
+      ? writeDoc(names.resource)
+      : (version.schema?.description ?? `${crd.kind} (${apiVersion}), from the CRD ${crd.name}.`);
   pushJsDoc(out, '', description, undefined, deprecated);
   out.push(`export interface ${name} {\n`);
   out.push(`  apiVersion: ${stringLiteral(apiVersion)};\n`);
   out.push(`  kind: ${stringLiteral(crd.kind)};\n`);
   const schema = version.schema;
   out.push(`  ${schema ? metadataMember(schema, view) : 'metadata?: ObjectMeta;'}\n`);
-  if (schema) pushMembers(out, withOptionalStatus(schema), types, IMPLIED_MEMBERS, [stringLiteral(apiVersion), stringLiteral(crd.kind), 'ObjectMeta', 'undefined'], view);
+  if (schema)
+    pushMembers(
+      out,
+      withOptionalStatus(schema),
+      types,
+      IMPLIED_MEMBERS,
+      [stringLiteral(apiVersion), stringLiteral(crd.kind), 'ObjectMeta', 'undefined'],
+      view,
+    );
   else out.push('  [key: string]: unknown;\n');
   out.push('}\n');
 }
@@ -87,11 +117,20 @@ function withOptionalStatus(schema: ObjectNode): ObjectNode {
 }
 
 /** `input`: the write view's name, when it differs (the runtime types a handler's `patch` by it). */
-function pushDescriptor(out: string[], crd: CrdModel, { version, names }: NamedVersion, input: string | undefined): void {
+function pushDescriptor(
+  out: string[],
+  crd: CrdModel,
+  { version, names }: NamedVersion,
+  input: string | undefined,
+): void {
   out.push('\n');
-  const deprecated = version.deprecated ? [`@deprecated ${version.deprecationWarning ?? 'this version is deprecated'}`] : [];
+  const deprecated = version.deprecated
+    ? [`@deprecated ${version.deprecationWarning ?? 'this version is deprecated'}`]
+    : [];
   pushJsDoc(out, '', `What the runtime watches for ${crd.kind} ${crd.group}/${version.name}.`, undefined, deprecated);
-  out.push(`export const ${names.descriptor} = defineResource<${names.resource}${input === undefined ? '' : `, ${input}`}>({\n`);
+  out.push(
+    `export const ${names.descriptor} = defineResource<${names.resource}${input === undefined ? '' : `, ${input}`}>({\n`,
+  );
   out.push(`  group: ${stringLiteral(crd.group)},\n`);
   out.push(`  version: ${stringLiteral(version.name)},\n`);
   out.push(`  plural: ${stringLiteral(crd.plural)},\n`);
@@ -102,7 +141,9 @@ function pushDescriptor(out: string[], crd: CrdModel, { version, names }: NamedV
   else {
     out.push('  printerColumns: [\n');
     for (const c of version.printerColumns) {
-      out.push(`    { name: ${stringLiteral(c.name)}, type: ${stringLiteral(c.type)}, jsonPath: ${stringLiteral(c.jsonPath)} },\n`);
+      out.push(
+        `    { name: ${stringLiteral(c.name)}, type: ${stringLiteral(c.type)}, jsonPath: ${stringLiteral(c.jsonPath)} },\n`,
+      );
     }
     out.push('  ],\n');
   }
@@ -115,7 +156,8 @@ function topLevelTypes(schema: ObjectNode | undefined, names: ViewNames): Module
   const out: ModuleExport[] = [];
   for (const p of schema.properties) {
     if (IMPLIED_MEMBERS.has(p.name) || p.schema.type !== 'object') continue;
-    for (const name of [names.read.get(p.schema), names.input.get(p.schema)]) if (name !== undefined) out.push({ name, typeOnly: true });
+    for (const name of [names.read.get(p.schema), names.input.get(p.schema)])
+      if (name !== undefined) out.push({ name, typeOnly: true });
   }
   return out;
 }

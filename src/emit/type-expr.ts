@@ -70,7 +70,10 @@ function baseExpr(node: SchemaNode, types: TypeNames): string {
 function isUnion(node: SchemaNode): boolean {
   if (node.type === 'unknown') return false;
   if (node.nullable || node.type === 'int-or-string') return true;
-  return (node.type === 'string' || node.type === 'integer' || node.type === 'number' || node.type === 'boolean') && new Set(node.enum ?? []).size > 1;
+  return (
+    (node.type === 'string' || node.type === 'integer' || node.type === 'number' || node.type === 'boolean') &&
+    new Set(node.enum ?? []).size > 1
+  );
 }
 
 function valueExpr(node: ObjectNode, types: TypeNames): string {
@@ -159,7 +162,15 @@ export function writeDoc(readName: string): string {
   return `${readName} as a user writes it (create, apply, patch): the fields the API server defaults may be left out.`;
 }
 
-function pushInterface(out: string[], node: ObjectNode, name: string, types: TypeNames, usage: TypeUsage, view: View, doc?: string): void {
+function pushInterface(
+  out: string[],
+  node: ObjectNode,
+  name: string,
+  types: TypeNames,
+  usage: TypeUsage,
+  view: View,
+  doc?: string,
+): void {
   out.push('\n');
   pushJsDoc(out, '', doc, undefined);
   if (node.embeddedResource) {

@@ -77,8 +77,14 @@ export function unifiedDiff(
   if (before === after) return '';
   const a = splitLines(before ?? '');
   const b = splitLines(after ?? '');
-  const ops = myers(a, b) ?? [...a.map((line) => ({ kind: '-' as const, line })), ...b.map((line) => ({ kind: '+' as const, line }))];
-  const out = [`--- ${before === undefined ? '/dev/null' : names.from}`, `+++ ${after === undefined ? '/dev/null' : names.to}`];
+  const ops = myers(a, b) ?? [
+    ...a.map((line) => ({ kind: '-' as const, line })),
+    ...b.map((line) => ({ kind: '+' as const, line })),
+  ];
+  const out = [
+    `--- ${before === undefined ? '/dev/null' : names.from}`,
+    `+++ ${after === undefined ? '/dev/null' : names.to}`,
+  ];
   for (const hunk of hunks(ops, context)) out.push(...hunk);
   return out.join('\n') + '\n';
 }

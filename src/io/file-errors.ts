@@ -21,7 +21,11 @@ export class FileError extends Error {
 }
 
 export function isErrnoError(e: unknown): e is NodeJS.ErrnoException & { code: string } {
-  return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code ?? '');
+  return (
+    e instanceof Error &&
+    typeof (e as NodeJS.ErrnoException).code === 'string' &&
+    /^E[A-Z]+$/.test((e as NodeJS.ErrnoException).code ?? '')
+  );
 }
 
 /** `e` (a failed call on a temporary or on `path` itself) as a failure on `path`; other errors unchanged. */
@@ -36,9 +40,18 @@ export function onPath(e: unknown, path: string): unknown {
  * for an error that is not a file-system failure.
  */
 export function fileDiagnostic(e: unknown, cwd: string): Diagnostic | undefined {
-  const error = e instanceof FileError ? e : isErrnoError(e) ? new FileError(e.path ?? '', e.code, e.message) : undefined;
+  const error =
+    e instanceof FileError ? e : isErrnoError(e) ? new FileError(e.path ?? '', e.code, e.message) : undefined;
   if (!error) return undefined;
-  const at = (path: string): Diagnostic => ({ severity: 'error', code: '', message: '', file: path ? displayPath(cwd, path) : '.', line: 1, col: 1, pointer: '' });
+  const at = (path: string): Diagnostic => ({
+    severity: 'error',
+    code: '',
+    message: '',
+    file: path ? displayPath(cwd, path) : '.',
+    line: 1,
+    col: 1,
+    pointer: '',
+  });
   switch (error.code) {
     case 'EACCES':
     case 'EPERM':
@@ -59,7 +72,11 @@ export function fileDiagnostic(e: unknown, cwd: string): Diagnostic | undefined 
     }
     default: {
       const d = at(error.path);
-      return { ...d, code: 'KG902', message: `${d.file}: ${error.code} (${withoutPaths(error.message)}); nothing was written` };
+      return {
+        ...d,
+        code: 'KG902',
+        message: `${d.file}: ${error.code} (${withoutPaths(error.message)}); nothing was written`,
+      };
     }
   }
 }

@@ -43,9 +43,14 @@ export async function ownedFiles(outDir: string, cwd: string): Promise<Ownership
     const listed = parseManifest(text);
     if (!listed) {
       const message = `${shown} is not a kopfgen output manifest (expected {"kopfgen": 1, "files": [...]}); delete it and run again to take the directory's generated files over`;
-      return { owned: [], diagnostics: [{ severity: 'error', code: 'KG323', message, file: shown, line: 1, col: 1, pointer: '' }] };
+      return {
+        owned: [],
+        diagnostics: [{ severity: 'error', code: 'KG323', message, file: shown, line: 1, col: 1, pointer: '' }],
+      };
     }
-    const owned = listed.map((p) => resolve(outDir, p)).filter((abs) => abs.startsWith(outDir + sep) && !others.has(abs));
+    const owned = listed
+      .map((p) => resolve(outDir, p))
+      .filter((abs) => abs.startsWith(outDir + sep) && !others.has(abs));
     return { owned: await existing(owned), diagnostics: [] };
   }
   const files = await filesOfThisRoot(outDir);
@@ -58,9 +63,15 @@ export async function ownedFiles(outDir: string, cwd: string): Promise<Ownership
   }
   if (foreign.length > 0) {
     const out = displayPath(cwd, outDir);
-    const examples = foreign.slice(0, 3).map((f) => displayPath(cwd, f)).join(', ');
+    const examples = foreign
+      .slice(0, 3)
+      .map((f) => displayPath(cwd, f))
+      .join(', ');
     const message = `refusing to generate into ${out}: it has no ${OUTPUT_MANIFEST} and holds ${foreign.length} file${foreign.length > 1 ? 's' : ''} kopfgen did not generate (${examples}${foreign.length > 3 ? ', …' : ''}); choose an empty directory or one kopfgen generated for --out (or "out" in kopfgen.config.json)`;
-    return { owned: [], diagnostics: [{ severity: 'error', code: 'KG322', message, file: out, line: 1, col: 1, pointer: '' }] };
+    return {
+      owned: [],
+      diagnostics: [{ severity: 'error', code: 'KG322', message, file: out, line: 1, col: 1, pointer: '' }],
+    };
   }
   return { owned, diagnostics: [] };
 }
@@ -68,7 +79,8 @@ export async function ownedFiles(outDir: string, cwd: string): Promise<Ownership
 function parseManifest(text: string): string[] | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || !('files' in value) || !Array.isArray(value.files)) return undefined;
+    if (typeof value !== 'object' || value === null || !('files' in value) || !Array.isArray(value.files))
+      return undefined;
     const files: unknown[] = value.files;
     return files.every((f): f is string => typeof f === 'string') ? files : undefined;
   } catch {
@@ -79,7 +91,9 @@ function parseManifest(text: string): string[] | undefined {
 /** Files under `outDir`, leaving out nested output directories (those with a manifest of their own). */
 async function filesOfThisRoot(outDir: string): Promise<string[]> {
   const all = await listFiles(outDir);
-  const nested = all.filter((f) => basename(f) === OUTPUT_MANIFEST && dirname(f) !== outDir).map((f) => dirname(f) + sep);
+  const nested = all
+    .filter((f) => basename(f) === OUTPUT_MANIFEST && dirname(f) !== outDir)
+    .map((f) => dirname(f) + sep);
   return all.filter((f) => basename(f) !== OUTPUT_MANIFEST && !nested.some((n) => f.startsWith(n)));
 }
 
@@ -94,7 +108,9 @@ async function enclosingRunsFiles(outDir: string): Promise<Set<string>> {
 }
 
 async function existing(paths: string[]): Promise<string[]> {
-  const found = await Promise.all(paths.map(async (p) => ((await fs.stat(p).catch(() => undefined))?.isFile() ? p : undefined)));
+  const found = await Promise.all(
+    paths.map(async (p) => ((await fs.stat(p).catch(() => undefined))?.isFile() ? p : undefined)),
+  );
   return found.filter((p): p is string => p !== undefined);
 }
 

@@ -55,7 +55,13 @@ export async function readInputs(inputs: readonly string[], options: ReadOptions
     const found = isGlob(input) ? await expandGlob(input, cwd) : await expandPath(input, cwd, diagnostics);
     if (found && found.length === 0) {
       const glob = isGlob(input);
-      diagnostics.push(problem(glob ? 'KG116' : 'KG102', input, glob ? `no file matches ${input}` : `directory ${input} holds no .yaml, .yml or .json files`));
+      diagnostics.push(
+        problem(
+          glob ? 'KG116' : 'KG102',
+          input,
+          glob ? `no file matches ${input}` : `directory ${input} holds no .yaml, .yml or .json files`,
+        ),
+      );
     }
     files.push(...(found ?? []));
   }
@@ -73,7 +79,8 @@ export async function readInputs(inputs: readonly string[], options: ReadOptions
 
 async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of process.stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks);
 }
 
@@ -108,14 +115,23 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   while (i < bytes.length) {
     const b = bytes[i];
     const [length, low, high] =
-      b < 0x80 ? [1, 0, 0] :
-      b >= 0xc2 && b <= 0xdf ? [2, 0x80, 0xbf] :
-      b === 0xe0 ? [3, 0xa0, 0xbf] :
-      b === 0xed ? [3, 0x80, 0x9f] :
-      b >= 0xe1 && b <= 0xef ? [3, 0x80, 0xbf] :
-      b === 0xf0 ? [4, 0x90, 0xbf] :
-      b >= 0xf1 && b <= 0xf3 ? [4, 0x80, 0xbf] :
-      b === 0xf4 ? [4, 0x80, 0x8f] : [0, 0, 0];
+      b < 0x80
+        ? [1, 0, 0]
+        : b >= 0xc2 && b <= 0xdf
+          ? [2, 0x80, 0xbf]
+          : b === 0xe0
+            ? [3, 0xa0, 0xbf]
+            : b === 0xed
+              ? [3, 0x80, 0x9f]
+              : b >= 0xe1 && b <= 0xef
+                ? [3, 0x80, 0xbf]
+                : b === 0xf0
+                  ? [4, 0x90, 0xbf]
+                  : b >= 0xf1 && b <= 0xf3
+                    ? [4, 0x80, 0xbf]
+                    : b === 0xf4
+                      ? [4, 0x80, 0x8f]
+                      : [0, 0, 0];
     if (length === 0) return i;
     for (let k = 1; k < length; k++) {
       const c = bytes[i + k];
@@ -155,7 +171,10 @@ async function walk(dir: string): Promise<string[]> {
 async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
   const baseDir = globBase(pattern);
   const base = resolve(cwd, baseDir);
-  const rest = pattern.split(sep).join('/').slice(baseDir === '.' ? 0 : baseDir.length + 1);
+  const rest = pattern
+    .split(sep)
+    .join('/')
+    .slice(baseDir === '.' ? 0 : baseDir.length + 1);
   const matcher = globToRegExp(rest);
   const files = await walk(base);
   return files.filter((f) => matcher.test(relative(base, f).split(sep).join('/')));

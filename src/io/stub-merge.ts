@@ -23,7 +23,11 @@ export interface StubMergeResult {
   added: StubEntry[];
 }
 
-export function mergeStubFile(existing: string, file: GeneratedFile, registeredElsewhere: ReadonlySet<string> = new Set()): StubMergeResult {
+export function mergeStubFile(
+  existing: string,
+  file: GeneratedFile,
+  registeredElsewhere: ReadonlySet<string> = new Set(),
+): StubMergeResult {
   const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
   const user = project.createSourceFile('/user.ts', existing);
   const generated = project.createSourceFile('/generated.ts', file.content);
@@ -32,14 +36,21 @@ export function mergeStubFile(existing: string, file: GeneratedFile, registeredE
   const { declared } = topLevelNames(user);
   const entries = file.stubs ?? [];
 
-  const added = entries.filter((entry) => !declared.has(entry.name) && !identifiers.has(entry.definition) && !registeredElsewhere.has(entry.definition));
+  const added = entries.filter(
+    (entry) =>
+      !declared.has(entry.name) && !identifiers.has(entry.definition) && !registeredElsewhere.has(entry.definition),
+  );
   if (added.length === 0) return { text: existing, added };
 
-  const needed = identifiersWithin(generated, added.map((entry) => spanOf(file.content, entry)));
+  const needed = identifiersWithin(
+    generated,
+    added.map((entry) => spanOf(file.content, entry)),
+  );
   const missingImports = offered.filter((i) => needed.has(i.name) && !declared.has(i.name));
   const splices = importSplices(user, existing, missingImports);
   let text = existing;
-  for (const s of splices.sort((a, b) => b.at - a.at)) text = text.slice(0, s.at) + s.text + text.slice(s.at + s.remove);
+  for (const s of splices.sort((a, b) => b.at - a.at))
+    text = text.slice(0, s.at) + s.text + text.slice(s.at + s.remove);
   const tail = added.map((entry) => '\n' + entry.text).join('');
   return { text: (text.endsWith('\n') || text === '' ? text : text + '\n') + tail, added };
 }
@@ -62,7 +73,9 @@ function importSplices(user: SourceFile, text: string, missing: ImportSpec[]): S
   const modules = [...new Set(missing.map((m) => m.module))];
   for (const module of modules) {
     const specs = missing.filter((m) => m.module === module);
-    const decls = user.getImportDeclarations().filter((d) => d.getModuleSpecifierValue() === module && d.getNamedImports().length > 0);
+    const decls = user
+      .getImportDeclarations()
+      .filter((d) => d.getModuleSpecifierValue() === module && d.getNamedImports().length > 0);
     const target = decls.find((d) => !d.isTypeOnly()) ?? decls[0];
     if (!target) {
       fresh.push(...specs);
@@ -75,7 +88,9 @@ function importSplices(user: SourceFile, text: string, missing: ImportSpec[]): S
       splices.push(...untype(target));
       for (const n of named) if (!n.isTypeOnly()) splices.push({ at: n.getStart(), remove: 0, text: 'type ' });
     }
-    const list = specs.map((s) => (s.typeOnly && (!target.isTypeOnly() || turnsMixed) ? `type ${s.name}` : s.name)).join(', ');
+    const list = specs
+      .map((s) => (s.typeOnly && (!target.isTypeOnly() || turnsMixed) ? `type ${s.name}` : s.name))
+      .join(', ');
     splices.push({ at: named[named.length - 1].getEnd(), remove: 0, text: `, ${list}` });
   }
   if (fresh.length > 0) {
@@ -98,7 +113,11 @@ function importsOf(source: SourceFile): ImportSpec[] {
   const out: ImportSpec[] = [];
   for (const decl of source.getImportDeclarations()) {
     for (const named of decl.getNamedImports()) {
-      out.push({ module: decl.getModuleSpecifierValue(), name: named.getName(), typeOnly: decl.isTypeOnly() || named.isTypeOnly() });
+      out.push({
+        module: decl.getModuleSpecifierValue(),
+        name: named.getName(),
+        typeOnly: decl.isTypeOnly() || named.isTypeOnly(),
+      });
     }
   }
   return out;
@@ -138,7 +157,11 @@ function topLevelNames(source: SourceFile): { declared: Set<string> } {
       for (const d of statement.getDeclarations()) bind(d.getName());
     } else if (Node.isFunctionDeclaration(statement) || Node.isClassDeclaration(statement)) {
       bind(statement.getName());
-    } else if (Node.isInterfaceDeclaration(statement) || Node.isTypeAliasDeclaration(statement) || Node.isEnumDeclaration(statement)) {
+    } else if (
+      Node.isInterfaceDeclaration(statement) ||
+      Node.isTypeAliasDeclaration(statement) ||
+      Node.isEnumDeclaration(statement)
+    ) {
       bind(statement.getName());
     } else if (Node.isImportDeclaration(statement)) {
       for (const n of statement.getNamedImports()) bind(n.getAliasNode()?.getText() ?? n.getName());

@@ -22,8 +22,12 @@ export interface ScannedStubFile {
 }
 
 export async function scanStubsDir(stubsDir: string): Promise<ScannedStubFile[]> {
-  const files = (await listFiles(stubsDir)).filter((f) => /\.(ts|mts|cts|tsx)$/.test(f) && !/\.d\.[mc]?ts$/.test(f)).sort();
-  return Promise.all(files.map(async (absPath) => ({ absPath, scan: scanHandlerFile(await fs.readFile(absPath, 'utf8')) })));
+  const files = (await listFiles(stubsDir))
+    .filter((f) => /\.(ts|mts|cts|tsx)$/.test(f) && !/\.d\.[mc]?ts$/.test(f))
+    .sort();
+  return Promise.all(
+    files.map(async (absPath) => ({ absPath, scan: scanHandlerFile(await fs.readFile(absPath, 'utf8')) })),
+  );
 }
 
 /** Definitions registered in some scanned file other than `absPath`. */
@@ -60,15 +64,27 @@ export async function orphanDiagnostics(
       const names = exportsOf.get(rel);
       if (names?.has(imp.name)) continue;
       gone.set(imp.name, imp.module);
-      const group = missing.get(imp.module) ?? { names: [], line: imp.line, col: imp.col, generated: names !== undefined };
+      const group = missing.get(imp.module) ?? {
+        names: [],
+        line: imp.line,
+        col: imp.col,
+        generated: names !== undefined,
+      };
       group.names.push(`\`${imp.name}\``);
       missing.set(imp.module, group);
     }
     // One error per module, at its first missing name: the import the user has to edit.
     for (const [module, g] of missing) {
-      const why = g.generated ? `"${module}" no longer exports ${g.names.length > 1 ? 'them' : 'it'} (the CRD no longer names that handler or type)` : `"${module}" is no longer generated (its CRD or version is gone)`;
+      const why = g.generated
+        ? `"${module}" no longer exports ${g.names.length > 1 ? 'them' : 'it'} (the CRD no longer names that handler or type)`
+        : `"${module}" is no longer generated (its CRD or version is gone)`;
       out.push({
-        severity: 'error', code: 'KG321', file: shown, line: g.line, col: g.col, pointer: '',
+        severity: 'error',
+        code: 'KG321',
+        file: shown,
+        line: g.line,
+        col: g.col,
+        pointer: '',
         message: `${g.names.join(', ')} ${g.names.length > 1 ? 'are' : 'is'} imported here but ${why}; generating would leave code that does not type-check, so nothing was written: remove the import and the code using it (kopfgen never deletes your code), or name the handler in the CRD again`,
       });
     }
@@ -76,7 +92,12 @@ export async function orphanDiagnostics(
       const module = gone.get(r.definition);
       if (module === undefined) continue;
       out.push({
-        severity: 'warning', code: 'KG320', file: shown, line: r.line, col: r.col, pointer: '',
+        severity: 'warning',
+        code: 'KG320',
+        file: shown,
+        line: r.line,
+        col: r.col,
+        pointer: '',
         message: `handler registered with \`${r.definition}.${r.method}\`, which the CRD no longer names (not exported by "${module}"); remove the handler, or name it in the CRD again`,
       });
     }

@@ -85,14 +85,24 @@ export interface PlanExtras {
   verified?: string[];
 }
 
-export async function planWrite(files: GeneratedFile[], targets: WriteTargets, extras: PlanExtras = {}): Promise<WritePlan> {
+export async function planWrite(
+  files: GeneratedFile[],
+  targets: WriteTargets,
+  extras: PlanExtras = {},
+): Promise<WritePlan> {
   const plan: WritePlan = { files: [], diagnostics: [], outDir: targets.outDir };
   const produced = new Set<string>();
   const memo = extras.stubMemo;
   for (const path of extras.verified ?? []) {
     const abs = resolve(targets.outDir, path);
     produced.add(abs);
-    plan.files.push({ role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change: 'unchanged', addedStubs: [] });
+    plan.files.push({
+      role: 'generated',
+      absPath: abs,
+      displayPath: displayPath(targets.cwd, abs),
+      change: 'unchanged',
+      addedStubs: [],
+    });
   }
   const scanned = targets.stubsDir === undefined ? [] : await scanStubsDir(targets.stubsDir);
   for (const file of files) {
@@ -100,43 +110,80 @@ export async function planWrite(files: GeneratedFile[], targets: WriteTargets, e
     if (root === undefined) continue;
     const abs = placeUnder(root, file.path);
     if (abs === undefined) {
-      plan.diagnostics.push(fileDiagnostic(file.path, 'KG311', `output path "${file.path}" is outside ${displayPath(targets.cwd, root)}`));
+      plan.diagnostics.push(
+        fileDiagnostic(file.path, 'KG311', `output path "${file.path}" is outside ${displayPath(targets.cwd, root)}`),
+      );
       continue;
     }
     produced.add(abs);
     const before = await readIfExists(abs);
-    const entry = file.role === 'stub' ? await planStub(file, abs, before, targets, scanned, memo) : planGenerated(file, abs, before, targets, plan);
+    const entry =
+      file.role === 'stub'
+        ? await planStub(file, abs, before, targets, scanned, memo)
+        : planGenerated(file, abs, before, targets, plan);
     if (entry) plan.files.push(entry);
   }
-  plan.diagnostics.push(...(await orphanDiagnostics(scanned, targets.outDir, targets.cwd, moduleTexts(files, extras.verified ?? [], targets.outDir))));
+  plan.diagnostics.push(
+    ...(await orphanDiagnostics(
+      scanned,
+      targets.outDir,
+      targets.cwd,
+      moduleTexts(files, extras.verified ?? [], targets.outDir),
+    )),
+  );
   const ownership = targets.manifest ? await ownedFiles(targets.outDir, targets.cwd) : undefined;
   if (ownership) {
     plan.diagnostics.push(...ownership.diagnostics);
-    const generated = plan.files.filter((f) => f.role === 'generated').map((f) => manifestPath(targets.outDir, f.absPath));
+    const generated = plan.files
+      .filter((f) => f.role === 'generated')
+      .map((f) => manifestPath(targets.outDir, f.absPath));
     const abs = join(targets.outDir, OUTPUT_MANIFEST);
     produced.add(abs);
     const before = await readIfExists(abs);
     const after = manifestText(generated);
     const change: Change = before === undefined ? 'create' : before === after ? 'unchanged' : 'update';
-    plan.files.push({ role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change, before, after, addedStubs: [], bookkeeping: true });
+    plan.files.push({
+      role: 'generated',
+      absPath: abs,
+      displayPath: displayPath(targets.cwd, abs),
+      change,
+      before,
+      after,
+      addedStubs: [],
+      bookkeeping: true,
+    });
   }
   const candidates = ownership ? ownership.owned : await listFiles(targets.outDir);
   for (const abs of await staleGeneratedFiles(candidates, produced)) {
     plan.files.push({
-      role: 'generated', absPath: abs, displayPath: displayPath(targets.cwd, abs), change: 'remove',
-      before: await readIfExists(abs), addedStubs: [],
+      role: 'generated',
+      absPath: abs,
+      displayPath: displayPath(targets.cwd, abs),
+      change: 'remove',
+      before: await readIfExists(abs),
+      addedStubs: [],
     });
   }
   plan.files.sort((a, b) => (a.displayPath < b.displayPath ? -1 : a.displayPath > b.displayPath ? 1 : 0));
   return plan;
 }
 
-function planGenerated(file: GeneratedFile, abs: string, before: string | undefined, targets: WriteTargets, plan: WritePlan): PlannedFile {
+function planGenerated(
+  file: GeneratedFile,
+  abs: string,
+  before: string | undefined,
+  targets: WriteTargets,
+  plan: WritePlan,
+): PlannedFile {
   const shown = displayPath(targets.cwd, abs);
   if (before !== undefined && before !== file.content && !isGeneratedText(before)) {
     const mark = file.content.startsWith(YAML_GENERATED_MARK) ? YAML_GENERATED_MARK : GENERATED_MARK;
     plan.diagnostics.push(
-      fileDiagnostic(shown, 'KG310', `refusing to overwrite ${shown}: it does not start with "${mark}", so it is not kopfgen's; move it or choose another --out`),
+      fileDiagnostic(
+        shown,
+        'KG310',
+        `refusing to overwrite ${shown}: it does not start with "${mark}", so it is not kopfgen's; move it or choose another --out`,
+      ),
     );
   }
   const change: Change = before === undefined ? 'create' : before === file.content ? 'unchanged' : 'update';
@@ -165,7 +212,8 @@ async function planStub(
     return { ...base, change: 'create', after: file.content, addedStubs: entries };
   }
   if (before === undefined && entries.every((e) => others.has(e.definition))) return undefined;
-  if (before !== undefined && memo?.(file, before, elsewhere)) return { ...base, change: 'unchanged', after: before, addedStubs: [] };
+  if (before !== undefined && memo?.(file, before, elsewhere))
+    return { ...base, change: 'unchanged', after: before, addedStubs: [] };
   // Loaded on demand: the merge needs ts-morph (about a second to load), most runs need no merge.
   const { mergeStubFile } = await import('./stub-merge.js');
   // An absent file with some handlers registered elsewhere starts from the scaffold's head comment.
@@ -184,7 +232,11 @@ function stubHead(content: string): string {
  * The text this run leaves at a generated path: from the run's files, or (on a cache hit, where
  * only verified paths are known) from disk, since the cache verified it is what the run would write.
  */
-function moduleTexts(files: GeneratedFile[], verified: string[], outDir: string): (rel: string) => Promise<string | undefined> {
+function moduleTexts(
+  files: GeneratedFile[],
+  verified: string[],
+  outDir: string,
+): (rel: string) => Promise<string | undefined> {
   const byPath = new Map(files.filter((f) => f.role === 'generated').map((f) => [f.path, f.content]));
   const onDisk = new Set(verified);
   return async (rel) => byPath.get(rel) ?? (onDisk.has(rel) ? await readIfExists(resolve(outDir, rel)) : undefined);
@@ -214,7 +266,10 @@ export async function applyPlan(plan: WritePlan): Promise<void> {
   await writeFilesAtomic(writes.map((f) => ({ path: f.absPath, content: f.after ?? '' })));
   const removed = plan.files.filter((f) => f.change === 'remove');
   for (const f of removed) await fs.rm(f.absPath, { force: true });
-  await pruneEmptyDirs(removed.map((f) => dirname(f.absPath)), plan.outDir);
+  await pruneEmptyDirs(
+    removed.map((f) => dirname(f.absPath)),
+    plan.outDir,
+  );
 }
 
 /** A file changed on disk between planning and applying: nothing was written. */
@@ -228,7 +283,9 @@ export class ConcurrentEditError extends Error {}
 async function assertUntouched(writes: PlannedFile[]): Promise<void> {
   for (const f of writes) {
     if ((await readIfExists(f.absPath)) !== f.before) {
-      throw new ConcurrentEditError(`${f.displayPath} changed while kopfgen was running; nothing was written: run it again`);
+      throw new ConcurrentEditError(
+        `${f.displayPath} changed while kopfgen was running; nothing was written: run it again`,
+      );
     }
   }
 }

@@ -110,7 +110,12 @@ export class MapNode extends Node implements DocMap {
   readonly kind = 'map';
   readonly entries = new Map<string, DocEntry>();
 
-  constructor(source: DocSource, offset: number, link: DocLink | undefined, readonly end: number) {
+  constructor(
+    source: DocSource,
+    offset: number,
+    link: DocLink | undefined,
+    readonly end: number,
+  ) {
     super(source, offset, link);
   }
 

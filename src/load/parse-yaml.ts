@@ -24,7 +24,8 @@ export function parseSource(input: SourceText): ParseResult {
   const docs = parseAllDocuments(input.text, options) as Document.Parsed[];
   const helm = input.text.includes('{{') ? helmDirective(input.text, docs) : undefined;
   if (helm !== undefined) {
-    const message = 'this looks like a Helm template ({{ ... }}); render it first (e.g. `helm template`) and pass the output';
+    const message =
+      'this looks like a Helm template ({{ ... }}); render it first (e.g. `helm template`) and pass the output';
     return { crds: [], diagnostics: [{ severity: 'error', code: 'KG105', message, pointer: '', ...source.pos(helm) }] };
   }
   const crds: CrdDocument[] = [];
@@ -40,7 +41,15 @@ export function parseSource(input: SourceText): ParseResult {
     collectCrds(source, input.text, tree.root, diagnostics, crds);
   }
   if (crds.length === 0 && diagnostics.length === 0 && input.text.trim() === '') {
-    diagnostics.push({ severity: 'warning', code: 'KG117', message: 'file is empty', pointer: '', file: input.file, line: 1, col: 1 });
+    diagnostics.push({
+      severity: 'warning',
+      code: 'KG117',
+      message: 'file is empty',
+      pointer: '',
+      file: input.file,
+      line: 1,
+      col: 1,
+    });
   }
   return { crds, diagnostics };
 }
@@ -55,7 +64,13 @@ function helmDirective(text: string, docs: Document.Parsed[]): number | undefine
     visit(doc, {
       Pair(_key, pair) {
         const value = pair.value;
-        if (isScalar(pair.key) && pair.key.value === 'description' && isScalar(value) && value.range && typeof value.value === 'string') {
+        if (
+          isScalar(pair.key) &&
+          pair.key.value === 'description' &&
+          isScalar(value) &&
+          value.range &&
+          typeof value.value === 'string'
+        ) {
           descriptions.push([value.range[0], value.range[1]]);
         }
       },
@@ -148,7 +163,13 @@ function note(source: ParsedSource, message: string, node: DocNode | undefined, 
 
 /** KG140 (nesting) or KG141 (aliases): the document is not read, so nothing downstream recurses without bound. */
 function treeLimit(source: ParsedSource, limit: TreeLimit): Diagnostic {
-  return { severity: 'error', code: limit.kind === 'depth' ? 'KG140' : 'KG141', message: limit.message, pointer: '', ...source.pos(limit.offset) };
+  return {
+    severity: 'error',
+    code: limit.kind === 'depth' ? 'KG140' : 'KG141',
+    message: limit.message,
+    pointer: '',
+    ...source.pos(limit.offset),
+  };
 }
 
 /** The parser's own resource limit (its recursion gave out) is KG140 like ours, not "malformed YAML". */
@@ -158,7 +179,13 @@ function yamlError(source: ParsedSource, e: YAMLError): Diagnostic {
     return { severity: 'error', code: 'KG140', message, pointer: '', ...source.pos(e.pos[0]) };
   }
   const first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-  return { severity: 'error', code: 'KG104', message: `malformed YAML: ${first} (${e.code})`, pointer: '', ...source.pos(e.pos[0]) };
+  return {
+    severity: 'error',
+    code: 'KG104',
+    message: `malformed YAML: ${first} (${e.code})`,
+    pointer: '',
+    ...source.pos(e.pos[0]),
+  };
 }
 
 /** The `yaml` package's DUPLICATE_KEY error, as it would have reported it. */

@@ -23,6 +23,8 @@ export class ParsedSource implements DocSource {
       if (starts[mid] <= offset) low = mid + 1;
       else high = mid;
     }
-    return low === 0 ? { file: this.file, line: 1, col: offset + 1 } : { file: this.file, line: low, col: offset - starts[low - 1] + 1 };
+    return low === 0
+      ? { file: this.file, line: 1, col: offset + 1 }
+      : { file: this.file, line: low, col: offset - starts[low - 1] + 1 };
   }
 }

@@ -79,8 +79,13 @@ class TreeReader {
   node(yamlNode: unknown, link: DocLink | undefined, depth: number): DocNode | undefined {
     if (this.limit) return undefined;
     if (depth > MAX_DEPTH) {
-      const offset = isAlias(yamlNode) || isScalar(yamlNode) || isMap(yamlNode) || isSeq(yamlNode) ? offsetOf(yamlNode) : 0;
-      this.limit = { offset, kind: 'depth', message: `nesting deeper than ${MAX_DEPTH} levels; kopfgen reads CRDs up to that depth` };
+      const offset =
+        isAlias(yamlNode) || isScalar(yamlNode) || isMap(yamlNode) || isSeq(yamlNode) ? offsetOf(yamlNode) : 0;
+      this.limit = {
+        offset,
+        kind: 'depth',
+        message: `nesting deeper than ${MAX_DEPTH} levels; kopfgen reads CRDs up to that depth`,
+      };
       return undefined;
     }
     if (isAlias(yamlNode)) return this.alias(yamlNode, link, depth);
@@ -98,7 +103,11 @@ class TreeReader {
   }
 
   /** An alias is its anchored node, once the expansion it stands for fits the depth and size limits. */
-  private alias(alias: YamlNode & { resolve(doc: Document.Parsed): YamlNode | undefined }, link: DocLink | undefined, depth: number): DocNode | undefined {
+  private alias(
+    alias: YamlNode & { resolve(doc: Document.Parsed): YamlNode | undefined },
+    link: DocLink | undefined,
+    depth: number,
+  ): DocNode | undefined {
     const target = alias.resolve(this.doc);
     if (!target) return undefined;
     const node = this.anchored.get(target);
@@ -106,16 +115,28 @@ class TreeReader {
     const extent = this.extents.get(target);
     const offset = offsetOf(alias);
     if (!extent) {
-      this.limit = { offset, kind: 'aliases', message: 'this alias refers to a node that contains it (a cycle); write the repeated part out' };
+      this.limit = {
+        offset,
+        kind: 'aliases',
+        message: 'this alias refers to a node that contains it (a cycle); write the repeated part out',
+      };
       return undefined;
     }
     if (depth + extent.height - 1 > MAX_DEPTH) {
-      this.limit = { offset, kind: 'depth', message: `nesting deeper than ${MAX_DEPTH} levels where this alias is expanded; kopfgen reads CRDs up to that depth` };
+      this.limit = {
+        offset,
+        kind: 'depth',
+        message: `nesting deeper than ${MAX_DEPTH} levels where this alias is expanded; kopfgen reads CRDs up to that depth`,
+      };
       return undefined;
     }
     this.expanded += extent.size;
     if (this.expanded - this.count > aliasBudget(this.count)) {
-      this.limit = { offset, kind: 'aliases', message: `aliases expand this document to more than ${this.expanded} nodes (${this.count} written); an alias bomb? write the repeated parts out` };
+      this.limit = {
+        offset,
+        kind: 'aliases',
+        message: `aliases expand this document to more than ${this.expanded} nodes (${this.count} written); an alias bomb? write the repeated parts out`,
+      };
       return undefined;
     }
     if (depth + extent.height - 1 > this.deepest) this.deepest = depth + extent.height - 1;
@@ -170,6 +191,7 @@ function offsetOf(node: YamlNode): number {
 
 function scalarValue(value: unknown): ScalarValue {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return value;
   return String(value);
 }

@@ -17,11 +17,7 @@ export function namespaceObject(target: ManifestTarget): KubeObject {
 
 /** `kopfgen run <module>` with the flags that make it watch what the RBAC grants. */
 export function runArgs(target: ManifestTarget): string[] {
-  return [
-    'run',
-    target.module,
-    ...(target.watchNamespace === undefined ? [] : ['--namespace', target.watchNamespace]),
-  ];
+  return ['run', target.module, ...(target.watchNamespace === undefined ? [] : ['--namespace', target.watchNamespace])];
 }
 
 function fieldEnv(name: string, fieldPath: string): KubeObject {

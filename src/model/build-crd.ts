@@ -25,7 +25,16 @@ export function buildCrd(crd: CrdDocument, diagnostics: Diagnostic[]): CrdModel 
   const { node, source } = crd;
   const apiVersion = str(get(node, 'apiVersion')) ?? '';
   if (!CRD_API_VERSIONS.includes(apiVersion)) {
-    diagnostics.push(diag(source, 'error', 'KG107', `unsupported CRD apiVersion \`${apiVersion}\` (expected apiextensions.k8s.io/v1 or v1beta1)`, get(node, 'apiVersion'), pointerJoin(crd.pointer, 'apiVersion')));
+    diagnostics.push(
+      diag(
+        source,
+        'error',
+        'KG107',
+        `unsupported CRD apiVersion \`${apiVersion}\` (expected apiextensions.k8s.io/v1 or v1beta1)`,
+        get(node, 'apiVersion'),
+        pointerJoin(crd.pointer, 'apiVersion'),
+      ),
+    );
     return undefined;
   }
   const r: Reader = { crd, diagnostics, v1beta1: apiVersion.endsWith('v1beta1'), validated: new Set() };
@@ -99,7 +108,9 @@ function readVersion(
   const subresources = asMap(get(map, 'subresources')) ?? shared.subresources;
   const ownColumns = asSeq(get(map, 'additionalPrinterColumns'));
   const columns = ownColumns ?? shared.columns;
-  const columnsPointer = ownColumns ? pointerJoin(pointer, 'additionalPrinterColumns') : pointerJoin(crd.pointer, 'spec', 'additionalPrinterColumns');
+  const columnsPointer = ownColumns
+    ? pointerJoin(pointer, 'additionalPrinterColumns')
+    : pointerJoin(crd.pointer, 'spec', 'additionalPrinterColumns');
   const version: VersionModel = {
     pointer,
     pos: nodePos(crd.source, map ?? at),
@@ -108,13 +119,29 @@ function readVersion(
     storage: bool(get(map, 'storage')) ?? !map,
     deprecated: bool(get(map, 'deprecated')) ?? false,
     deprecationWarning: str(get(map, 'deprecationWarning')),
-    subresources: { status: get(subresources, 'status') !== undefined, scale: readScale(r, asMap(get(subresources, 'scale'))) },
+    subresources: {
+      status: get(subresources, 'status') !== undefined,
+      scale: readScale(r, asMap(get(subresources, 'scale'))),
+    },
     printerColumns: readColumns(r, columns, columnsPointer),
   };
   if (schemaNode === undefined) {
-    r.diagnostics.push(diag(crd.source, 'error', 'KG109', `version ${name} has no schema (openAPIV3Schema); kopfgen needs one to generate types`, map ?? at, pointer));
+    r.diagnostics.push(
+      diag(
+        crd.source,
+        'error',
+        'KG109',
+        `version ${name} has no schema (openAPIV3Schema); kopfgen needs one to generate types`,
+        map ?? at,
+        pointer,
+      ),
+    );
   } else {
-    const ctx: SchemaContext = { source: crd.source, diagnostics: r.diagnostics, structural: r.v1beta1 ? 'warning' : 'error' };
+    const ctx: SchemaContext = {
+      source: crd.source,
+      diagnostics: r.diagnostics,
+      structural: r.v1beta1 ? 'warning' : 'error',
+    };
     const schemaPointer = pointerJoin(validationPointer, 'openAPIV3Schema');
     const schema = buildSchema(ctx, schemaNode, schemaPointer);
     if (!r.validated.has(schemaNode)) {
@@ -129,7 +156,17 @@ function readVersion(
 
 /** A root schema that is not `type: object` still describes an object (the API server requires it). */
 function rootFallback(schema: { pointer: string; pos: ObjectNode['pos']; description?: string }): ObjectNode {
-  return { type: 'object', pointer: schema.pointer, pos: schema.pos, description: schema.description, nullable: false, doc: {}, properties: [], preserveUnknownFields: true, embeddedResource: false };
+  return {
+    type: 'object',
+    pointer: schema.pointer,
+    pos: schema.pos,
+    description: schema.description,
+    nullable: false,
+    doc: {},
+    properties: [],
+    preserveUnknownFields: true,
+    embeddedResource: false,
+  };
 }
 
 function readScale(r: Reader, map: DocMap | undefined): ScaleSubresource | undefined {
@@ -152,7 +189,9 @@ function readColumns(r: Reader, seq: ReturnType<typeof asSeq>, pointer: string):
     const jsonPath = str(jsonPathNode);
     const name = str(get(map, 'name'));
     if (!map || !jsonPath || !name) {
-      r.diagnostics.push(diag(crd.source, 'warning', 'KG108', 'printer column needs `name` and `jsonPath`; ignored', item, at));
+      r.diagnostics.push(
+        diag(crd.source, 'warning', 'KG108', 'printer column needs `name` and `jsonPath`; ignored', item, at),
+      );
       return;
     }
     columns.push({
@@ -172,7 +211,10 @@ function readColumns(r: Reader, seq: ReturnType<typeof asSeq>, pointer: string):
 
 function need(r: Reader, map: DocMap | undefined, key: string, pointer: string, at: DocNode): string | undefined {
   const value = str(get(map, key));
-  if (!value) r.diagnostics.push(diag(r.crd.source, 'error', 'KG108', `CRD is missing \`${key}\``, map ?? at, pointerJoin(pointer, key)));
+  if (!value)
+    r.diagnostics.push(
+      diag(r.crd.source, 'error', 'KG108', `CRD is missing \`${key}\``, map ?? at, pointerJoin(pointer, key)),
+    );
   return value;
 }
 

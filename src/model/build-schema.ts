@@ -51,11 +51,17 @@ export function buildSchema(ctx: SchemaContext, node: DocNode | undefined, point
       return buildObject(ctx, kw, pointer, pos);
     case 'array': {
       if (kw.items === undefined) {
-        ctx.diagnostics.push(diag(ctx.source, ctx.structural, 'KG110', 'non-structural schema: array without `items`', map, pointer));
+        ctx.diagnostics.push(
+          diag(ctx.source, ctx.structural, 'KG110', 'non-structural schema: array without `items`', map, pointer),
+        );
       }
       const items = kw.items === undefined ? undefined : buildSchema(ctx, kw.items, pointerAppend(pointer, 'items'));
-      const listType = kw.listType === 'atomic' || kw.listType === 'set' || kw.listType === 'map' ? kw.listType : undefined;
-      const keys = kw.listMapKeys?.kind === 'seq' ? kw.listMapKeys.items.map((k) => str(k)).filter((k): k is string => !!k) : undefined;
+      const listType =
+        kw.listType === 'atomic' || kw.listType === 'set' || kw.listType === 'map' ? kw.listType : undefined;
+      const keys =
+        kw.listMapKeys?.kind === 'seq'
+          ? kw.listMapKeys.items.map((k) => str(k)).filter((k): k is string => !!k)
+          : undefined;
       return { type: 'array', pointer, pos, description, nullable, doc, items, listType, listMapKeys: keys };
     }
     case 'string':
@@ -67,12 +73,33 @@ export function buildSchema(ctx: SchemaContext, node: DocNode | undefined, point
       return scalar;
     }
     case undefined:
-      if (kw.preserve) return kw.properties ? buildObject(ctx, kw, pointer, pos) : { type: 'unknown', pointer, pos, description, nullable, doc };
+      if (kw.preserve)
+        return kw.properties
+          ? buildObject(ctx, kw, pointer, pos)
+          : { type: 'unknown', pointer, pos, description, nullable, doc };
       if (kw.properties || kw.additionalProperties) {
-        ctx.diagnostics.push(diag(ctx.source, ctx.structural, 'KG111', 'non-structural schema: an object schema needs `type: object`', map, pointer));
+        ctx.diagnostics.push(
+          diag(
+            ctx.source,
+            ctx.structural,
+            'KG111',
+            'non-structural schema: an object schema needs `type: object`',
+            map,
+            pointer,
+          ),
+        );
         return buildObject(ctx, kw, pointer, pos);
       }
-      ctx.diagnostics.push(diag(ctx.source, ctx.structural, 'KG111', 'non-structural schema: no `type` (and neither x-kubernetes-int-or-string nor x-kubernetes-preserve-unknown-fields)', map, pointer));
+      ctx.diagnostics.push(
+        diag(
+          ctx.source,
+          ctx.structural,
+          'KG111',
+          'non-structural schema: no `type` (and neither x-kubernetes-int-or-string nor x-kubernetes-preserve-unknown-fields)',
+          map,
+          pointer,
+        ),
+      );
       return { type: 'unknown', pointer, pos, description, nullable, doc };
     default:
       ctx.diagnostics.push(diag(ctx.source, 'error', 'KG114', `unknown schema type \`${kw.type}\``, map, pointer));
@@ -82,7 +109,8 @@ export function buildSchema(ctx: SchemaContext, node: DocNode | undefined, point
 
 function buildObject(ctx: SchemaContext, kw: Keywords, pointer: string, pos: ObjectNode['pos']): ObjectNode {
   const required = new Set<string>();
-  if (kw.required?.kind === 'seq') for (const r of kw.required.items) if (r?.kind === 'scalar') required.add(String(r.value));
+  if (kw.required?.kind === 'seq')
+    for (const r of kw.required.items) if (r?.kind === 'scalar') required.add(String(r.value));
   const properties: PropertyNode[] = [];
   if (kw.properties) {
     const propsPointer = pointerAppend(pointer, 'properties');
@@ -118,33 +146,86 @@ function readKeywords(ctx: SchemaContext, map: DocMap, pointer: string): Keyword
   for (const [key, entry] of map.entries) {
     const value = entry.value;
     switch (key) {
-      case 'type': kw.type = str(value); break;
-      case 'description': kw.description = str(value); break;
-      case 'nullable': kw.nullable = isTrue(value); break;
-      case 'properties': if (value?.kind === 'map') kw.properties = value; break;
-      case 'required': kw.required = value; break;
-      case 'items': kw.items = value; break;
-      case 'additionalProperties': kw.additionalProperties = value; break;
-      case 'enum': kw.enum = value; break;
-      case 'x-kubernetes-preserve-unknown-fields': kw.preserve = isTrue(value); break;
-      case 'x-kubernetes-int-or-string': kw.intOrString = isTrue(value); break;
-      case 'x-kubernetes-embedded-resource': kw.embedded = isTrue(value); break;
-      case 'x-kubernetes-list-type': kw.listType = str(value); break;
-      case 'x-kubernetes-list-map-keys': kw.listMapKeys = value; break;
-      case 'format': (tags ??= {}).format = str(value); break;
-      case 'default': (tags ??= {}).default = plain(value); break;
-      case 'example': (tags ??= {}).example = plain(value); break;
-      case 'minimum': (tags ??= {}).minimum = num(value); break;
-      case 'maximum': (tags ??= {}).maximum = num(value); break;
-      case 'exclusiveMinimum': (tags ??= {}).exclusiveMinimum = isTrue(value); break;
-      case 'exclusiveMaximum': (tags ??= {}).exclusiveMaximum = isTrue(value); break;
-      case 'minLength': (tags ??= {}).minLength = num(value); break;
-      case 'maxLength': (tags ??= {}).maxLength = num(value); break;
-      case 'minItems': (tags ??= {}).minItems = num(value); break;
-      case 'maxItems': (tags ??= {}).maxItems = num(value); break;
-      case 'pattern': (tags ??= {}).pattern = str(value); break;
-      case 'x-kubernetes-validations': (tags ??= {}).validations = readValidations(ctx, value, pointer); break;
-      default: break;
+      case 'type':
+        kw.type = str(value);
+        break;
+      case 'description':
+        kw.description = str(value);
+        break;
+      case 'nullable':
+        kw.nullable = isTrue(value);
+        break;
+      case 'properties':
+        if (value?.kind === 'map') kw.properties = value;
+        break;
+      case 'required':
+        kw.required = value;
+        break;
+      case 'items':
+        kw.items = value;
+        break;
+      case 'additionalProperties':
+        kw.additionalProperties = value;
+        break;
+      case 'enum':
+        kw.enum = value;
+        break;
+      case 'x-kubernetes-preserve-unknown-fields':
+        kw.preserve = isTrue(value);
+        break;
+      case 'x-kubernetes-int-or-string':
+        kw.intOrString = isTrue(value);
+        break;
+      case 'x-kubernetes-embedded-resource':
+        kw.embedded = isTrue(value);
+        break;
+      case 'x-kubernetes-list-type':
+        kw.listType = str(value);
+        break;
+      case 'x-kubernetes-list-map-keys':
+        kw.listMapKeys = value;
+        break;
+      case 'format':
+        (tags ??= {}).format = str(value);
+        break;
+      case 'default':
+        (tags ??= {}).default = plain(value);
+        break;
+      case 'example':
+        (tags ??= {}).example = plain(value);
+        break;
+      case 'minimum':
+        (tags ??= {}).minimum = num(value);
+        break;
+      case 'maximum':
+        (tags ??= {}).maximum = num(value);
+        break;
+      case 'exclusiveMinimum':
+        (tags ??= {}).exclusiveMinimum = isTrue(value);
+        break;
+      case 'exclusiveMaximum':
+        (tags ??= {}).exclusiveMaximum = isTrue(value);
+        break;
+      case 'minLength':
+        (tags ??= {}).minLength = num(value);
+        break;
+      case 'maxLength':
+        (tags ??= {}).maxLength = num(value);
+        break;
+      case 'minItems':
+        (tags ??= {}).minItems = num(value);
+        break;
+      case 'maxItems':
+        (tags ??= {}).maxItems = num(value);
+        break;
+      case 'pattern':
+        (tags ??= {}).pattern = str(value);
+        break;
+      case 'x-kubernetes-validations':
+        (tags ??= {}).validations = readValidations(ctx, value, pointer);
+        break;
+      default:
+        break;
     }
   }
   if (tags) kw.doc = tags;
@@ -153,7 +234,9 @@ function readKeywords(ctx: SchemaContext, map: DocMap, pointer: string): Keyword
 
 function readEnum(ctx: SchemaContext, node: DocNode, pointer: string): ScalarNode['enum'] {
   if (node.kind !== 'seq') {
-    ctx.diagnostics.push(diag(ctx.source, 'error', 'KG114', '`enum` must be a list', node, pointerAppend(pointer, 'enum')));
+    ctx.diagnostics.push(
+      diag(ctx.source, 'error', 'KG114', '`enum` must be a list', node, pointerAppend(pointer, 'enum')),
+    );
     return undefined;
   }
   const values: NonNullable<ScalarNode['enum']> = [];
@@ -167,10 +250,21 @@ function readEnum(ctx: SchemaContext, node: DocNode, pointer: string): ScalarNod
 function readValidations(ctx: SchemaContext, node: DocNode | undefined, pointer: string): DocTags['validations'] {
   const raw = plain(node);
   if (!Array.isArray(raw)) {
-    ctx.diagnostics.push(diag(ctx.source, 'warning', 'KG114', '`x-kubernetes-validations` must be a list', node, pointerAppend(pointer, 'x-kubernetes-validations')));
+    ctx.diagnostics.push(
+      diag(
+        ctx.source,
+        'warning',
+        'KG114',
+        '`x-kubernetes-validations` must be a list',
+        node,
+        pointerAppend(pointer, 'x-kubernetes-validations'),
+      ),
+    );
     return undefined;
   }
   return raw
-    .filter((r): r is { rule: string; message?: string } => typeof r === 'object' && r !== null && typeof r.rule === 'string')
+    .filter(
+      (r): r is { rule: string; message?: string } => typeof r === 'object' && r !== null && typeof r.rule === 'string',
+    )
     .map((r) => (typeof r.message === 'string' ? { rule: r.rule, message: r.message } : { rule: r.rule }));
 }

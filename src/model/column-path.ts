@@ -20,7 +20,9 @@ const TERMINATORS = new Set([' ', '\t', '\r', '\n', ',', '{', '}', ']', '(', ')'
 export function checkColumnPath(path: string): PathProblem | undefined {
   if (path.length === 0) return { offset: 0, message: 'must not be empty' };
   if (path[0] !== '.') {
-    const hint = path.startsWith('{') ? ' (write the path without the `{ }` of kubectl\'s template form)' : ' (e.g. `.status.phase`)';
+    const hint = path.startsWith('{')
+      ? " (write the path without the `{ }` of kubectl's template form)"
+      : ' (e.g. `.status.phase`)';
     return { offset: 0, message: `must be a simple JSON path starting with \`.\`${hint}` };
   }
   let i = 0;
@@ -34,7 +36,8 @@ export function checkColumnPath(path: string): PathProblem | undefined {
         continue;
       }
       const start = i;
-      while (i < path.length && path[i] !== '.' && path[i] !== '[' && !TERMINATORS.has(path[i])) i += path[i] === '\\' ? 2 : 1;
+      while (i < path.length && path[i] !== '.' && path[i] !== '[' && !TERMINATORS.has(path[i]))
+        i += path[i] === '\\' ? 2 : 1;
       if (i > path.length) return { offset: path.length - 1, message: 'ends inside an escape (`\\`)' };
       if (i === start && i < path.length && path[i] !== '[' && !(i === 1 && path.length === 1)) {
         return { offset: i, message: `unexpected \`${path[i]}\` after \`.\`` };

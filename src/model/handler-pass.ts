@@ -16,7 +16,14 @@ import type { GenerateOptions } from '../api.js';
 import { pointerJoin, sortDiagnostics, type Diagnostic, type Severity } from '../diagnostics.js';
 import type { CrdModel, HandlerModel, Located, ObjectNode, PropertyNode, SchemaNode, VersionModel } from './ir.js';
 import { isValidHandlerId, parseColumnPath } from './handler-paths.js';
-import { checkColumn, columnDiagnostic, jsonPathAt, statusSlot, synthesizeStatus, type HandlerColumn } from './handler-status.js';
+import {
+  checkColumn,
+  columnDiagnostic,
+  jsonPathAt,
+  statusSlot,
+  synthesizeStatus,
+  type HandlerColumn,
+} from './handler-status.js';
 
 const HANDLERS_ANNOTATION = 'kopfgen.dev/handlers';
 
@@ -112,7 +119,14 @@ function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Di
   for (const n of named) {
     const slot = statusSlot(version, n.id);
     if (slot.kind === 'pruned') {
-      diagnostics.push(diagnostic(n.at, 'error', 'KG203', `handler \`${n.id}\` (${n.what}): the API server would prune status.${n.id} in version ${version.name}: ${slot.reason} (kopf issue #574); add \`${n.id}\` to the status schema or set x-kubernetes-preserve-unknown-fields: true on status`));
+      diagnostics.push(
+        diagnostic(
+          n.at,
+          'error',
+          'KG203',
+          `handler \`${n.id}\` (${n.what}): the API server would prune status.${n.id} in version ${version.name}: ${slot.reason} (kopf issue #574); add \`${n.id}\` to the status schema or set x-kubernetes-preserve-unknown-fields: true on status`,
+        ),
+      );
       continue;
     }
     candidate(n.id, n.at).sources.add(n.source);
@@ -145,10 +159,14 @@ function withStatuses(version: VersionModel, placed: Placed[]): VersionModel {
       const hit = mine.find((m) => m.id === p.name);
       return hit ? { ...p, schema: hit.status } : p;
     });
-    const added = mine.filter((m) => !owner.properties.some((p) => p.name === m.id)).map((m): PropertyNode => ({ name: m.id, required: false, schema: m.status }));
+    const added = mine
+      .filter((m) => !owner.properties.some((p) => p.name === m.id))
+      .map((m): PropertyNode => ({ name: m.id, required: false, schema: m.status }));
     return { ...owner, properties: [...replaced, ...added] };
   };
-  const properties = root.properties.map((p): PropertyNode => (p.name === 'status' && p.schema.type === 'object' ? { ...p, schema: extend(p.schema) } : p));
+  const properties = root.properties.map((p): PropertyNode =>
+    p.name === 'status' && p.schema.type === 'object' ? { ...p, schema: extend(p.schema) } : p,
+  );
   return { ...version, schema: { ...root, properties } };
 }
 
@@ -162,7 +180,14 @@ function collectColumns(version: VersionModel, diagnostics: Diagnostic[]): Map<s
     const rest = steps.slice(2);
     if (head.kind === 'opaque') {
       if (statusSlot(version, '').kind === 'open') {
-        diagnostics.push(columnDiagnostic(column, 'note', 'KG205', `printer column \`${column.name}\`: kopfgen cannot tell which handler \`${column.jsonPath}\` reads, so it names none`));
+        diagnostics.push(
+          columnDiagnostic(
+            column,
+            'note',
+            'KG205',
+            `printer column \`${column.name}\`: kopfgen cannot tell which handler \`${column.jsonPath}\` reads, so it names none`,
+          ),
+        );
       }
       continue;
     }
@@ -181,12 +206,25 @@ function collectColumns(version: VersionModel, diagnostics: Diagnostic[]): Map<s
  * schema (`.status.replicas`, `.status.conditions[...]`) do not; in an open status a column that
  * indexes right after the id is ambiguous and is explained instead.
  */
-function isHandlerColumn(version: VersionModel, id: string, column: HandlerColumn['column'], rest: HandlerColumn['rest'], diagnostics: Diagnostic[]): boolean {
+function isHandlerColumn(
+  version: VersionModel,
+  id: string,
+  column: HandlerColumn['column'],
+  rest: HandlerColumn['rest'],
+  diagnostics: Diagnostic[],
+): boolean {
   const slot = statusSlot(version, id);
   const readsField = rest.length > 0 && rest[0].kind === 'field';
   if (slot.kind === 'pruned') {
     if (readsField || rest.length === 0) {
-      diagnostics.push(columnDiagnostic(column, 'warning', 'KG203', `printer column \`${column.name}\` reads status.${id}, which the API server prunes in version ${version.name}: ${slot.reason}; if \`${id}\` is a kopf handler its results vanish (kopf issue #574), and the column always shows nothing`));
+      diagnostics.push(
+        columnDiagnostic(
+          column,
+          'warning',
+          'KG203',
+          `printer column \`${column.name}\` reads status.${id}, which the API server prunes in version ${version.name}: ${slot.reason}; if \`${id}\` is a kopf handler its results vanish (kopf issue #574), and the column always shows nothing`,
+        ),
+      );
     }
     return false;
   }
@@ -194,30 +232,61 @@ function isHandlerColumn(version: VersionModel, id: string, column: HandlerColum
     const t = slot.node.type;
     if (t === 'object' || t === 'unknown') return rest.length === 0 || readsField || t === 'object';
     if (readsField) {
-      diagnostics.push(columnDiagnostic(column, 'warning', 'KG204', `printer column \`${column.name}\` reads a field of status.${id}, which the schema types as ${t}; the column always shows nothing and \`${id}\` is not taken as a handler`));
+      diagnostics.push(
+        columnDiagnostic(
+          column,
+          'warning',
+          'KG204',
+          `printer column \`${column.name}\` reads a field of status.${id}, which the schema types as ${t}; the column always shows nothing and \`${id}\` is not taken as a handler`,
+        ),
+      );
     }
     return false;
   }
   if (rest.length > 0 && !readsField) {
-    diagnostics.push(columnDiagnostic(column, 'note', 'KG205', `printer column \`${column.name}\` indexes into status.${id} (\`${column.jsonPath}\`); kopfgen takes \`${id}\` for a handler only from \`.status.${id}\` or \`.status.${id}.<field>\`; name it in the ${HANDLERS_ANNOTATION} annotation if it is one`));
+    diagnostics.push(
+      columnDiagnostic(
+        column,
+        'note',
+        'KG205',
+        `printer column \`${column.name}\` indexes into status.${id} (\`${column.jsonPath}\`); kopfgen takes \`${id}\` for a handler only from \`.status.${id}\` or \`.status.${id}.<field>\`; name it in the ${HANDLERS_ANNOTATION} annotation if it is one`,
+      ),
+    );
     return false;
   }
   return true;
 }
 
-function buildHandler(version: VersionModel, c: Candidate, diagnostics: Diagnostic[]): { handler: HandlerModel; placed?: Placed } {
+function buildHandler(
+  version: VersionModel,
+  c: Candidate,
+  diagnostics: Diagnostic[],
+): { handler: HandlerModel; placed?: Placed } {
   const slot = statusSlot(version, c.id);
-  const base = { id: c.id, sources: sortedSources(c.sources), columns: c.columns.map((hc) => hc.column), pointer: c.at.pointer, pos: c.at.pos };
-  if (slot.kind === 'defined' && !(slot.node.type === 'unknown' && slot.property && c.columns.some((hc) => hc.rest.length > 0))) {
+  const base = {
+    id: c.id,
+    sources: sortedSources(c.sources),
+    columns: c.columns.map((hc) => hc.column),
+    pointer: c.at.pointer,
+    pos: c.at.pos,
+  };
+  if (
+    slot.kind === 'defined' &&
+    !(slot.node.type === 'unknown' && slot.property && c.columns.some((hc) => hc.rest.length > 0))
+  ) {
     for (const hc of c.columns) checkColumn(c.id, slot.node, hc, diagnostics);
     return { handler: { ...base, status: slot.node, synthesized: false } };
   }
   // Open status (or an untyped `status.<id>`): type it from the columns and place it in the
   // returned schema, so the resource's status type shows the handler's fields too.
-  const pointer = slot.kind === 'defined' ? slot.node.pointer : pointerJoin(slot.kind === 'open' ? slot.pointer : version.pointer, 'properties', c.id);
+  const pointer =
+    slot.kind === 'defined'
+      ? slot.node.pointer
+      : pointerJoin(slot.kind === 'open' ? slot.pointer : version.pointer, 'properties', c.id);
   const status = synthesizeStatus(c.id, c.columns, pointer, c.at.pos, diagnostics);
   const handler: HandlerModel = { ...base, status, synthesized: true };
-  const owner = slot.kind === 'defined' ? (slot.property ? slot.owner : undefined) : slot.kind === 'open' ? slot.owner : undefined;
+  const owner =
+    slot.kind === 'defined' ? (slot.property ? slot.owner : undefined) : slot.kind === 'open' ? slot.owner : undefined;
   return { handler, placed: owner && { owner, id: c.id, status } };
 }
 
@@ -229,11 +298,25 @@ function sortedSources(sources: Set<Source>): Source[] {
 /** `kopf` is kopf's own storage; other ids must be annotation-key name segments. */
 function checkId(id: string, at: Located, severity: Severity, what: string, diagnostics: Diagnostic[]): boolean {
   if (id === 'kopf') {
-    diagnostics.push(diagnostic(at, severity, 'KG201', `${what}: \`kopf\` is not a handler id: status.kopf is kopf's own storage (progress and diffs), not a handler's result`));
+    diagnostics.push(
+      diagnostic(
+        at,
+        severity,
+        'KG201',
+        `${what}: \`kopf\` is not a handler id: status.kopf is kopf's own storage (progress and diffs), not a handler's result`,
+      ),
+    );
     return false;
   }
   if (!isValidHandlerId(id)) {
-    diagnostics.push(diagnostic(at, severity, 'KG202', `${what}: handler id \`${id}\` is not a valid annotation-key name segment (at most 63 characters, letters or digits at both ends, \`-\`, \`_\`, \`.\` inside), which kopf needs for its progress annotations`));
+    diagnostics.push(
+      diagnostic(
+        at,
+        severity,
+        'KG202',
+        `${what}: handler id \`${id}\` is not a valid annotation-key name segment (at most 63 characters, letters or digits at both ends, \`-\`, \`_\`, \`.\` inside), which kopf needs for its progress annotations`,
+      ),
+    );
     return false;
   }
   return true;
@@ -254,10 +337,22 @@ function annotationIds(crd: CrdModel, diagnostics: Diagnostic[]): NamedId[] {
   for (let m = re.exec(value); m; m = re.exec(value)) {
     // The loader positions the value after any opening quote, so columns inside a single-line value are exact.
     const col = crd.annotationPos && !value.includes('\n') ? pos.col + m.index : pos.col;
-    out.push({ id: m[0], source: 'annotation', at: { pointer, pos: { ...pos, col } }, what: `annotation ${HANDLERS_ANNOTATION}` });
+    out.push({
+      id: m[0],
+      source: 'annotation',
+      at: { pointer, pos: { ...pos, col } },
+      what: `annotation ${HANDLERS_ANNOTATION}`,
+    });
   }
   if (out.length === 0) {
-    diagnostics.push(diagnostic({ pointer, pos }, 'warning', 'KG206', `annotation ${HANDLERS_ANNOTATION} names no handler ids (expected e.g. "myapp, cleanup")`));
+    diagnostics.push(
+      diagnostic(
+        { pointer, pos },
+        'warning',
+        'KG206',
+        `annotation ${HANDLERS_ANNOTATION} names no handler ids (expected e.g. "myapp, cleanup")`,
+      ),
+    );
   }
   return out;
 }
@@ -271,7 +366,13 @@ function configIds(crd: CrdModel, options: GenerateOptions): NamedId[] {
   for (const key of [crd.kind, `${crd.plural}.${crd.group}`]) {
     const ids = options.handlers?.[key];
     if (!ids) continue;
-    for (const id of ids) out.push({ id, source: 'config', at: { pointer: crd.pointer, pos: crd.pos }, what: `configured handlers for ${key}` });
+    for (const id of ids)
+      out.push({
+        id,
+        source: 'config',
+        at: { pointer: crd.pointer, pos: crd.pos },
+        what: `configured handlers for ${key}`,
+      });
   }
   return out;
 }

@@ -21,7 +21,9 @@ export function parseColumnPath(jsonPath: string): PathStep[] {
     if (text[i] === '.') {
       const end = nextDelimiter(text, i + 1);
       const name = text.slice(i + 1, end);
-      steps.push(name === '' || name === '*' ? { kind: 'opaque', text: text.slice(i, end) || '.' } : { kind: 'field', name });
+      steps.push(
+        name === '' || name === '*' ? { kind: 'opaque', text: text.slice(i, end) || '.' } : { kind: 'field', name },
+      );
       i = end;
     } else if (text[i] === '[') {
       const end = closingBracket(text, i);

@@ -23,7 +23,8 @@ type StatusSlot =
 
 export function statusSlot(version: VersionModel, id: string): StatusSlot {
   const root = version.schema;
-  if (!root) return { kind: 'open', pointer: pointerJoin(version.pointer, 'schema', 'openAPIV3Schema', 'properties', 'status') };
+  if (!root)
+    return { kind: 'open', pointer: pointerJoin(version.pointer, 'schema', 'openAPIV3Schema', 'properties', 'status') };
   const status = root.properties.find((p) => p.name === 'status')?.schema;
   if (!status) {
     if (root.preserveUnknownFields) return { kind: 'open', pointer: pointerJoin(root.pointer, 'properties', 'status') };
@@ -33,7 +34,8 @@ export function statusSlot(version: VersionModel, id: string): StatusSlot {
   if (status.type !== 'object') return { kind: 'pruned', reason: `\`status\` is typed as ${status.type}` };
   const property = status.properties.find((p) => p.name === id);
   if (property) return { kind: 'defined', node: property.schema, owner: status, property };
-  if (typeof status.additionalProperties === 'object') return { kind: 'defined', node: status.additionalProperties, owner: status };
+  if (typeof status.additionalProperties === 'object')
+    return { kind: 'defined', node: status.additionalProperties, owner: status };
   if (status.preserveUnknownFields || status.additionalProperties === 'any') {
     return { kind: 'open', owner: status, pointer: status.pointer };
   }
@@ -71,7 +73,17 @@ function scalarFor(column: PrinterColumn, at: Located): SchemaNode {
 }
 
 function openObject(pointer: string, pos: SourcePos, description?: string): ObjectNode {
-  return { type: 'object', pointer, pos, description, nullable: false, doc: {}, properties: [], preserveUnknownFields: true, embeddedResource: false };
+  return {
+    type: 'object',
+    pointer,
+    pos,
+    description,
+    nullable: false,
+    doc: {},
+    properties: [],
+    preserveUnknownFields: true,
+    embeddedResource: false,
+  };
 }
 
 /**
@@ -79,21 +91,45 @@ function openObject(pointer: string, pos: SourcePos, description?: string): Obje
  * gives `{ phase?: string }`, nested paths nest, and every object stays open for other keys.
  * Columns showing `.status.<id>` whole make a scalar status when no column reads a field.
  */
-export function synthesizeStatus(id: string, columns: HandlerColumn[], pointer: string, pos: SourcePos, diagnostics: Diagnostic[]): SchemaNode {
+export function synthesizeStatus(
+  id: string,
+  columns: HandlerColumn[],
+  pointer: string,
+  pos: SourcePos,
+  diagnostics: Diagnostic[],
+): SchemaNode {
   const fielded = columns.filter((c) => c.rest.length > 0);
   const whole = columns.filter((c) => c.rest.length === 0);
   if (fielded.length === 0 && whole.length > 0) {
     const first = whole[0].column;
     for (const other of whole.slice(1)) {
       if (other.column.type !== first.type) {
-        diagnostics.push(columnDiagnostic(other.column, 'warning', 'KG208', `printer column \`${other.column.name}\` shows status.${id} as ${other.column.type}, but column \`${first.name}\` shows it as ${first.type}; status.${id} is typed from \`${first.name}\``));
+        diagnostics.push(
+          columnDiagnostic(
+            other.column,
+            'warning',
+            'KG208',
+            `printer column \`${other.column.name}\` shows status.${id} as ${other.column.type}, but column \`${first.name}\` shows it as ${first.type}; status.${id} is typed from \`${first.name}\``,
+          ),
+        );
       }
     }
     return scalarFor(first, { pointer, pos: jsonPathAt(first).pos });
   }
-  const root = openObject(pointer, pos, `Status of handler \`${id}\`, synthesised from the printer columns that read it.`);
+  const root = openObject(
+    pointer,
+    pos,
+    `Status of handler \`${id}\`, synthesised from the printer columns that read it.`,
+  );
   for (const c of whole) {
-    diagnostics.push(columnDiagnostic(c.column, 'warning', 'KG208', `printer column \`${c.column.name}\` shows status.${id} whole, while other columns read fields of it; status.${id} is typed as an object`));
+    diagnostics.push(
+      columnDiagnostic(
+        c.column,
+        'warning',
+        'KG208',
+        `printer column \`${c.column.name}\` shows status.${id} whole, while other columns read fields of it; status.${id} is typed as an object`,
+      ),
+    );
   }
   for (const c of fielded) addColumn(root, id, c, diagnostics);
   return root;
@@ -106,7 +142,14 @@ function addColumn(root: ObjectNode, id: string, { column, rest }: HandlerColumn
     const step = rest[i];
     const shown = `status.${id}.${formatSteps(rest.slice(0, i + 1))}`;
     if (step.kind === 'opaque') {
-      diagnostics.push(columnDiagnostic(column, 'note', 'KG205', `printer column \`${column.name}\`: kopfgen cannot follow \`${step.text}\` in \`${column.jsonPath}\`; the column is accepted and the status type stops at status.${id}${i > 0 ? '.' + formatSteps(rest.slice(0, i)) : ''}`));
+      diagnostics.push(
+        columnDiagnostic(
+          column,
+          'note',
+          'KG205',
+          `printer column \`${column.name}\`: kopfgen cannot follow \`${step.text}\` in \`${column.jsonPath}\`; the column is accepted and the status type stops at status.${id}${i > 0 ? '.' + formatSteps(rest.slice(0, i)) : ''}`,
+        ),
+      );
       return;
     }
     const last = i === rest.length - 1;
@@ -117,7 +160,14 @@ function addColumn(root: ObjectNode, id: string, { column, rest }: HandlerColumn
       const schema: SchemaNode = last
         ? scalarFor(column, { pointer: childPointer, pos })
         : nextIsOpaque
-          ? { type: 'unknown', pointer: childPointer, pos, nullable: false, doc: {}, description: `Read by the printer column \`${column.name}\` through \`${column.jsonPath}\`.` }
+          ? {
+              type: 'unknown',
+              pointer: childPointer,
+              pos,
+              nullable: false,
+              doc: {},
+              description: `Read by the printer column \`${column.name}\` through \`${column.jsonPath}\`.`,
+            }
           : openObject(childPointer, pos);
       node.properties.push({ name: step.name, required: false, schema });
       if (schema.type !== 'object') {
@@ -129,12 +179,26 @@ function addColumn(root: ObjectNode, id: string, { column, rest }: HandlerColumn
     }
     const conflict = last ? existing.schema.type === 'object' : existing.schema.type !== 'object' && !nextIsOpaque;
     if (conflict) {
-      diagnostics.push(columnDiagnostic(column, 'warning', 'KG208', `printer column \`${column.name}\` reads ${shown} as ${last ? column.type : 'an object'}, but another column reads it as ${existing.schema.type === 'object' ? 'an object' : existing.schema.type}; the first column wins`));
+      diagnostics.push(
+        columnDiagnostic(
+          column,
+          'warning',
+          'KG208',
+          `printer column \`${column.name}\` reads ${shown} as ${last ? column.type : 'an object'}, but another column reads it as ${existing.schema.type === 'object' ? 'an object' : existing.schema.type}; the first column wins`,
+        ),
+      );
       return;
     }
     if (last) {
       if (existing.schema.type !== scalarFor(column, existing.schema).type) {
-        diagnostics.push(columnDiagnostic(column, 'warning', 'KG208', `printer column \`${column.name}\` reads ${shown} as ${column.type}, but another column reads it as ${existing.schema.type}; the first column wins`));
+        diagnostics.push(
+          columnDiagnostic(
+            column,
+            'warning',
+            'KG208',
+            `printer column \`${column.name}\` reads ${shown} as ${column.type}, but another column reads it as ${existing.schema.type}; the first column wins`,
+          ),
+        );
       }
       return;
     }
@@ -148,7 +212,12 @@ function addColumn(root: ObjectNode, id: string, { column, rest }: HandlerColumn
  * means the column always shows nothing. Indices and filters on arrays are followed into items;
  * other steps the generator cannot follow are accepted with a note.
  */
-export function checkColumn(id: string, node: SchemaNode, { column, rest }: HandlerColumn, diagnostics: Diagnostic[]): void {
+export function checkColumn(
+  id: string,
+  node: SchemaNode,
+  { column, rest }: HandlerColumn,
+  diagnostics: Diagnostic[],
+): void {
   let current: SchemaNode = node;
   for (let i = 0; i < rest.length; i++) {
     const step = rest[i];
@@ -159,11 +228,25 @@ export function checkColumn(id: string, node: SchemaNode, { column, rest }: Hand
         current = current.items;
         continue;
       }
-      diagnostics.push(columnDiagnostic(column, 'note', 'KG205', `printer column \`${column.name}\`: kopfgen cannot follow \`${step.text}\` below ${here}; the column is accepted without checking the rest of \`${column.jsonPath}\``));
+      diagnostics.push(
+        columnDiagnostic(
+          column,
+          'note',
+          'KG205',
+          `printer column \`${column.name}\`: kopfgen cannot follow \`${step.text}\` below ${here}; the column is accepted without checking the rest of \`${column.jsonPath}\``,
+        ),
+      );
       return;
     }
     if (current.type !== 'object') {
-      diagnostics.push(columnDiagnostic(column, 'warning', 'KG204', `printer column \`${column.name}\` reads \`${step.name}\` below ${here}, which the schema types as ${current.type}; the column always shows nothing`));
+      diagnostics.push(
+        columnDiagnostic(
+          column,
+          'warning',
+          'KG204',
+          `printer column \`${column.name}\` reads \`${step.name}\` below ${here}, which the schema types as ${current.type}; the column always shows nothing`,
+        ),
+      );
       return;
     }
     const property = current.properties.find((p) => p.name === step.name);
@@ -174,7 +257,14 @@ export function checkColumn(id: string, node: SchemaNode, { column, rest }: Hand
     } else if (current.preserveUnknownFields || current.additionalProperties === 'any') {
       return;
     } else {
-      diagnostics.push(columnDiagnostic(column, 'warning', 'KG204', `printer column \`${column.name}\` reads ${here}.${step.name}, but the schema of ${here} defines no \`${step.name}\`; the column always shows nothing`));
+      diagnostics.push(
+        columnDiagnostic(
+          column,
+          'warning',
+          'KG204',
+          `printer column \`${column.name}\` reads ${here}.${step.name}, but the schema of ${here} defines no \`${step.name}\`; the column always shows nothing`,
+        ),
+      );
       return;
     }
   }

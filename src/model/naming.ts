@@ -134,7 +134,9 @@ function nameInputs(
   const differs = new Set<ObjectNode>();
   const add = (nodes: Set<ObjectNode>) => nodes.forEach((n) => differs.add(n));
   if (schema) add(writeViewNodes(schema, IMPLIED_MEMBERS, true));
-  for (const { handler, shape } of handlers) if (shape.kind === 'own' && handler.status.type === 'object') add(writeViewNodes(handler.status, IMPLIED_MEMBERS, false));
+  for (const { handler, shape } of handlers)
+    if (shape.kind === 'own' && handler.status.type === 'object')
+      add(writeViewNodes(handler.status, IMPLIED_MEMBERS, false));
   const inputs = new Map<ObjectNode, string>();
   if (differs.size === 0) return inputs;
   for (const [node, name] of types) if (differs.has(node)) inputs.set(node, claim(name + 'Input'));
@@ -143,7 +145,12 @@ function nameInputs(
 
 /** Only these object nodes render as an inline `{ [key: string]: T }` and so get no interface name. */
 export function isPureMap(node: ObjectNode): boolean {
-  return node.properties.length === 0 && node.additionalProperties !== undefined && !node.embeddedResource && !node.preserveUnknownFields;
+  return (
+    node.properties.length === 0 &&
+    node.additionalProperties !== undefined &&
+    !node.embeddedResource &&
+    !node.preserveUnknownFields
+  );
 }
 
 /**
@@ -166,8 +173,10 @@ function nameChildren(
 ): void {
   const queue: { node: SchemaNode; base: string }[] = [];
   const enqueueChildren = (node: ObjectNode, name: string, omit?: ReadonlySet<string>) => {
-    for (const prop of node.properties) if (!omit?.has(prop.name)) queue.push({ node: prop.schema, base: name + pascal(prop.name) });
-    if (node.additionalProperties && node.additionalProperties !== 'any') queue.push({ node: node.additionalProperties, base: name + 'Value' });
+    for (const prop of node.properties)
+      if (!omit?.has(prop.name)) queue.push({ node: prop.schema, base: name + pascal(prop.name) });
+    if (node.additionalProperties && node.additionalProperties !== 'any')
+      queue.push({ node: node.additionalProperties, base: name + 'Value' });
   };
   enqueueChildren(root, rootName, skip);
   for (let i = 0; i < queue.length; i++) {
@@ -180,7 +189,8 @@ function nameChildren(
     if (node.type !== 'object') continue;
     if (isPureMap(node)) {
       // The map itself is inline; its values are named after it.
-      if (node.additionalProperties && node.additionalProperties !== 'any') queue.push({ node: node.additionalProperties, base: base + 'Value' });
+      if (node.additionalProperties && node.additionalProperties !== 'any')
+        queue.push({ node: node.additionalProperties, base: base + 'Value' });
       continue;
     }
     const name = claim(base);
@@ -205,7 +215,9 @@ export function kindPrefixes(crds: readonly KindName[]): Map<string, string> {
   for (const crd of sorted) {
     const kind = identifierStart(pascal(crd.kind));
     const unique = byKind.get(kind)?.length === 1 && !RESERVED_NAMES.has(kind);
-    const candidates = unique ? [kind] : [identifierStart(pascal(crd.group.split('.')[0])) + kind, identifierStart(pascal(crd.group)) + kind];
+    const candidates = unique
+      ? [kind]
+      : [identifierStart(pascal(crd.group.split('.')[0])) + kind, identifierStart(pascal(crd.group)) + kind];
     const free = candidates.find((c) => !taken.has(c) && !RESERVED_NAMES.has(c) && !(c !== kind && byKind.has(c)));
     out.set(crd.name, taken.claim(free ?? candidates[candidates.length - 1]));
   }

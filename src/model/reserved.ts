@@ -9,9 +9,14 @@ const KEYWORDS =
 const GLOBALS =
   'AbortController AbortSignal AggregateError Array ArrayBuffer ArrayBufferLike ArrayLike AsyncGenerator AsyncIterable AsyncIterableIterator AsyncIterator Atomics Awaited BigInt BigInt64Array BigUint64Array Blob Boolean Buffer Capitalize ConstructorParameters Console Crypto DataView Date Document Element Error EvalError Event EventTarget Exclude Extract File FinalizationRegistry Float32Array Float64Array FormData Function Generator Headers Infinity InstanceType Int16Array Int32Array Int8Array Intl Iterable IterableIterator Iterator JSON Lowercase Map Math NaN Node NodeJS NonNullable Number Object Omit OmitThisParameter Parameters Partial Performance Pick Promise PromiseLike PropertyDecorator PropertyDescriptor PropertyKey Proxy RangeError Readonly ReadonlyArray ReadonlyMap ReadonlySet Record ReferenceError Reflect RegExp Request Required Response ReturnType Set SharedArrayBuffer String Symbol SyntaxError TemplateStringsArray TextDecoder TextEncoder ThisParameterType ThisType TypeError URIError URL URLSearchParams Uint16Array Uint32Array Uint8Array Uint8ClampedArray Uncapitalize Uppercase WeakMap WeakRef WeakSet WebSocket Window Worker console exports globalThis process';
 
-const RUNTIME = 'ObjectMeta KubernetesObject defineResource defineHandler TemporaryError PermanentError HandlerError handlerStatus';
+const RUNTIME =
+  'ObjectMeta KubernetesObject defineResource defineHandler TemporaryError PermanentError HandlerError handlerStatus';
 
-export const RESERVED_NAMES: ReadonlySet<string> = new Set([...KEYWORDS.split(' '), ...GLOBALS.split(' '), ...RUNTIME.split(' ')]);
+export const RESERVED_NAMES: ReadonlySet<string> = new Set([
+  ...KEYWORDS.split(' '),
+  ...GLOBALS.split(' '),
+  ...RUNTIME.split(' '),
+]);
 
 /** PascalCase of a property name or path segment: `tls.crt` → `TlsCrt`, `x-kube` → `XKube`, `$ref` → `Ref`. */
 export function pascal(segment: string): string {

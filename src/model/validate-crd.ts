@@ -56,20 +56,29 @@ function text(c: Check, node: DocNode | undefined, pointer: string, what: string
   if (node?.kind !== 'scalar' || node.value === null) return undefined;
   if (typeof node.value === 'string') return node.value;
   const shown = String(node.value);
-  error(c, 'KG124', `${what} must be a string, not the ${typeof node.value === 'boolean' ? 'boolean' : 'number'} ${shown}; the API server rejects it`, node, pointer);
+  error(
+    c,
+    'KG124',
+    `${what} must be a string, not the ${typeof node.value === 'boolean' ? 'boolean' : 'number'} ${shown}; the API server rejects it`,
+    node,
+    pointer,
+  );
   return undefined;
 }
 
 function dns1035(value: string): string | undefined {
   if (value.length > 63) return 'must be no more than 63 characters';
-  if (!DNS1035_LABEL.test(value)) return "must consist of lower case alphanumeric characters or '-', start with a letter and end with an alphanumeric character (a DNS-1035 label, e.g. `my-name`)";
+  if (!DNS1035_LABEL.test(value))
+    return "must consist of lower case alphanumeric characters or '-', start with a letter and end with an alphanumeric character (a DNS-1035 label, e.g. `my-name`)";
   return undefined;
 }
 
 function checkGroup(c: Check, node: DocNode | undefined, group: string, pointer: string): void {
   let problem: string | undefined;
   if (group.length > 253) problem = 'must be no more than 253 characters';
-  else if (!DNS1123_SUBDOMAIN.test(group)) problem = "must be a DNS-1123 subdomain: lower case alphanumeric characters, '-' and '.', starting and ending with an alphanumeric character (e.g. `example.com`)";
+  else if (!DNS1123_SUBDOMAIN.test(group))
+    problem =
+      "must be a DNS-1123 subdomain: lower case alphanumeric characters, '-' and '.', starting and ending with an alphanumeric character (e.g. `example.com`)";
   else if (!group.includes('.')) problem = 'should be a domain with at least one dot (e.g. `example.com`)';
   if (problem) error(c, 'KG121', `group \`${group}\` ${problem}`, node, pointer);
 }
@@ -100,7 +109,13 @@ function checkNames(c: Check, names: DocMap | undefined, pointer: string, plural
   const listKind = text(c, listKindNode, pointerJoin(pointer, 'listKind'), 'listKind');
   if (listKind) checkKind(c, listKindNode, listKind, pointerJoin(pointer, 'listKind'), 'listKind');
   if (kind && listKind === kind) {
-    error(c, 'KG123', 'kind and listKind may not be the same (the API server could not tell a list from an item)', listKindNode, pointerJoin(pointer, 'listKind'));
+    error(
+      c,
+      'KG123',
+      'kind and listKind may not be the same (the API server could not tell a list from an item)',
+      listKindNode,
+      pointerJoin(pointer, 'listKind'),
+    );
   }
 }
 
@@ -113,8 +128,17 @@ function checkKind(c: Check, node: DocNode | undefined, kind: string, pointer: s
   const problem = dns1035(kind.toLowerCase());
   if (!problem) return;
   const ascii = asciiSpelling(kind);
-  const hint = [...kind].some((ch) => ch.charCodeAt(0) > 0x7f) && ascii && !dns1035(ascii.toLowerCase()) ? `; the API server accepts only ASCII letters, digits and '-': rename it, e.g. \`${ascii}\`` : '';
-  error(c, 'KG123', `${what} \`${kind}\` may have mixed case, but ${problem.replace('lower case ', '')}${hint}`, node, pointer);
+  const hint =
+    [...kind].some((ch) => ch.charCodeAt(0) > 0x7f) && ascii && !dns1035(ascii.toLowerCase())
+      ? `; the API server accepts only ASCII letters, digits and '-': rename it, e.g. \`${ascii}\``
+      : '';
+  error(
+    c,
+    'KG123',
+    `${what} \`${kind}\` may have mixed case, but ${problem.replace('lower case ', '')}${hint}`,
+    node,
+    pointer,
+  );
 }
 
 /** `Größe` → `Grosse`: accents dropped, ß → ss, anything else non-ASCII removed. */
@@ -129,7 +153,13 @@ export function asciiSpelling(name: string): string {
 function checkScope(c: Check, node: DocNode | undefined, pointer: string): void {
   const scope = text(c, node, pointer, 'scope');
   if (scope === undefined && node === undefined) {
-    error(c, 'KG131', 'scope is required: `Namespaced` or `Cluster`', asMap(get(c.crd.node, 'spec')) ?? c.crd.node, pointer);
+    error(
+      c,
+      'KG131',
+      'scope is required: `Namespaced` or `Cluster`',
+      asMap(get(c.crd.node, 'spec')) ?? c.crd.node,
+      pointer,
+    );
   } else if (scope !== undefined && scope !== 'Namespaced' && scope !== 'Cluster') {
     error(c, 'KG131', `scope \`${scope}\` must be \`Namespaced\` or \`Cluster\``, node, pointer);
   }
@@ -144,9 +174,21 @@ function checkMetadataName(c: Check, group: string | undefined, plural: string |
   if (group === undefined || plural === undefined) return;
   const expected = `${plural}.${group}`;
   if (node === undefined) {
-    error(c, 'KG120', `metadata.name is required; it must be \`${expected}\` (spec.names.plural + "." + spec.group)`, metadata ?? c.crd.node, pointer);
+    error(
+      c,
+      'KG120',
+      `metadata.name is required; it must be \`${expected}\` (spec.names.plural + "." + spec.group)`,
+      metadata ?? c.crd.node,
+      pointer,
+    );
   } else if (name !== undefined && name !== expected) {
-    error(c, 'KG120', `metadata.name \`${name}\` must be \`${expected}\` (spec.names.plural + "." + spec.group)`, node, pointer);
+    error(
+      c,
+      'KG120',
+      `metadata.name \`${name}\` must be \`${expected}\` (spec.names.plural + "." + spec.group)`,
+      node,
+      pointer,
+    );
   }
 }
 
@@ -165,7 +207,14 @@ function checkVersions(c: Check, spec: DocMap, specPointer: string): void {
     if (name) {
       const problem = dns1035(name);
       if (problem) error(c, 'KG126', `version name \`${name}\` ${problem}`, nameNode, pointerJoin(at, 'name'));
-      if (seen.has(name)) error(c, 'KG125', `version \`${name}\` is declared twice; version names must be unique`, nameNode, pointerJoin(at, 'name'));
+      if (seen.has(name))
+        error(
+          c,
+          'KG125',
+          `version \`${name}\` is declared twice; version names must be unique`,
+          nameNode,
+          pointerJoin(at, 'name'),
+        );
       seen.add(name);
     }
     const storageNode = get(map, 'storage');
@@ -176,13 +225,32 @@ function checkVersions(c: Check, spec: DocMap, specPointer: string): void {
   });
   if (versions.items.length === 0) return; // KG108
   if (storage.length === 0) {
-    error(c, 'KG127', 'no version has `storage: true`; exactly one version must be the storage version', versions, pointer);
+    error(
+      c,
+      'KG127',
+      'no version has `storage: true`; exactly one version must be the storage version',
+      versions,
+      pointer,
+    );
   }
   for (const extra of storage.slice(1)) {
     const i = versions.items.findIndex((v) => asMap(v)?.get('storage') === extra);
-    error(c, 'KG127', `more than one version has \`storage: true\`; exactly one version must be the storage version (the first is at line ${storage[0].pos.line})`, extra, pointerJoin(pointer, i, 'storage'));
+    error(
+      c,
+      'KG127',
+      `more than one version has \`storage: true\`; exactly one version must be the storage version (the first is at line ${storage[0].pos.line})`,
+      extra,
+      pointerJoin(pointer, i, 'storage'),
+    );
   }
-  if (!served) error(c, 'KG128', 'no version has `served: true`; at least one version must be served, or the resource has no API', versions, pointer);
+  if (!served)
+    error(
+      c,
+      'KG128',
+      'no version has `served: true`; at least one version must be served, or the resource has no API',
+      versions,
+      pointer,
+    );
   checkColumns(c, asSeq(get(spec, 'additionalPrinterColumns')), pointerJoin(specPointer, 'additionalPrinterColumns'));
 }
 
@@ -197,19 +265,43 @@ function checkColumns(c: Check, columns: DocSeq | undefined, pointer: string): v
     if (problem && pathNode) {
       const offset = pathNode.offset + (pathNode.kind === 'scalar' && pathNode.quoted ? 1 : 0) + problem.offset;
       const pos = c.crd.source.pos(offset);
-      c.out.push({ severity: 'error', code: 'KG129', message: `printer column path \`${path}\` ${problem.message}`, pointer: pointerJoin(at, pathKey), ...pos });
+      c.out.push({
+        severity: 'error',
+        code: 'KG129',
+        message: `printer column path \`${path}\` ${problem.message}`,
+        pointer: pointerJoin(at, pathKey),
+        ...pos,
+      });
     }
     const typeNode = get(map, 'type');
     const type = text(c, typeNode, pointerJoin(at, 'type'), 'column type');
     if (map && typeNode === undefined) {
-      error(c, 'KG130', `printer column needs a \`type\`: one of ${COLUMN_TYPES.join(', ')}`, map, pointerJoin(at, 'type'));
+      error(
+        c,
+        'KG130',
+        `printer column needs a \`type\`: one of ${COLUMN_TYPES.join(', ')}`,
+        map,
+        pointerJoin(at, 'type'),
+      );
     } else if (type !== undefined && !COLUMN_TYPES.includes(type)) {
-      error(c, 'KG130', `printer column type \`${type}\` is not one of ${COLUMN_TYPES.join(', ')}`, typeNode, pointerJoin(at, 'type'));
+      error(
+        c,
+        'KG130',
+        `printer column type \`${type}\` is not one of ${COLUMN_TYPES.join(', ')}`,
+        typeNode,
+        pointerJoin(at, 'type'),
+      );
     }
     const formatNode = get(map, 'format');
     const format = text(c, formatNode, pointerJoin(at, 'format'), 'column format');
     if (format && !COLUMN_FORMATS.includes(format)) {
-      error(c, 'KG130', `printer column format \`${format}\` is not one of ${COLUMN_FORMATS.join(', ')}`, formatNode, pointerJoin(at, 'format'));
+      error(
+        c,
+        'KG130',
+        `printer column format \`${format}\` is not one of ${COLUMN_FORMATS.join(', ')}`,
+        formatNode,
+        pointerJoin(at, 'format'),
+      );
     }
   });
 }

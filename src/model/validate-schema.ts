@@ -23,13 +23,27 @@ const UNSUPPORTED = ['$ref', 'id', 'definitions', 'dependencies', 'patternProper
 const JUNCTORS = ['allOf', 'anyOf', 'oneOf', 'not'];
 /** What value validation inside a junctor must not set to stay structural. */
 const FORBIDDEN_IN_JUNCTOR = [
-  'type', 'default', 'title', 'description', 'nullable',
-  'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string',
-  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-validations',
+  'type',
+  'default',
+  'title',
+  'description',
+  'nullable',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
+  'x-kubernetes-validations',
 ];
 
 /** `severity`: error for v1 (the server rejects the CRD), warning for v1beta1 (it only flags it non-structural). */
-export function validateSchema(source: DocSource, root: DocNode | undefined, pointer: string, severity: Severity): Diagnostic[] {
+export function validateSchema(
+  source: DocSource,
+  root: DocNode | undefined,
+  pointer: string,
+  severity: Severity,
+): Diagnostic[] {
   const w: Walk = { source, severity, out: [] };
   const map = asMap(root);
   if (!map) return w.out; // KG114
@@ -50,35 +64,75 @@ function report(w: Walk, code: string, message: string, node: DocNode | undefine
 
 function checkRoot(w: Walk, root: DocMap, pointer: string): void {
   const type = str(get(root, 'type'));
-  if (type !== undefined && type !== 'object') report(w, 'KG135', `the root schema must be \`type: object\`, not \`${type}\``, get(root, 'type'), pointerAppend(pointer, 'type'));
+  if (type !== undefined && type !== 'object')
+    report(
+      w,
+      'KG135',
+      `the root schema must be \`type: object\`, not \`${type}\``,
+      get(root, 'type'),
+      pointerAppend(pointer, 'type'),
+    );
   for (const key of ['nullable', 'x-kubernetes-int-or-string', 'x-kubernetes-embedded-resource']) {
     const node = get(root, key);
-    if (node?.kind === 'scalar' && node.value === true) report(w, 'KG135', `\`${key}: true\` is not allowed at the root of the schema`, node, pointerAppend(pointer, key));
+    if (node?.kind === 'scalar' && node.value === true)
+      report(
+        w,
+        'KG135',
+        `\`${key}: true\` is not allowed at the root of the schema`,
+        node,
+        pointerAppend(pointer, key),
+      );
   }
   const metadata = asMap(get(asMap(get(root, 'properties')), 'metadata'));
   if (!metadata) return;
   const at = pointerJoin(pointer, 'properties', 'metadata');
   const mtype = str(get(metadata, 'type'));
-  if (mtype !== undefined && mtype !== 'object') report(w, 'KG135', `metadata must be \`type: object\`, not \`${mtype}\``, get(metadata, 'type'), pointerAppend(at, 'type'));
+  if (mtype !== undefined && mtype !== 'object')
+    report(
+      w,
+      'KG135',
+      `metadata must be \`type: object\`, not \`${mtype}\``,
+      get(metadata, 'type'),
+      pointerAppend(at, 'type'),
+    );
   for (const [name, entry] of asMap(get(metadata, 'properties'))?.entries ?? []) {
     if (name === 'name' || name === 'generateName') continue;
-    report(w, 'KG135', `metadata may only restrict \`name\` and \`generateName\`; \`${name}\` is defined by the API server (remove it)`, entry.value, pointerJoin(at, 'properties', name));
+    report(
+      w,
+      'KG135',
+      `metadata may only restrict \`name\` and \`generateName\`; \`${name}\` is defined by the API server (remove it)`,
+      entry.value,
+      pointerJoin(at, 'properties', name),
+    );
   }
 }
 
 function walk(w: Walk, map: DocMap, pointer: string): void {
   for (const key of UNSUPPORTED) {
-    if (map.entries.has(key)) report(w, 'KG132', `\`${key}\` is not supported in a CRD schema`, get(map, key), pointerAppend(pointer, key));
+    if (map.entries.has(key))
+      report(w, 'KG132', `\`${key}\` is not supported in a CRD schema`, get(map, key), pointerAppend(pointer, key));
   }
   const unique = get(map, 'uniqueItems');
   if (unique?.kind === 'scalar' && unique.value === true) {
-    report(w, 'KG132', '`uniqueItems: true` is not allowed (its cost is quadratic); use `x-kubernetes-list-type: set`', unique, pointerAppend(pointer, 'uniqueItems'));
+    report(
+      w,
+      'KG132',
+      '`uniqueItems: true` is not allowed (its cost is quadratic); use `x-kubernetes-list-type: set`',
+      unique,
+      pointerAppend(pointer, 'uniqueItems'),
+    );
   }
   const properties = asMap(get(map, 'properties'));
   const additional = get(map, 'additionalProperties');
   const allowsAny = additional?.kind === 'scalar' && additional.value === true;
   if (additional !== undefined && !allowsAny && properties && properties.entries.size > 0) {
-    report(w, 'KG133', '`properties` and `additionalProperties` are mutually exclusive (a struct or a map, not both)', additional, pointerAppend(pointer, 'additionalProperties'));
+    report(
+      w,
+      'KG133',
+      '`properties` and `additionalProperties` are mutually exclusive (a struct or a map, not both)',
+      additional,
+      pointerAppend(pointer, 'additionalProperties'),
+    );
   }
   checkExtensions(w, map, pointer);
   for (const key of JUNCTORS) checkJunctor(w, map, key, pointer);
@@ -100,52 +154,119 @@ function checkExtensions(w: Walk, map: DocMap, pointer: string): void {
   };
   const preserve = flag('x-kubernetes-preserve-unknown-fields');
   if (preserve?.kind === 'scalar' && preserve.value === false) {
-    report(w, 'KG134', '`x-kubernetes-preserve-unknown-fields` must be true or absent', preserve, pointerAppend(pointer, 'x-kubernetes-preserve-unknown-fields'));
+    report(
+      w,
+      'KG134',
+      '`x-kubernetes-preserve-unknown-fields` must be true or absent',
+      preserve,
+      pointerAppend(pointer, 'x-kubernetes-preserve-unknown-fields'),
+    );
   }
   const type = str(get(map, 'type'));
   if (isTrue('x-kubernetes-int-or-string') && type !== undefined) {
-    report(w, 'KG134', '`type` must be empty when `x-kubernetes-int-or-string` is true', get(map, 'type'), pointerAppend(pointer, 'type'));
+    report(
+      w,
+      'KG134',
+      '`type` must be empty when `x-kubernetes-int-or-string` is true',
+      get(map, 'type'),
+      pointerAppend(pointer, 'type'),
+    );
   }
   if (isTrue('x-kubernetes-embedded-resource')) {
     const at = pointerAppend(pointer, 'x-kubernetes-embedded-resource');
-    if (type !== 'object') report(w, 'KG134', '`x-kubernetes-embedded-resource` needs `type: object`', flag('x-kubernetes-embedded-resource'), at);
+    if (type !== 'object')
+      report(
+        w,
+        'KG134',
+        '`x-kubernetes-embedded-resource` needs `type: object`',
+        flag('x-kubernetes-embedded-resource'),
+        at,
+      );
     const props = asMap(get(map, 'properties'));
     if (!isTrue('x-kubernetes-preserve-unknown-fields') && (!props || props.entries.size === 0)) {
-      report(w, 'KG134', '`x-kubernetes-embedded-resource` needs `properties` or `x-kubernetes-preserve-unknown-fields: true`', flag('x-kubernetes-embedded-resource'), at);
+      report(
+        w,
+        'KG134',
+        '`x-kubernetes-embedded-resource` needs `properties` or `x-kubernetes-preserve-unknown-fields: true`',
+        flag('x-kubernetes-embedded-resource'),
+        at,
+      );
     }
   }
   const listTypeNode = flag('x-kubernetes-list-type');
   const listType = str(listTypeNode);
   const keysNode = flag('x-kubernetes-list-map-keys');
   if (listType !== undefined && !['atomic', 'set', 'map'].includes(listType)) {
-    report(w, 'KG134', `\`x-kubernetes-list-type\` \`${listType}\` is not one of atomic, set, map`, listTypeNode, pointerAppend(pointer, 'x-kubernetes-list-type'));
+    report(
+      w,
+      'KG134',
+      `\`x-kubernetes-list-type\` \`${listType}\` is not one of atomic, set, map`,
+      listTypeNode,
+      pointerAppend(pointer, 'x-kubernetes-list-type'),
+    );
   }
   if (listType !== undefined && type !== undefined && type !== 'array') {
-    report(w, 'KG134', '`x-kubernetes-list-type` applies only to `type: array`', listTypeNode, pointerAppend(pointer, 'x-kubernetes-list-type'));
+    report(
+      w,
+      'KG134',
+      '`x-kubernetes-list-type` applies only to `type: array`',
+      listTypeNode,
+      pointerAppend(pointer, 'x-kubernetes-list-type'),
+    );
   }
   const keys = asSeq(keysNode);
   if (keysNode !== undefined && listType !== 'map') {
-    report(w, 'KG134', '`x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`', keysNode, pointerAppend(pointer, 'x-kubernetes-list-map-keys'));
+    report(
+      w,
+      'KG134',
+      '`x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`',
+      keysNode,
+      pointerAppend(pointer, 'x-kubernetes-list-map-keys'),
+    );
   }
   if (listType === 'map') {
     if (!keys || keys.items.length === 0) {
-      report(w, 'KG134', '`x-kubernetes-list-type: map` needs a non-empty `x-kubernetes-list-map-keys`', listTypeNode, pointerAppend(pointer, 'x-kubernetes-list-type'));
+      report(
+        w,
+        'KG134',
+        '`x-kubernetes-list-type: map` needs a non-empty `x-kubernetes-list-map-keys`',
+        listTypeNode,
+        pointerAppend(pointer, 'x-kubernetes-list-type'),
+      );
     }
     const items = asMap(get(map, 'items'));
     const itemProps = asMap(get(items, 'properties'));
     if (items && str(get(items, 'type')) !== 'object') {
-      report(w, 'KG134', '`x-kubernetes-list-type: map` needs `items` of `type: object`', listTypeNode, pointerAppend(pointer, 'x-kubernetes-list-type'));
+      report(
+        w,
+        'KG134',
+        '`x-kubernetes-list-type: map` needs `items` of `type: object`',
+        listTypeNode,
+        pointerAppend(pointer, 'x-kubernetes-list-type'),
+      );
     }
     keys?.items.forEach((k, i) => {
       const key = str(k);
       if (key !== undefined && items && !itemProps?.entries.has(key)) {
-        report(w, 'KG134', `list map key \`${key}\` is not a property of the items`, k, pointerJoin(pointer, 'x-kubernetes-list-map-keys', i));
+        report(
+          w,
+          'KG134',
+          `list map key \`${key}\` is not a property of the items`,
+          k,
+          pointerJoin(pointer, 'x-kubernetes-list-map-keys', i),
+        );
       }
     });
   }
   const mapType = str(flag('x-kubernetes-map-type'));
   if (mapType !== undefined && mapType !== 'granular' && mapType !== 'atomic') {
-    report(w, 'KG134', `\`x-kubernetes-map-type\` \`${mapType}\` is not one of granular, atomic`, flag('x-kubernetes-map-type'), pointerAppend(pointer, 'x-kubernetes-map-type'));
+    report(
+      w,
+      'KG134',
+      `\`x-kubernetes-map-type\` \`${mapType}\` is not one of granular, atomic`,
+      flag('x-kubernetes-map-type'),
+      pointerAppend(pointer, 'x-kubernetes-map-type'),
+    );
   }
 }
 
@@ -162,7 +283,8 @@ function checkJunctor(w: Walk, outer: DocMap, key: string, pointer: string): voi
     const f = get(outer, 'x-kubernetes-int-or-string');
     return f?.kind === 'scalar' && f.value === true;
   })();
-  const branches: [DocNode | undefined, string][] = key === 'not' ? [[node, at]] : (asSeq(node)?.items ?? []).map((b, i) => [b, pointerJoin(at, i)]);
+  const branches: [DocNode | undefined, string][] =
+    key === 'not' ? [[node, at]] : (asSeq(node)?.items ?? []).map((b, i) => [b, pointerJoin(at, i)]);
   for (const [branch, bp] of branches) {
     const map = asMap(branch);
     if (map) nested(w, map, bp, outer, intOrString && (key === 'anyOf' || key === 'allOf'));
@@ -175,17 +297,30 @@ function nested(w: Walk, map: DocMap, pointer: string, outer: DocMap | undefined
     if (!map.entries.has(key)) continue;
     const t = str(get(map, 'type'));
     if (key === 'type' && intOrString && (t === 'integer' || t === 'string')) continue;
-    report(w, 'KG136', `\`${key}\` must not be set inside allOf/anyOf/oneOf/not (a structural schema keeps them outside)`, get(map, key), pointerAppend(pointer, key));
+    report(
+      w,
+      'KG136',
+      `\`${key}\` must not be set inside allOf/anyOf/oneOf/not (a structural schema keeps them outside)`,
+      get(map, key),
+      pointerAppend(pointer, key),
+    );
   }
   for (const key of UNSUPPORTED) {
-    if (map.entries.has(key)) report(w, 'KG132', `\`${key}\` is not supported in a CRD schema`, get(map, key), pointerAppend(pointer, key));
+    if (map.entries.has(key))
+      report(w, 'KG132', `\`${key}\` is not supported in a CRD schema`, get(map, key), pointerAppend(pointer, key));
   }
   const outerProps = asMap(get(outer, 'properties'));
   for (const [name, entry] of asMap(get(map, 'properties'))?.entries ?? []) {
     const at = pointerJoin(pointer, 'properties', name);
     const outside = asMap(get(outerProps, name));
     if (!outside && !asMap(get(outer, 'additionalProperties')) && !preserves(outer)) {
-      report(w, 'KG136', `property \`${name}\` inside allOf/anyOf/oneOf/not must also be specified outside it`, entry.value, at);
+      report(
+        w,
+        'KG136',
+        `property \`${name}\` inside allOf/anyOf/oneOf/not must also be specified outside it`,
+        entry.value,
+        at,
+      );
     }
     const child = asMap(entry.value);
     if (child) nested(w, child, at, outside ?? asMap(get(outer, 'additionalProperties')), false);
@@ -193,14 +328,22 @@ function nested(w: Walk, map: DocMap, pointer: string, outer: DocMap | undefined
   const items = asMap(get(map, 'items'));
   if (items) {
     const outside = asMap(get(outer, 'items'));
-    if (!outside) report(w, 'KG136', '`items` inside allOf/anyOf/oneOf/not must also be specified outside it', items, pointerAppend(pointer, 'items'));
+    if (!outside)
+      report(
+        w,
+        'KG136',
+        '`items` inside allOf/anyOf/oneOf/not must also be specified outside it',
+        items,
+        pointerAppend(pointer, 'items'),
+      );
     nested(w, items, pointerAppend(pointer, 'items'), outside, false);
   }
   for (const key of JUNCTORS) {
     const node = get(map, key);
     if (node === undefined) continue;
     const at = pointerAppend(pointer, key);
-    const branches: [DocNode | undefined, string][] = key === 'not' ? [[node, at]] : (asSeq(node)?.items ?? []).map((b, i) => [b, pointerJoin(at, i)]);
+    const branches: [DocNode | undefined, string][] =
+      key === 'not' ? [[node, at]] : (asSeq(node)?.items ?? []).map((b, i) => [b, pointerJoin(at, i)]);
     for (const [branch, bp] of branches) {
       const m = asMap(branch);
       if (m) nested(w, m, bp, outer, intOrString && key === 'anyOf');

@@ -24,7 +24,8 @@ export function serverDefaulted(prop: PropertyNode): boolean {
  * Iterative (breadth first, then children before parents), so depth costs no stack.
  */
 export function writeViewNodes(root: ObjectNode, implied: ReadonlySet<string>, rootImplied: boolean): Set<ObjectNode> {
-  const skips = (node: ObjectNode, prop: PropertyNode): boolean => (node === root ? rootImplied : node.embeddedResource) && implied.has(prop.name);
+  const skips = (node: ObjectNode, prop: PropertyNode): boolean =>
+    (node === root ? rootImplied : node.embeddedResource) && implied.has(prop.name);
   const order: ObjectNode[] = [];
   const children = new Map<ObjectNode, ObjectNode[]>();
   const queue: ObjectNode[] = [root];

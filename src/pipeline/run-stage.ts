@@ -58,7 +58,12 @@ export function decideRun(
     });
   }
   diagnostics.push(...noCrdFound(kept.length, ordered, diagnostics));
-  diagnostics.push(...unmatchedHandlerKeys(kept.map((k) => k.key), options));
+  diagnostics.push(
+    ...unmatchedHandlerKeys(
+      kept.map((k) => k.key),
+      options,
+    ),
+  );
   const prefixes = kindPrefixes(kept.map((k) => k.key));
   const paths = stubPaths(kept.map((k) => k.key));
   const emit = !hasErrors(diagnostics);
@@ -97,12 +102,23 @@ class Dedupe {
     if (!first) return undefined;
     const at = { file: id.pos.file, line: id.pos.line, col: id.pos.col, pointer: id.pointer };
     return first.key === id.key
-      ? { severity: 'note', code: 'KG112', message: `duplicate of CRD ${id.name} from ${first.where} (identical, merged)`, ...at }
-      : { severity: 'error', code: 'KG113', message: `CRD ${id.name} is already defined differently at ${first.where}`, ...at };
+      ? {
+          severity: 'note',
+          code: 'KG112',
+          message: `duplicate of CRD ${id.name} from ${first.where} (identical, merged)`,
+          ...at,
+        }
+      : {
+          severity: 'error',
+          code: 'KG113',
+          message: `CRD ${id.name} is already defined differently at ${first.where}`,
+          ...at,
+        };
   }
 
   accept(id: CrdIdentity): void {
-    if (id.name !== undefined) this.seen.set(id.name, { key: id.key, where: `${id.pos.file}:${id.pos.line}:${id.pos.col}` });
+    if (id.name !== undefined)
+      this.seen.set(id.name, { key: id.key, where: `${id.pos.file}:${id.pos.line}:${id.pos.col}` });
   }
 }
 

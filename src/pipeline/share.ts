@@ -38,6 +38,12 @@ export class Share {
       crds.push(model);
     }
     this.models.clear();
-    return emitCrds(crds, request.keep.map((k) => k.decision), request.options, request.emit, request.templates);
+    return emitCrds(
+      crds,
+      request.keep.map((k) => k.decision),
+      request.options,
+      request.emit,
+      request.templates,
+    );
   }
 }

@@ -86,7 +86,14 @@ export class Controller implements WatchConsumer {
       }
       const object = this.store.get(uid);
       const failures = this.failures.failed(uid);
-      const decision = errorPolicy({ error, resource: this.env.resource, object, failures, now: this.env.now(), backoff: this.env.backoff });
+      const decision = errorPolicy({
+        error,
+        resource: this.env.resource,
+        object,
+        failures,
+        now: this.env.now(),
+        backoff: this.env.backoff,
+      });
       if (decision.handler) this.reconciler.hold(uid, decision.handler.key, decision.handler.record);
       logFailure(this.env, object, uid, decision.log);
       if (object) warn(this.env, object, decision.event.reason, decision.event.message);

@@ -16,7 +16,13 @@ import type { KubernetesObject } from './api/kube-types.js';
 import type { ResourceDescriptor } from './api/define.js';
 import { KubeError } from './kube/client.js';
 import { Action } from './queue.js';
-import { HandlerStepFailed, RequestFailed, StatusSubresourceMissing, Unserialisable, type Attribution } from './reconcile/failures.js';
+import {
+  HandlerStepFailed,
+  RequestFailed,
+  StatusSubresourceMissing,
+  Unserialisable,
+  type Attribution,
+} from './reconcile/failures.js';
 import { applyLimits, nextRecord, type Outcome } from './reconcile/outcome.js';
 import type { ProgressRecord } from './reconcile/progress.js';
 
@@ -42,7 +48,8 @@ export function backoffDelay(failures: number, settings: BackoffSettings = DEFAU
   return Math.min(settings.maxMs, settings.baseMs * 2 ** Math.min(exponent, 52));
 }
 
-export type FailureKind = 'forbidden' | 'invalid' | 'annotations-too-large' | 'status-missing' | 'unserialisable' | 'client' | 'transient';
+export type FailureKind =
+  'forbidden' | 'invalid' | 'annotations-too-large' | 'status-missing' | 'unserialisable' | 'client' | 'transient';
 
 export interface Failure {
   error: unknown;
@@ -73,7 +80,8 @@ function classify(error: unknown): { kind: FailureKind; reason: string } {
   if (error instanceof Unserialisable) return { kind: 'unserialisable', reason: error.message };
   const request = error instanceof RequestFailed ? error.request : undefined;
   const status = error instanceof RequestFailed || error instanceof KubeError ? error.status : 0;
-  const server = error instanceof RequestFailed ? error.serverMessage : error instanceof Error ? error.message : String(error);
+  const server =
+    error instanceof RequestFailed ? error.serverMessage : error instanceof Error ? error.message : String(error);
   const what = request ? `${request.verb} on ${request.resource}` : 'a request';
   const where = request?.namespace ? `in namespace ${request.namespace}` : 'cluster-wide';
   if (status === 403) {
@@ -81,15 +89,24 @@ function classify(error: unknown): { kind: FailureKind; reason: string } {
     return { kind: 'forbidden', reason: `forbidden: ${what} ${where} — grant it in the operator's ${role}` };
   }
   if (status === 422 && /metadata\.annotations/.test(server) && /too long/i.test(server)) {
-    return { kind: 'annotations-too-large', reason: `${what} rejected: the object's annotations would exceed 256 KiB (${server})` };
+    return {
+      kind: 'annotations-too-large',
+      reason: `${what} rejected: the object's annotations would exceed 256 KiB (${server})`,
+    };
   }
   if (status === 422) return { kind: 'invalid', reason: `${what} rejected as invalid: ${server}` };
-  if (status >= 400 && status < 500) return { kind: 'client', reason: `${what} answered ${status}, retrying alone will not fix it: ${server}` };
+  if (status >= 400 && status < 500)
+    return { kind: 'client', reason: `${what} answered ${status}, retrying alone will not fix it: ${server}` };
   return { kind: 'transient', reason: status ? `${what} answered ${status}: ${server}` : server };
 }
 
 /** The handler's record after a failed attempt: a temporary failure delayed by the backoff, unless its limits end it. */
-function countAttempt(handler: Attribution, reason: string, delayMs: number, now: Date): { record: ProgressRecord; final: boolean } {
+function countAttempt(
+  handler: Attribution,
+  reason: string,
+  delayMs: number,
+  now: Date,
+): { record: ProgressRecord; final: boolean } {
   const previous = handler.record;
   const started = previous ? new Date(previous.started) : now;
   const attempts = (previous?.retries ?? 0) + 1;
@@ -109,7 +126,10 @@ export function errorPolicy(failure: Failure): Decision {
   const retry = `retrying in ${delayMs / 1000}s (failure ${failure.failures} in a row)`;
   if (!attributed) {
     return {
-      kind, reason, delayMs, action: Action.requeueAfter(delayMs),
+      kind,
+      reason,
+      delayMs,
+      action: Action.requeueAfter(delayMs),
       event: { reason: 'ReconcileFailed', message: `Processing failed: ${reason}` },
       log: `processing failed, ${retry}: ${reason}`,
     };
@@ -119,7 +139,11 @@ export function errorPolicy(failure: Failure): Decision {
   const ended = final ? `failed permanently: ${record.message ?? reason}` : `failed: ${reason}`;
   const next = final ? 'not retrying it' : retry;
   return {
-    kind, reason, delayMs, action: Action.requeueAfter(delayMs), handler,
+    kind,
+    reason,
+    delayMs,
+    action: Action.requeueAfter(delayMs),
+    handler,
     event: { reason: `${attributed.id}Failed`.slice(0, 128), message: `Handler ${attributed.id} ${ended}` },
     log: `handler ${attributed.id} ${ended} (attempt ${record.retries}), ${next}`,
   };

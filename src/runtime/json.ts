@@ -81,7 +81,9 @@ export function pruneEmpty(value: Record<string, unknown>): Record<string, unkno
  * `answer` does not hold: what the API server dropped from a write.
  */
 export function prunedFields(written: unknown, answer: unknown): string[] {
-  return writtenLeaves(written, []).filter((path) => getPath(answer, path) === undefined).map((path) => path.join('.'));
+  return writtenLeaves(written, [])
+    .filter((path) => getPath(answer, path) === undefined)
+    .map((path) => path.join('.'));
 }
 
 function writtenLeaves(patch: unknown, prefix: string[]): string[][] {

@@ -141,7 +141,8 @@ export class Operator {
   /** Checks the cluster, starts the health server, then leads or stands by; resolves once that is under way. */
   async start(): Promise<void> {
     const registered = this.registry.resources();
-    if (registered.length === 0) throw new StartupError('no handlers are registered: the module registered nothing with defineHandler(...)');
+    if (registered.length === 0)
+      throw new StartupError('no handlers are registered: the module registered nothing with defineHandler(...)');
     const marks = resolveMarks(this.options.marks);
     if (typeof marks === 'string') throw new StartupError(marks);
     this.marks = marks;
@@ -161,13 +162,21 @@ export class Operator {
       return;
     }
     const elector = new LeaderElector({
-      ...election, client, logger: this.logger, name: election.id ?? defaultLeaseName(this.registry),
+      ...election,
+      client,
+      logger: this.logger,
+      name: election.id ?? defaultLeaseName(this.registry),
     });
     this.elector = elector;
     this.role = 'standby';
     this.metrics.leader(false);
     this.running = elector.run(this.abort.signal, {
-      onStartedLeading: (signal) => this.lead(client.fenced(() => this.fence(elector)), report.resources, signal),
+      onStartedLeading: (signal) =>
+        this.lead(
+          client.fenced(() => this.fence(elector)),
+          report.resources,
+          signal,
+        ),
       onStoppedLeading: () => {
         this.role = 'standby';
         this.metrics.leader(false);
@@ -194,18 +203,33 @@ export class Operator {
     const watching: Promise<void>[] = [];
     for (const resource of resources) {
       const env: ResourceEnv = {
-        client, resource, logger: this.logger, signal, now: () => new Date(), metrics: this.metrics,
-        marks: this.marks, events, backoff: this.backoff,
+        client,
+        resource,
+        logger: this.logger,
+        signal,
+        now: () => new Date(),
+        metrics: this.metrics,
+        marks: this.marks,
+        events,
+        backoff: this.backoff,
       };
       const controller = new Controller(env, this.registry.handlersFor(resource), slots);
       term.controllers.push(controller);
       const state: WatchState = { resource: describe(resource), listed: false, lastSeen: new Date() };
       term.watches.push(state);
-      watching.push(watchResource(client, resource, controller, {
-        namespace: this.options.namespace, signal, logger: this.logger, reporter: this.reporter(state),
-        timeoutSeconds: this.options.watchTimeoutSeconds, idleSeconds: this.options.watchIdleSeconds,
-      }));
-      this.logger.info(`watching ${describe(resource)}${this.options.namespace ? ` in namespace ${this.options.namespace}` : ' in all namespaces'}`);
+      watching.push(
+        watchResource(client, resource, controller, {
+          namespace: this.options.namespace,
+          signal,
+          logger: this.logger,
+          reporter: this.reporter(state),
+          timeoutSeconds: this.options.watchTimeoutSeconds,
+          idleSeconds: this.options.watchIdleSeconds,
+        }),
+      );
+      this.logger.info(
+        `watching ${describe(resource)}${this.options.namespace ? ` in namespace ${this.options.namespace}` : ' in all namespaces'}`,
+      );
     }
     // No reconcile starts once the term ends; the ones running finish (their writes are fenced if the lease is lost).
     const stopped = new Promise<void>((resolve) => {
@@ -232,7 +256,11 @@ export class Operator {
     return setTimeout(() => {
       const late = term.watches.filter((w) => !w.listed).map((w) => w.resource);
       if (late.length === 0 || signal.aborted) return;
-      this.fail(new StartupError(`the initial list of ${late.join(', ')} did not finish within ${seconds} s (--cache-sync-timeout)`));
+      this.fail(
+        new StartupError(
+          `the initial list of ${late.join(', ')} did not finish within ${seconds} s (--cache-sync-timeout)`,
+        ),
+      );
     }, seconds * 1000);
   }
 
@@ -271,7 +299,9 @@ export class Operator {
       return await serving;
     } catch (error) {
       const where = `${options.host ?? '0.0.0.0'}:${options.port}`;
-      throw new StartupError(`cannot serve /healthz, /readyz and /metrics on ${where} (--health-port): ${(error as Error).message}`);
+      throw new StartupError(
+        `cannot serve /healthz, /readyz and /metrics on ${where} (--health-port): ${(error as Error).message}`,
+      );
     }
   }
 

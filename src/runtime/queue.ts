@@ -83,10 +83,13 @@ export class Queue {
   requeueAfter(key: string, ms: number): void {
     if (this.stopping) return; // a timer left after stop() would only keep the process alive
     clearTimeout(this.timers.get(key));
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      this.add(key);
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(key);
+        this.add(key);
+      },
+      Math.max(0, ms),
+    );
     this.timers.set(key, timer);
   }
 

@@ -123,8 +123,8 @@ function watchFailed(state: WatchingState, error: unknown, watched: WatchedKind)
   }
   const failures = state.failures + 1;
   const delayMs = Math.min(WATCH_BACKOFF_MAX_MS, 100 * 2 ** failures);
-  const note = `watch of ${watched.path} dropped, resuming from resourceVersion ${state.resourceVersion}: ` +
-    message(error);
+  const note =
+    `watch of ${watched.path} dropped, resuming from resourceVersion ${state.resourceVersion}: ` + message(error);
   const then = { ...state, failures };
   return { state: { phase: 'backoff', delayMs, then }, steps: [], note: { level: 'warn', message: note } };
 }
@@ -192,7 +192,14 @@ export function watchTimeoutSeconds(idleSeconds: number, random: () => number = 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /** Ends a watch stream from inside its line callback once the machine has left `watching`. */

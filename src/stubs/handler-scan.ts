@@ -13,7 +13,13 @@
 import type { SourcePos } from '../diagnostics.js';
 
 /** The methods of a `defineHandler` definition that register a handler (src/runtime/api/define.ts). */
-export const REGISTER_METHODS: ReadonlySet<string> = new Set(['onCreate', 'onUpdate', 'onDelete', 'onResume', 'onField']);
+export const REGISTER_METHODS: ReadonlySet<string> = new Set([
+  'onCreate',
+  'onUpdate',
+  'onDelete',
+  'onResume',
+  'onField',
+]);
 
 export interface ScannedImport {
   /** The module specifier as written. */
@@ -42,7 +48,10 @@ export interface ScannedFile {
 }
 
 const IDENT = '[A-Za-z_$][\\w$]*';
-const IMPORT = new RegExp(`\\bimport\\s+(?:type\\s+)?(?:${IDENT}\\s*,\\s*)?\\{([^}]*)\\}\\s*from\\s*(['"])([^'"\\n]+)\\2`, 'g');
+const IMPORT = new RegExp(
+  `\\bimport\\s+(?:type\\s+)?(?:${IDENT}\\s*,\\s*)?\\{([^}]*)\\}\\s*from\\s*(['"])([^'"\\n]+)\\2`,
+  'g',
+);
 const ELEMENT = new RegExp(`^(\\s*)(?:type\\s+)?(${IDENT})(?:\\s+as\\s+(${IDENT}))?\\s*$`);
 const REGISTRATION = new RegExp(`(?<![\\w$])(${IDENT})\\s*\\.\\s*(on[A-Z]\\w*)\\s*\\(`, 'g');
 
@@ -56,7 +65,13 @@ export function scanHandlerFile(text: string): ScannedFile {
     let offset = braceAt;
     for (const element of m[1].split(',')) {
       const e = ELEMENT.exec(element);
-      if (e) imports.push({ module: m[3], name: e[2], local: e[3] ?? e[2], ...at(offset + e[1].length + element.slice(e[1].length).indexOf(e[2])) });
+      if (e)
+        imports.push({
+          module: m[3],
+          name: e[2],
+          local: e[3] ?? e[2],
+          ...at(offset + e[1].length + element.slice(e[1].length).indexOf(e[2])),
+        });
       offset += element.length + 1;
     }
   }
@@ -126,7 +141,10 @@ function position(starts: number[], offset: number): Pick<SourcePos, 'line' | 'c
  */
 export function exportedNames(moduleText: string): Set<string> {
   const out = new Set<string>();
-  const declaration = new RegExp(`^export\\s+(?:declare\\s+)?(?:abstract\\s+)?(?:interface|type|const|let|var|class|function|enum)\\s+(${IDENT})`, 'gm');
+  const declaration = new RegExp(
+    `^export\\s+(?:declare\\s+)?(?:abstract\\s+)?(?:interface|type|const|let|var|class|function|enum)\\s+(${IDENT})`,
+    'gm',
+  );
   for (const m of moduleText.matchAll(declaration)) out.add(m[1]);
   const list = /^export\s+(?:type\s+)?\{([^}]*)\}/gm;
   for (const m of moduleText.matchAll(list)) {

@@ -103,7 +103,8 @@ export function importLines(specs: ImportSpec[]): string {
 function stubName(version: NamedVersion, handler: NamedHandler, cause: string): string {
   const definition = handler.names.definition;
   const prefix = version.names.prefix;
-  const bare = definition.startsWith(prefix) && definition.length > prefix.length ? definition.slice(prefix.length) : definition;
+  const bare =
+    definition.startsWith(prefix) && definition.length > prefix.length ? definition.slice(prefix.length) : definition;
   const camel = bare[0].toLowerCase() + bare.slice(1);
   return `${/^[0-9]/.test(camel) ? 'handler' + bare : camel}On${cause[0].toUpperCase()}${cause.slice(1)}`;
 }
@@ -130,9 +131,15 @@ function stubEntry(t: StubTemplates, version: NamedVersion, entry: NamedHandler,
 /** The comment line naming the status fields and the printer columns the handler feeds. */
 function feeds(handler: NamedHandler['handler']): string {
   const fields = handler.status.type === 'object' ? handler.status.properties.map((p) => `\`${p.name}\``) : [];
-  const what = fields.length > 0 ? `Status fields: ${fields.join(', ')}.` : `Status: ${handler.status.type === 'object' ? 'an open object' : handler.status.type}.`;
+  const what =
+    fields.length > 0
+      ? `Status fields: ${fields.join(', ')}.`
+      : `Status: ${handler.status.type === 'object' ? 'an open object' : handler.status.type}.`;
   const columns = handler.columns.map((c) => `\`${c.name}\` (\`${c.jsonPath}\`)`);
-  const shown = columns.length > 0 ? ` Shown by the printer column${columns.length > 1 ? 's' : ''} ${columns.join(', ')}.` : ' No printer column shows it.';
+  const shown =
+    columns.length > 0
+      ? ` Shown by the printer column${columns.length > 1 ? 's' : ''} ${columns.join(', ')}.`
+      : ' No printer column shows it.';
   return (what + shown).replace(/\*\//g, '*\\/');
 }
 

@@ -13,7 +13,8 @@ test('the cache key changes with the stub templates', async () => {
   const templates = readStubTemplates();
   const edited = { ...templates, stub: templates.stub.replace('not implemented yet', 'still to write') };
   assert.notEqual(edited.stub, templates.stub);
-  const key = (t: typeof templates) => cacheKey(sources, { stubs: { dir: '../handlers', templates: t } }, '/p/generated', '/p/handlers');
+  const key = (t: typeof templates) =>
+    cacheKey(sources, { stubs: { dir: '../handlers', templates: t } }, '/p/generated', '/p/handlers');
   assert.equal(await key(templates), await key({ ...templates }));
   assert.notEqual(await key(templates), await key(edited));
 });

@@ -16,7 +16,11 @@ import { Reporter } from '../../src/cli/report.js';
 import { EXAMPLE_CRD, kopfgen, snapshot, tempProject, tree } from '../helpers/cli-support.js';
 
 /** Exactly one line on stdout, and it parses as a JSON object. */
-function oneJsonObject(stdout: string): { exitCode: number; ok: boolean; diagnostics: { code: string; file: string; line: number; col: number; message: string }[] } {
+function oneJsonObject(stdout: string): {
+  exitCode: number;
+  ok: boolean;
+  diagnostics: { code: string; file: string; line: number; col: number; message: string }[];
+} {
   const lines = stdout.split('\n').filter((l) => l !== '');
   assert.equal(lines.length, 1, `one JSON line on stdout, got: ${stdout}`);
   const parsed: unknown = JSON.parse(lines[0]);
@@ -27,10 +31,16 @@ function oneJsonObject(stdout: string): { exitCode: number; ok: boolean; diagnos
 test('--out pointing at a file: KG901 names that file, exit 1, one JSON object, nothing written', async () => {
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, outfile: 'not a directory\n' });
   const before = await snapshot(dir);
-  const r = await kopfgen(['generate', 'crds', '--out', 'outfile', '--no-stubs', '--no-cache', '--format', 'json'], dir);
+  const r = await kopfgen(
+    ['generate', 'crds', '--out', 'outfile', '--no-stubs', '--no-cache', '--format', 'json'],
+    dir,
+  );
   assert.equal(r.code, 1, r.stderr);
   const report = oneJsonObject(r.stdout);
-  assert.deepEqual(report.diagnostics.map((d) => [d.code, d.file]), [['KG901', 'outfile']]);
+  assert.deepEqual(
+    report.diagnostics.map((d) => [d.code, d.file]),
+    [['KG901', 'outfile']],
+  );
   assert.match(report.diagnostics[0].message, /outfile is a file, but kopfgen needs a directory there/);
   assert.doesNotMatch(r.stdout + r.stderr, /ENOTDIR|kopfgen\.tmp/);
   assert.deepEqual(await snapshot(dir), before);
@@ -60,12 +70,17 @@ async function undoReadOnly(path: string, how: 'chattr' | 'chmod'): Promise<void
   else await fs.chmod(path, 0o755);
 }
 
-test('read-only output directory: KG900 names the user\'s directory, never the temporary, nothing half-written', async (t) => {
+test("read-only output directory: KG900 names the user's directory, never the temporary, nothing half-written", async (t) => {
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
   // An existing, up-to-date file in the read-only directory and a new one to create there.
   const first = await kopfgen(['generate', 'crds', '--out', 'gen', '--no-stubs', '--no-cache'], dir);
   assert.equal(first.code, 0, first.stderr);
-  await fs.appendFile(join(dir, 'crds/my.yaml'), EXAMPLE_CRD.replace(/myresources/g, 'otherresources').replace(/MyResource/g, 'OtherResource').replace(/^/, '---\n'));
+  await fs.appendFile(
+    join(dir, 'crds/my.yaml'),
+    EXAMPLE_CRD.replace(/myresources/g, 'otherresources')
+      .replace(/MyResource/g, 'OtherResource')
+      .replace(/^/, '---\n'),
+  );
   const target = join(dir, 'gen/example.com/v1');
   const how = await readOnlyDir(target);
   if (!how) return t.skip('needs a way to make a directory read-only (chattr as root, or chmod as a user)');
@@ -74,10 +89,16 @@ test('read-only output directory: KG900 names the user\'s directory, never the t
     const r = await kopfgen(['generate', 'crds', '--out', 'gen', '--no-stubs', '--no-cache', '--format', 'json'], dir);
     assert.equal(r.code, 1, r.stderr);
     const report = oneJsonObject(r.stdout);
-    assert.deepEqual(report.diagnostics.map((d) => [d.code, d.file]), [['KG900', 'gen/example.com/v1']]);
+    assert.deepEqual(
+      report.diagnostics.map((d) => [d.code, d.file]),
+      [['KG900', 'gen/example.com/v1']],
+    );
     assert.doesNotMatch(r.stdout + r.stderr, /kopfgen\.tmp|EACCES|EPERM/);
     assert.deepEqual(await snapshot(dir), before, 'nothing written, no temporary left');
-    assert.deepEqual((await tree(dir)).filter((f) => f.includes('.tmp')), []);
+    assert.deepEqual(
+      (await tree(dir)).filter((f) => f.includes('.tmp')),
+      [],
+    );
   } finally {
     await undoReadOnly(target, how);
   }
@@ -93,15 +114,26 @@ test('a schema 1,000 levels deep and an alias bomb: positioned KG140/KG141, one 
   deep += `${indent}type: string\n`;
   const anchors = ['          a0: &a0 { type: object, properties: { x: { type: string } } }'];
   for (let i = 1; i < 9; i++) {
-    anchors.push(`          a${i}: &a${i} { type: object, properties: { ${Array.from({ length: 10 }, (_, j) => `p${j}: *a${i - 1}`).join(', ')} } }`);
+    anchors.push(
+      `          a${i}: &a${i} { type: object, properties: { ${Array.from({ length: 10 }, (_, j) => `p${j}: *a${i - 1}`).join(', ')} } }`,
+    );
   }
-  const bomb = EXAMPLE_CRD.replace(/openAPIV3Schema:[\s\S]*$/, `openAPIV3Schema:\n        type: object\n        properties:\n${anchors.join('\n')}\n`);
-  for (const [text, code] of [[deep, 'KG140'], [bomb, 'KG141']] as const) {
+  const bomb = EXAMPLE_CRD.replace(
+    /openAPIV3Schema:[\s\S]*$/,
+    `openAPIV3Schema:\n        type: object\n        properties:\n${anchors.join('\n')}\n`,
+  );
+  for (const [text, code] of [
+    [deep, 'KG140'],
+    [bomb, 'KG141'],
+  ] as const) {
     const dir = await tempProject({ 'crds/my.yaml': text });
     const r = await kopfgen(['generate', 'crds', '--no-cache', '--format', 'json'], dir);
     assert.equal(r.code, 1, r.stderr);
     const report = oneJsonObject(r.stdout);
-    assert.deepEqual(report.diagnostics.map((d) => [d.code, d.file]), [[code, 'crds/my.yaml']]);
+    assert.deepEqual(
+      report.diagnostics.map((d) => [d.code, d.file]),
+      [[code, 'crds/my.yaml']],
+    );
     assert.ok(report.diagnostics[0].line > 1, 'positioned at the offending node');
     assert.doesNotMatch(r.stdout + r.stderr, /Maximum call stack|Excessive alias/);
     assert.deepEqual(await tree(dir), ['crds/my.yaml']);
@@ -127,7 +159,10 @@ test('usage errors with --format json: exit 2 and still one JSON object', async 
   assert.equal(r.code, 2);
   const report = oneJsonObject(r.stdout);
   assert.equal(report.exitCode, 2);
-  assert.deepEqual(report.diagnostics.map((d) => d.code), ['KG950']);
+  assert.deepEqual(
+    report.diagnostics.map((d) => d.code),
+    ['KG950'],
+  );
   const combined = await kopfgen(['generate', 'crds', '--check', '--watch', '--format=json'], dir);
   assert.equal(combined.code, 2);
   assert.equal(oneJsonObject(combined.stdout).diagnostics[0].code, 'KG950');
@@ -150,8 +185,16 @@ test('an internal error: KG999, exit 3 (distinct from 1, out of date), one JSON 
     },
   };
   const run: ResolvedRun = {
-    cwd: dir, inputs: ['crds'], outDir: join(dir, 'generated'), stubsDir: undefined, options: { stubs: false },
-    check: false, watch: false, format: 'json', quiet: false, cache: false,
+    cwd: dir,
+    inputs: ['crds'],
+    outDir: join(dir, 'generated'),
+    stubsDir: undefined,
+    options: { stubs: false },
+    check: false,
+    watch: false,
+    format: 'json',
+    quiet: false,
+    cache: false,
   };
   const s = streams();
   const reporter = new Reporter({ stdout: s.stdout, stderr: s.stderr, env: {} }, 'json', false);
@@ -161,7 +204,13 @@ test('an internal error: KG999, exit 3 (distinct from 1, out of date), one JSON 
   const json = oneJsonObject(s.out());
   assert.equal(json.exitCode, 3);
   assert.equal(json.ok, false);
-  assert.deepEqual(json.diagnostics.map((d) => d.code), ['KG999']);
-  assert.match(json.diagnostics[0].message, /internal error: cannot read properties of undefined; nothing was written; please report this/);
+  assert.deepEqual(
+    json.diagnostics.map((d) => d.code),
+    ['KG999'],
+  );
+  assert.match(
+    json.diagnostics[0].message,
+    /internal error: cannot read properties of undefined; nothing was written; please report this/,
+  );
   assert.deepEqual(await tree(dir), ['crds/my.yaml']);
 });

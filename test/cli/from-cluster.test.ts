@@ -9,26 +9,40 @@ import { kopfgen, tempProject } from '../helpers/cli-support.js';
 
 function closedPortKubeconfig(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-cluster-')), 'kubeconfig');
-  writeFileSync(file, [
-    'apiVersion: v1', 'kind: Config', 'current-context: c',
-    'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
-    'users: [{name: u, user: {token: t}}]', 'contexts: [{name: c, context: {cluster: c, user: u}}]', '',
-  ].join('\n'));
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: c',
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
+      'users: [{name: u, user: {token: t}}]',
+      'contexts: [{name: c, context: {cluster: c, user: u}}]',
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
 test('readCluster: an unknown context is KG151 naming the known ones; an unreachable server is KG152', async () => {
   const kubeconfig = closedPortKubeconfig();
   const ctx = await readCluster({ kubeconfig, context: 'prod', names: ['a.example.com'] });
-  assert.deepEqual(ctx.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.message}`), [
-    '<cluster>:1:1 KG151 no context prod in the kubeconfig (contexts: c)',
-  ]);
+  assert.deepEqual(
+    ctx.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.message}`),
+    ['<cluster>:1:1 KG151 no context prod in the kubeconfig (contexts: c)'],
+  );
   const down = await readCluster({ kubeconfig, names: ['a.example.com'], selector: 'app=x' });
   assert.deepEqual(down.sources, []);
-  assert.deepEqual(down.diagnostics.map((d) => `${d.file} ${d.code}`), ['<cluster>/crd/a.example.com KG152', '<cluster> KG152']);
+  assert.deepEqual(
+    down.diagnostics.map((d) => `${d.file} ${d.code}`),
+    ['<cluster>/crd/a.example.com KG152', '<cluster> KG152'],
+  );
   assert.match(down.diagnostics[0].message, /^cannot read a\.example\.com from the cluster: .*ECONNREFUSED/);
   const missing = await readCluster({ kubeconfig: join(tmpdir(), 'no-such-kubeconfig'), names: ['a.example.com'] });
-  assert.deepEqual(missing.diagnostics.map((d) => d.code), ['KG151']);
+  assert.deepEqual(
+    missing.diagnostics.map((d) => d.code),
+    ['KG151'],
+  );
 });
 
 test('--from-cluster needs names or -l; -l needs --from-cluster; --watch does not combine', async () => {
@@ -47,8 +61,14 @@ test('--from-cluster needs names or -l; -l needs --from-cluster; --watch does no
 
 test('--from-cluster with a server that does not answer: KG152 in the JSON report, exit 1', async () => {
   const dir = await tempProject();
-  const r = await kopfgen(['generate', 'a.example.com', '--from-cluster', '--kubeconfig', closedPortKubeconfig(), '--format', 'json'], dir);
+  const r = await kopfgen(
+    ['generate', 'a.example.com', '--from-cluster', '--kubeconfig', closedPortKubeconfig(), '--format', 'json'],
+    dir,
+  );
   assert.equal(r.code, 1);
   const report = JSON.parse(r.stdout) as { diagnostics: { code: string; file: string }[] };
-  assert.deepEqual(report.diagnostics.map((d) => `${d.code} ${d.file}`), ['KG152 <cluster>/crd/a.example.com']);
+  assert.deepEqual(
+    report.diagnostics.map((d) => `${d.code} ${d.file}`),
+    ['KG152 <cluster>/crd/a.example.com'],
+  );
 });

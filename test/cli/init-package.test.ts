@@ -11,31 +11,55 @@ const TEMPLATE = JSON.stringify({
   devDependencies: { typescript: '5.9.3' },
 });
 
-test('mergePackageJson: the user\'s values win, what is missing is added, --force replaces', () => {
+test("mergePackageJson: the user's values win, what is missing is added, --force replaces", () => {
   const cases: { name: string; given: object; force?: boolean; added: string[]; kept: string[]; want?: object }[] = [
     {
       name: 'empty object',
       given: {},
       added: ['"type": "module"', 'script generate', 'script build', 'dependency kopfgen', 'devDependency typescript'],
       kept: [],
-      want: { type: 'module', scripts: { generate: 'kopfgen generate', build: 'tsc -p tsconfig.json' }, dependencies: { kopfgen: '^0.1.0' }, devDependencies: { typescript: '5.9.3' } },
+      want: {
+        type: 'module',
+        scripts: { generate: 'kopfgen generate', build: 'tsc -p tsconfig.json' },
+        dependencies: { kopfgen: '^0.1.0' },
+        devDependencies: { typescript: '5.9.3' },
+      },
     },
     {
       name: 'a script of the same name and kopfgen already a devDependency are kept',
-      given: { type: 'module', scripts: { build: 'make' }, devDependencies: { kopfgen: 'file:../k', typescript: '5.9.3' } },
+      given: {
+        type: 'module',
+        scripts: { build: 'make' },
+        devDependencies: { kopfgen: 'file:../k', typescript: '5.9.3' },
+      },
       added: ['script generate'],
       kept: ['script build', 'devDependencies kopfgen'],
-      want: { type: 'module', scripts: { build: 'make', generate: 'kopfgen generate' }, devDependencies: { kopfgen: 'file:../k', typescript: '5.9.3' }, dependencies: {} },
+      want: {
+        type: 'module',
+        scripts: { build: 'make', generate: 'kopfgen generate' },
+        devDependencies: { kopfgen: 'file:../k', typescript: '5.9.3' },
+        dependencies: {},
+      },
     },
     {
       name: 'everything present: nothing to write',
-      given: { type: 'module', scripts: { generate: 'kopfgen generate', build: 'tsc -p tsconfig.json' }, dependencies: { kopfgen: '^0.1.0' }, devDependencies: { typescript: '5.9.3' } },
+      given: {
+        type: 'module',
+        scripts: { generate: 'kopfgen generate', build: 'tsc -p tsconfig.json' },
+        dependencies: { kopfgen: '^0.1.0' },
+        devDependencies: { typescript: '5.9.3' },
+      },
       added: [],
       kept: [],
     },
     {
-      name: 'commonjs is the user\'s choice, named',
-      given: { type: 'commonjs', scripts: { generate: 'kopfgen generate', build: 'tsc -p tsconfig.json' }, dependencies: { kopfgen: '^0.1.0' }, devDependencies: { typescript: '5.9.3' } },
+      name: "commonjs is the user's choice, named",
+      given: {
+        type: 'commonjs',
+        scripts: { generate: 'kopfgen generate', build: 'tsc -p tsconfig.json' },
+        dependencies: { kopfgen: '^0.1.0' },
+        devDependencies: { typescript: '5.9.3' },
+      },
       added: [],
       kept: ['"type": "commonjs" (the scaffold is ES modules)'],
     },
@@ -61,6 +85,9 @@ test('mergePackageJson: not JSON, or not an object, is KG350', () => {
   for (const text of ['{ "name": ', '[1, 2]']) {
     const got = mergePackageJson('app/package.json', text, TEMPLATE, false);
     assert.equal(got.content, undefined);
-    assert.deepEqual(got.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`), ['app/package.json:1:1 KG350']);
+    assert.deepEqual(
+      got.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`),
+      ['app/package.json:1:1 KG350'],
+    );
   }
 });

@@ -34,13 +34,30 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
   assert.equal(r.code, 0, r.stderr);
   const project = join(parent, 'my-operator');
   assert.deepEqual(await tree(project), [
-    '.dockerignore', '.github/workflows/ci.yml', '.gitignore', 'Dockerfile', 'README.md', 'crds/myresource.yaml',
-    'deploy/00-namespace.yaml', 'deploy/01-service-account.yaml', 'deploy/02-rbac.yaml', 'deploy/03-deployment.yaml',
-    'kopfgen.config.json', 'package.json',
-    'src/generated/example.com/v1/myresources.ts', 'src/generated/index.ts', 'src/handlers/myresources.ts', 'src/operator.ts', 'tsconfig.json',
+    '.dockerignore',
+    '.github/workflows/ci.yml',
+    '.gitignore',
+    'Dockerfile',
+    'README.md',
+    'crds/myresource.yaml',
+    'deploy/00-namespace.yaml',
+    'deploy/01-service-account.yaml',
+    'deploy/02-rbac.yaml',
+    'deploy/03-deployment.yaml',
+    'kopfgen.config.json',
+    'package.json',
+    'src/generated/example.com/v1/myresources.ts',
+    'src/generated/index.ts',
+    'src/handlers/myresources.ts',
+    'src/operator.ts',
+    'tsconfig.json',
   ]);
-  assert.equal(await read(project, 'crds/myresource.yaml'), EXAMPLE_CRD, 'the example CRD is kopfgen\'s own');
-  const pkg = JSON.parse(await read(project, 'package.json')) as { name: string; scripts: Record<string, string>; dependencies: Record<string, string> };
+  assert.equal(await read(project, 'crds/myresource.yaml'), EXAMPLE_CRD, "the example CRD is kopfgen's own");
+  const pkg = JSON.parse(await read(project, 'package.json')) as {
+    name: string;
+    scripts: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
   assert.equal(pkg.name, 'my-operator');
   assert.deepEqual(Object.keys(pkg.scripts).sort(), ['build', 'check', 'generate', 'manifests', 'start', 'typecheck']);
   assert.equal(pkg.scripts.check, 'kopfgen generate --check');
@@ -64,13 +81,20 @@ test('init in an existing project: package.json merged, files written only where
   const r = await kopfgen(['init'], dir);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^ {2}skipped README\.md: it exists \(--force overwrites\)$/m);
-  assert.match(r.stdout, /^ {2}package\.json: added "type": "module", script generate, script check, .*dependency kopfgen, devDependency @types\/node; kept your script build, devDependencies typescript$/m);
+  assert.match(
+    r.stdout,
+    /^ {2}package\.json: added "type": "module", script generate, script check, .*dependency kopfgen, devDependency @types\/node; kept your script build, devDependencies typescript$/m,
+  );
   assert.equal(await read(dir, 'README.md'), 'mine\n');
   assert.equal(await read(dir, 'notes.txt'), 'x');
-  const merged = JSON.parse(await read(dir, 'package.json')) as typeof pkg & { type: string; scripts: Record<string, string>; dependencies: Record<string, string> };
+  const merged = JSON.parse(await read(dir, 'package.json')) as typeof pkg & {
+    type: string;
+    scripts: Record<string, string>;
+    dependencies: Record<string, string>;
+  };
   assert.equal(merged.name, 'mine');
   assert.equal(merged.type, 'module');
-  assert.equal(merged.scripts.build, 'make', 'the user\'s script is kept');
+  assert.equal(merged.scripts.build, 'make', "the user's script is kept");
   assert.equal(merged.scripts.test, 'jest');
   assert.equal(merged.scripts.check, 'kopfgen generate --check');
   assert.equal(merged.dependencies.kopfgen, '^0.1.0');
@@ -86,7 +110,10 @@ test('init in an existing project: package.json merged, files written only where
   assert.equal(forced.code, 0, forced.stderr);
   assert.match(forced.stdout, /^ {2}overwrote README\.md \(--force\)$/m);
   assert.notEqual(await read(dir, 'README.md'), 'mine\n');
-  assert.equal((JSON.parse(await read(dir, 'package.json')) as { scripts: Record<string, string> }).scripts.build, 'tsc -p tsconfig.json');
+  assert.equal(
+    (JSON.parse(await read(dir, 'package.json')) as { scripts: Record<string, string> }).scripts.build,
+    'tsc -p tsconfig.json',
+  );
   assert.equal(await read(dir, 'notes.txt'), 'x');
 });
 
@@ -103,25 +130,37 @@ test('the install command init prints works: kopfgen from this checkout, then th
   const parent = await tempProject();
   const r = await kopfgen(['init', 'op'], parent);
   assert.equal(r.code, 0, r.stderr);
-  const next = r.stdout.slice(r.stdout.indexOf('next:\n')).split('\n').map((l) => l.trim());
+  const next = r.stdout
+    .slice(r.stdout.indexOf('next:\n'))
+    .split('\n')
+    .map((l) => l.trim());
   const install = next.filter((l) => l.startsWith('npm install') || l.startsWith('npm --prefix'));
   assert.deepEqual(install, [`npm install ${REPO}`]);
   const project = join(parent, 'op');
   // Exactly the printed command, through a shell; only npm's own settings are turned down.
-  const env = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+  const env = {
+    ...process.env,
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+  };
   const installed = await new Promise<{ code: number; out: string }>((done) =>
-    execFile('sh', ['-c', install[0]], { cwd: project, env }, (e, stdout, stderr) => done({ code: e ? Number(e.code ?? 1) : 0, out: stdout + stderr })),
+    execFile('sh', ['-c', install[0]], { cwd: project, env }, (e, stdout, stderr) =>
+      done({ code: e ? Number(e.code ?? 1) : 0, out: stdout + stderr }),
+    ),
   );
   assert.equal(installed.code, 0, installed.out);
   const pkg = JSON.parse(await read(project, 'package.json')) as { dependencies: Record<string, string> };
   assert.match(pkg.dependencies.kopfgen, /^file:/);
   const typecheck = await new Promise<{ code: number; out: string }>((done) =>
-    execFile('npm', ['run', 'typecheck'], { cwd: project, env }, (e, stdout, stderr) => done({ code: e ? Number(e.code ?? 1) : 0, out: stdout + stderr })),
+    execFile('npm', ['run', 'typecheck'], { cwd: project, env }, (e, stdout, stderr) =>
+      done({ code: e ? Number(e.code ?? 1) : 0, out: stdout + stderr }),
+    ),
   );
   assert.equal(typecheck.code, 0, typecheck.out);
 });
 
-test('init\'s deploy/ is what `npm run manifests` renders once the project is built, and CI checks it', async () => {
+test("init's deploy/ is what `npm run manifests` renders once the project is built, and CI checks it", async () => {
   const parent = await tempProject();
   assert.equal((await kopfgen(['init', 'op'], parent)).code, 0);
   const project = join(parent, 'op');
@@ -138,13 +177,16 @@ test('init\'s deploy/ is what `npm run manifests` renders once the project is bu
 
 /** The Dockerfile's instructions as [keyword, rest] pairs (no line continuations are used). */
 function instructions(text: string): [string, string][] {
-  return text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#')).map((l) => {
-    const space = l.indexOf(' ');
-    return [l.slice(0, space).toUpperCase(), l.slice(space + 1)];
-  });
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#'))
+    .map((l) => {
+      const space = l.indexOf(' ');
+      return [l.slice(0, space).toUpperCase(), l.slice(space + 1)];
+    });
 }
 
-test('the Dockerfile: two node:20-alpine stages, no dev dependencies, the Deployment\'s command as node', async () => {
+test("the Dockerfile: two node:20-alpine stages, no dev dependencies, the Deployment's command as node", async () => {
   const parent = await tempProject();
   assert.equal((await kopfgen(['init', 'op'], parent)).code, 0);
   const project = join(parent, 'op');
@@ -160,13 +202,22 @@ test('the Dockerfile: two node:20-alpine stages, no dev dependencies, the Deploy
   assert.deepEqual(firstCopy, ['COPY', 'package.json package-lock.json ./']);
   assert.ok(build.findIndex(([k]) => k === 'COPY') < build.findIndex(([, v]) => v === 'npm ci'));
   // The runtime stage: no RUN (no shell), no sources, only the build's output and pruned modules.
-  assert.deepEqual(final.filter(([k]) => k === 'RUN'), []);
-  assert.deepEqual(final.filter(([k]) => k === 'COPY').map(([, v]) => v), [
-    '--from=build /app/package.json ./package.json',
-    '--from=build /app/node_modules ./node_modules',
-    '--from=build /app/dist ./dist',
-  ]);
-  assert.deepEqual(final.filter(([k]) => k === 'USER'), [['USER', 'node']]);
+  assert.deepEqual(
+    final.filter(([k]) => k === 'RUN'),
+    [],
+  );
+  assert.deepEqual(
+    final.filter(([k]) => k === 'COPY').map(([, v]) => v),
+    [
+      '--from=build /app/package.json ./package.json',
+      '--from=build /app/node_modules ./node_modules',
+      '--from=build /app/dist ./dist',
+    ],
+  );
+  assert.deepEqual(
+    final.filter(([k]) => k === 'USER'),
+    [['USER', 'node']],
+  );
   const user = final.findIndex(([k]) => k === 'USER');
   assert.ok(user > final.findLastIndex(([k]) => k === 'COPY'), 'USER after the files it must not own');
   const all = steps.map(([k, v]) => `${k} ${v}`).join('\n');

@@ -28,7 +28,10 @@ test('generate -: a helm template stream on standard input; the non-CRD is a not
   const r = await kopfgenPiped(['generate', '-', '--out', 'gen', '--no-stubs', '--format', 'json'], dir, HELM_OUTPUT);
   assert.equal(r.code, 0, r.stderr + r.stdout);
   const report = JSON.parse(r.stdout) as { diagnostics: { code: string; file: string; line: number }[] };
-  assert.deepEqual(report.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}`), ['KG106 <stdin>:3']);
+  assert.deepEqual(
+    report.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}`),
+    ['KG106 <stdin>:3'],
+  );
   const files = await tree(dir);
   assert.ok(files.includes('gen/example.com/v1/myresources.ts'), files.join('\n'));
   assert.ok(files.includes('gen/example.com/v1/widgets.ts'), files.join('\n'));
@@ -36,7 +39,11 @@ test('generate -: a helm template stream on standard input; the non-CRD is a not
 
 test('generate -: an error in the stream is positioned in <stdin>', async () => {
   const dir = await tempProject();
-  const r = await kopfgenPiped(['generate', '-', '--out', 'gen', '--no-stubs'], dir, `${WIDGET_CRD}---\nkind: [unclosed\n`);
+  const r = await kopfgenPiped(
+    ['generate', '-', '--out', 'gen', '--no-stubs'],
+    dir,
+    `${WIDGET_CRD}---\nkind: [unclosed\n`,
+  );
   assert.equal(r.code, 1);
   assert.match(r.stderr + r.stdout, /^<stdin>:\d+:\d+ error KG104 malformed YAML/m);
   assert.deepEqual(await tree(dir), []);
@@ -56,7 +63,11 @@ test('a .json CRD (named, or found in a directory) generates the same files as i
 });
 
 test('a .json CRD with a bad schema value: the diagnostic points into the JSON', async () => {
-  const crd = parse(WIDGET_CRD) as { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] } };
+  const crd = parse(WIDGET_CRD) as {
+    spec: {
+      versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[];
+    };
+  };
   crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size = { type: 'integer', enum: 'ten' };
   const text = JSON.stringify(crd, null, 2);
   const dir = await tempProject({ 'widget.json': text });
@@ -81,7 +92,10 @@ test('a Latin-1 CRD is KG150 at the first byte that is not UTF-8, and nothing is
 });
 
 test('the configuration is found from a subdirectory, up to the repository root', async () => {
-  const dir = await tempProject({ 'crds/widget.yaml': WIDGET_CRD, 'kopfgen.config.json': '{ "inputs": ["crds"], "out": "gen", "stubs": false }\n' });
+  const dir = await tempProject({
+    'crds/widget.yaml': WIDGET_CRD,
+    'kopfgen.config.json': '{ "inputs": ["crds"], "out": "gen", "stubs": false }\n',
+  });
   mkdirSync(join(dir, '.git'));
   mkdirSync(join(dir, 'src/deep'), { recursive: true });
   const r = await kopfgen(['generate'], join(dir, 'src/deep'));
@@ -96,7 +110,10 @@ test('"no inputs" names where the configuration was looked for, and stops at the
   mkdirSync(join(repo, 'src'));
   const r = await kopfgen(['generate'], join(repo, 'src'));
   assert.equal(r.code, 2);
-  assert.match(r.stderr, new RegExp(`no configuration .* found in ${join(repo, 'src')} or any directory above it up to ${repo}$`, 'm'));
+  assert.match(
+    r.stderr,
+    new RegExp(`no configuration .* found in ${join(repo, 'src')} or any directory above it up to ${repo}$`, 'm'),
+  );
 });
 
 test('generate - --watch is a usage error: standard input cannot be watched', async () => {

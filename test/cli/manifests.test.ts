@@ -10,8 +10,7 @@ import { describe, it } from 'node:test';
 import { kopfgen, read, REPO, snapshot, tempProject, tree } from '../helpers/cli-support.js';
 
 const RUNTIME = resolve(REPO, 'dist/src/runtime/index.js');
-const module = (body: string) =>
-  `import { defineHandler, defineResource } from ${JSON.stringify(RUNTIME)};\n${body}\n`;
+const module = (body: string) => `import { defineHandler, defineResource } from ${JSON.stringify(RUNTIME)};\n${body}\n`;
 const WIDGETS =
   module(`const widget = defineResource({ group: 'acme.io', version: 'v1', plural: 'widgets', kind: 'Widget',
   scope: 'Namespaced', statusSubresource: true, printerColumns: [] });

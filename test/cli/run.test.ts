@@ -7,15 +7,30 @@ import { describe, it } from 'node:test';
 import { runOperator } from '../../src/cli/run.js';
 import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
 
-const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+const resource = defineResource({
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
+});
 
 function closedPortKubeconfig(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-run-')), 'kubeconfig');
-  writeFileSync(file, [
-    'apiVersion: v1', 'kind: Config', 'current-context: c',
-    'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
-    'users: [{name: u, user: {token: t}}]', 'contexts: [{name: c, context: {cluster: c, user: u}}]', '',
-  ].join('\n'));
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: c',
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
+      'users: [{name: u, user: {token: t}}]',
+      'contexts: [{name: c, context: {cluster: c, user: u}}]',
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
@@ -27,7 +42,11 @@ describe('runOperator', () => {
   });
   it('exits 1 when the module registers no handler', async () => {
     const lines: string[] = [];
-    const code = await runOperator('test/fixtures/runtime/empty.mjs', { registry: new Registry(), kubeconfig: closedPortKubeconfig(), write: (l) => lines.push(l) });
+    const code = await runOperator('test/fixtures/runtime/empty.mjs', {
+      registry: new Registry(),
+      kubeconfig: closedPortKubeconfig(),
+      write: (l) => lines.push(l),
+    });
     assert.equal(code, 1);
     assert.match(lines.join('\n'), /no handlers are registered/);
   });
@@ -35,7 +54,11 @@ describe('runOperator', () => {
     const registry = new Registry();
     defineHandler(resource, 'myapp').onCreate(() => undefined, { registry });
     const lines: string[] = [];
-    const code = await runOperator('test/fixtures/runtime/empty.mjs', { registry, kubeconfig: closedPortKubeconfig(), write: (l) => lines.push(l) });
+    const code = await runOperator('test/fixtures/runtime/empty.mjs', {
+      registry,
+      kubeconfig: closedPortKubeconfig(),
+      write: (l) => lines.push(l),
+    });
     assert.equal(code, 1);
     assert.match(lines.join('\n'), /cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:1/);
   });
@@ -44,7 +67,10 @@ describe('runOperator', () => {
     defineHandler(resource, 'myapp').onCreate(() => undefined, { registry });
     const lines: string[] = [];
     const code = await runOperator('test/fixtures/runtime/empty.mjs', {
-      registry, namespace: 'Bad_NS!', kubeconfig: closedPortKubeconfig(), write: (l) => lines.push(l),
+      registry,
+      namespace: 'Bad_NS!',
+      kubeconfig: closedPortKubeconfig(),
+      write: (l) => lines.push(l),
     });
     assert.equal(code, 1);
     assert.deepEqual(lines.length, 1, lines.join('\n'));

@@ -29,7 +29,8 @@ class Watcher {
   async until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
     const deadline = Date.now() + WAIT_MS;
     while (!(await condition())) {
-      if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      if (Date.now() > deadline)
+        assert.fail(`timed out waiting for ${what}\nstdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
       await sleep(50);
     }
   }
@@ -39,8 +40,12 @@ class Watcher {
   }
 }
 
-const WITH_PAUSED = EXAMPLE_CRD.replace('                replicas:', '                paused:\n                  type: boolean\n                replicas:');
-const moduleText = (dir: string): Promise<string> => read(dir, 'generated/example.com/v1/myresources.ts').catch(() => '');
+const WITH_PAUSED = EXAMPLE_CRD.replace(
+  '                replicas:',
+  '                paused:\n                  type: boolean\n                replicas:',
+);
+const moduleText = (dir: string): Promise<string> =>
+  read(dir, 'generated/example.com/v1/myresources.ts').catch(() => '');
 
 test('watch: regenerates on an edit, survives a broken CRD, stops on SIGTERM', async (t) => {
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
@@ -61,7 +66,10 @@ test('watch: regenerates on an edit, survives a broken CRD, stops on SIGTERM', a
   assert.equal(w.child.exitCode, null, 'still watching');
 
   await writeFiles(dir, { 'crds/my.yaml': EXAMPLE_CRD });
-  await w.until('the fixed CRD to be generated', async () => !/paused/.test(await moduleText(dir)) && (await moduleText(dir)) !== '');
+  await w.until(
+    'the fixed CRD to be generated',
+    async () => !/paused/.test(await moduleText(dir)) && (await moduleText(dir)) !== '',
+  );
   assert.equal(await read(dir, 'handlers/myresources.ts'), stub, 'the stub file is never rewritten');
 
   w.child.kill('SIGTERM');
@@ -70,24 +78,51 @@ test('watch: regenerates on an edit, survives a broken CRD, stops on SIGTERM', a
 });
 
 test('watch: follows the configuration and a new CRD file; a broken configuration or invalid settings keep the previous ones', async (t) => {
-  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, 'kopfgen.config.json': JSON.stringify({ inputs: ['crds'], out: 'gen', stubs: false }) });
+  const dir = await tempProject({
+    'crds/my.yaml': EXAMPLE_CRD,
+    'kopfgen.config.json': JSON.stringify({ inputs: ['crds'], out: 'gen', stubs: false }),
+  });
   const w = new Watcher(['generate', '--watch'], dir);
   t.after(() => w.stop());
   await w.until('the first run', () => /watching/.test(w.stdout));
   await fs.access(join(dir, 'gen/index.ts'));
 
   await writeFiles(dir, { 'kopfgen.config.json': JSON.stringify({ inputs: ['crds'], out: 'gen2', stubs: false }) });
-  await w.until('output in the new directory', () => fs.access(join(dir, 'gen2/index.ts')).then(() => true, () => false));
+  await w.until('output in the new directory', () =>
+    fs.access(join(dir, 'gen2/index.ts')).then(
+      () => true,
+      () => false,
+    ),
+  );
 
   await writeFiles(dir, { 'kopfgen.config.json': '{ "inputs": ["crds"], "ot": "gen3" }' });
-  await w.until('the configuration error', () => /kopfgen\.config\.json:1:\d+ error KG301 unknown configuration key "ot"/.test(w.stderr));
+  await w.until('the configuration error', () =>
+    /kopfgen\.config\.json:1:\d+ error KG301 unknown configuration key "ot"/.test(w.stderr),
+  );
 
-  await writeFiles(dir, { 'kopfgen.config.json': JSON.stringify({ inputs: ['crds'], out: 'gen3', stubs: 'gen3/handlers' }) });
-  await w.until('the invalid settings', () => /kopfgen\.config\.json:1:1 error KG305 the stubs directory must not be inside the output directory/.test(w.stderr));
+  await writeFiles(dir, {
+    'kopfgen.config.json': JSON.stringify({ inputs: ['crds'], out: 'gen3', stubs: 'gen3/handlers' }),
+  });
+  await w.until('the invalid settings', () =>
+    /kopfgen\.config\.json:1:1 error KG305 the stubs directory must not be inside the output directory/.test(w.stderr),
+  );
 
-  await writeFiles(dir, { 'crds/more/widget.yaml': EXAMPLE_CRD.replace(/myresources/g, 'gadgets').replace(/MyResource/g, 'Gadget').replace(/myresource\b/g, 'gadget').replace('shortNames: [myr]', 'shortNames: [gad]') });
-  await w.until('the new CRD in a new directory, with the previous settings', () => fs.access(join(dir, 'gen2/example.com/v1/gadgets.ts')).then(() => true, () => false));
-  await fs.access(join(dir, 'gen3')).then(() => assert.fail('the invalid settings were not used'), () => undefined);
+  await writeFiles(dir, {
+    'crds/more/widget.yaml': EXAMPLE_CRD.replace(/myresources/g, 'gadgets')
+      .replace(/MyResource/g, 'Gadget')
+      .replace(/myresource\b/g, 'gadget')
+      .replace('shortNames: [myr]', 'shortNames: [gad]'),
+  });
+  await w.until('the new CRD in a new directory, with the previous settings', () =>
+    fs.access(join(dir, 'gen2/example.com/v1/gadgets.ts')).then(
+      () => true,
+      () => false,
+    ),
+  );
+  await fs.access(join(dir, 'gen3')).then(
+    () => assert.fail('the invalid settings were not used'),
+    () => undefined,
+  );
   w.child.kill('SIGINT');
   assert.equal(await Promise.race([w.exited, sleep(WAIT_MS).then(() => 'timeout')]), 0);
 });
@@ -97,16 +132,25 @@ test('watch --format json: one JSON object per run on stdout, nothing else', asy
   const w = new Watcher(['generate', 'crds', '--no-stubs', '--watch', '--format', 'json'], dir);
   t.after(() => w.stop());
   const runs = (): { command: string; exitCode: number; summary?: { written: string[] } }[] =>
-    w.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as ReturnType<typeof runs>[number]);
+    w.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as ReturnType<typeof runs>[number]);
   await w.until('the first run', () => w.stdout.endsWith('\n') && runs().length === 1);
   assert.deepEqual([runs()[0].command, runs()[0].exitCode, runs()[0].summary?.written.length], ['generate', 0, 2]);
   // JSON mode prints no "watching" line: save again until a run picks the edit up.
   let saved = 0;
   await w.until('a run with the edit', async () => {
     if (saved++ % 10 === 0) await writeFiles(dir, { 'crds/my.yaml': WITH_PAUSED });
-    return w.stdout.endsWith('\n') && runs().some((r) => r.summary?.written.includes('generated/example.com/v1/myresources.ts'));
+    return (
+      w.stdout.endsWith('\n') &&
+      runs().some((r) => r.summary?.written.includes('generated/example.com/v1/myresources.ts'))
+    );
   });
   w.child.kill('SIGTERM');
   assert.equal(await Promise.race([w.exited, sleep(WAIT_MS).then(() => 'timeout')]), 0);
-  assert.ok(runs().every((r) => r.exitCode === 0), 'every line is a run report');
+  assert.ok(
+    runs().every((r) => r.exitCode === 0),
+    'every line is a run report',
+  );
 });

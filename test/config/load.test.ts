@@ -9,43 +9,88 @@ import { parseConfig } from '../../src/config/load.js';
 import { EXAMPLE_CRD, kopfgen, tempProject, tree, WIDGET_CRD } from '../helpers/cli-support.js';
 
 function problems(name: string, text: string, inPackage = false): string[] {
-  return parseConfig(`/p/${name}`, name, text, inPackage).diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.pointer} ${d.message}`);
+  return parseConfig(`/p/${name}`, name, text, inPackage).diagnostics.map(
+    (d) => `${d.file}:${d.line}:${d.col} ${d.code} ${d.pointer} ${d.message}`,
+  );
 }
 
 test('config: unknown keys and wrong values name the key, with line and column', () => {
   const json = '{\n  "inputs": ["crds"],\n  "outDir": "gen",\n  "stubs": 3,\n  "handlers": { "MyResource": [1] }\n}\n';
   const found = problems('kopfgen.config.json', json);
   assert.equal(found.length, 3);
-  assert.match(found[0], /^kopfgen\.config\.json:3:3 KG301 \/outDir unknown configuration key "outDir" \(did you mean "out"\?\)/);
-  assert.match(found[1], /^kopfgen\.config\.json:4:12 KG302 \/stubs configuration key "stubs" must be a directory \(string\) or false, got number 3/);
-  assert.match(found[2], /^kopfgen\.config\.json:5:31 KG302 \/handlers\/MyResource configuration key "handlers\.MyResource"/);
+  assert.match(
+    found[0],
+    /^kopfgen\.config\.json:3:3 KG301 \/outDir unknown configuration key "outDir" \(did you mean "out"\?\)/,
+  );
+  assert.match(
+    found[1],
+    /^kopfgen\.config\.json:4:12 KG302 \/stubs configuration key "stubs" must be a directory \(string\) or false, got number 3/,
+  );
+  assert.match(
+    found[2],
+    /^kopfgen\.config\.json:5:31 KG302 \/handlers\/MyResource configuration key "handlers\.MyResource"/,
+  );
   const yaml = 'inputs: crds\nout:\n  - a\n';
-  assert.deepEqual(problems('kopfgen.config.yaml', yaml).map((p) => p.split(' ').slice(0, 3).join(' ')), ['kopfgen.config.yaml:3:3 KG302 /out']);
+  assert.deepEqual(
+    problems('kopfgen.config.yaml', yaml).map((p) => p.split(' ').slice(0, 3).join(' ')),
+    ['kopfgen.config.yaml:3:3 KG302 /out'],
+  );
   const pkg = '{\n  "name": "x",\n  "kopfgen": { "input": "crds" }\n}\n';
-  assert.match(problems('package.json', pkg, true)[0], /^package\.json:3:16 KG301 \/kopfgen\/input unknown configuration key "input" \(did you mean "inputs"\?\)/);
+  assert.match(
+    problems('package.json', pkg, true)[0],
+    /^package\.json:3:16 KG301 \/kopfgen\/input unknown configuration key "input" \(did you mean "inputs"\?\)/,
+  );
 });
 
 test('config: syntax errors are positioned; JSON must be JSON', () => {
-  assert.match(problems('kopfgen.config.json', '{\n  "out": "gen",\n  oops\n}\n')[0], /^kopfgen\.config\.json:3:\d+ KG300 +cannot parse configuration/);
-  assert.match(problems('kopfgen.config.yaml', 'out: [gen\n')[0], /^kopfgen\.config\.yaml:\d+:\d+ KG300 +cannot parse configuration/);
+  assert.match(
+    problems('kopfgen.config.json', '{\n  "out": "gen",\n  oops\n}\n')[0],
+    /^kopfgen\.config\.json:3:\d+ KG300 +cannot parse configuration/,
+  );
+  assert.match(
+    problems('kopfgen.config.yaml', 'out: [gen\n')[0],
+    /^kopfgen\.config\.yaml:\d+:\d+ KG300 +cannot parse configuration/,
+  );
   assert.match(problems('kopfgen.config.yaml', 'out: a\nout: b\n')[0], /KG300/);
   assert.match(problems('kopfgen.config.json', '[1]')[0], /KG302 \/ the configuration must be an object/);
 });
 
 test('config: a JSON error is one line, at the character that is not JSON', () => {
   const cases: [string, string][] = [
-    ['{\n  "inputs": ["crds",],\n  "out": "gen"\n}\n', "kopfgen.config.json:2:21 KG300  cannot parse configuration: Unexpected token ']'"],
-    ['{\n  "inputs": "crds",\n  "out": gen\n}\n', "kopfgen.config.json:3:10 KG300  cannot parse configuration: Unexpected token 'g'"],
-    ["{\n  \"inputs\": 'crds'\n}\n", "kopfgen.config.json:2:13 KG300  cannot parse configuration: Unexpected token '''"],
-    ['{ "out": "gen" }\n# done\n', 'kopfgen.config.json:2:1 KG300  cannot parse configuration: Unexpected non-whitespace character after JSON'],
+    [
+      '{\n  "inputs": ["crds",],\n  "out": "gen"\n}\n',
+      "kopfgen.config.json:2:21 KG300  cannot parse configuration: Unexpected token ']'",
+    ],
+    [
+      '{\n  "inputs": "crds",\n  "out": gen\n}\n',
+      "kopfgen.config.json:3:10 KG300  cannot parse configuration: Unexpected token 'g'",
+    ],
+    [
+      '{\n  "inputs": \'crds\'\n}\n',
+      "kopfgen.config.json:2:13 KG300  cannot parse configuration: Unexpected token '''",
+    ],
+    [
+      '{ "out": "gen" }\n# done\n',
+      'kopfgen.config.json:2:1 KG300  cannot parse configuration: Unexpected non-whitespace character after JSON',
+    ],
   ];
   for (const [text, expected] of cases) assert.deepEqual(problems('kopfgen.config.json', text), [expected], text);
 });
 
 test('config: valid forms', () => {
-  const r = parseConfig('/p/kopfgen.config.yaml', 'kopfgen.config.yaml', 'inputs: [crds, "more/*.yaml"]\nout: src/gen\nstubs: false\nhandlers:\n  MyResource: myapp, cleanup\n  Widget: [resize]\n', false);
+  const r = parseConfig(
+    '/p/kopfgen.config.yaml',
+    'kopfgen.config.yaml',
+    'inputs: [crds, "more/*.yaml"]\nout: src/gen\nstubs: false\nhandlers:\n  MyResource: myapp, cleanup\n  Widget: [resize]\n',
+    false,
+  );
   assert.deepEqual(r.diagnostics, []);
-  assert.deepEqual(r.config, { inputs: ['crds', 'more/*.yaml'], out: 'src/gen', stubs: false, handlers: { MyResource: ['myapp', 'cleanup'], Widget: ['resize'] } });
+  assert.deepEqual(r.config, {
+    inputs: ['crds', 'more/*.yaml'],
+    out: 'src/gen',
+    stubs: false,
+    handlers: { MyResource: ['myapp', 'cleanup'], Widget: ['resize'] },
+  });
 });
 
 test('generate with no arguments uses kopfgen.config.json; flags override it', async () => {
@@ -53,32 +98,58 @@ test('generate with no arguments uses kopfgen.config.json; flags override it', a
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, 'kopfgen.config.json': config });
   const r = await kopfgen(['generate'], dir);
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(await tree(dir), ['crds/my.yaml', 'kopfgen.config.json', 'src/gen/.kopfgen-manifest.json', 'src/gen/example.com/v1/myresources.ts', 'src/gen/index.ts', 'src/handlers/myresources.ts']);
+  assert.deepEqual(await tree(dir), [
+    'crds/my.yaml',
+    'kopfgen.config.json',
+    'src/gen/.kopfgen-manifest.json',
+    'src/gen/example.com/v1/myresources.ts',
+    'src/gen/index.ts',
+    'src/handlers/myresources.ts',
+  ]);
   const stub = (await import('node:fs')).readFileSync(`${dir}/src/handlers/myresources.ts`, 'utf8');
-  assert.match(stub, /from "\.\.\/gen\/example\.com\/v1\/myresources\.js"/, 'stubs import the configured output directory');
+  assert.match(
+    stub,
+    /from "\.\.\/gen\/example\.com\/v1\/myresources\.js"/,
+    'stubs import the configured output directory',
+  );
   const overridden = await kopfgen(['generate', '--out', 'other', '--no-stubs'], dir);
   assert.equal(overridden.code, 0, overridden.stderr);
   assert.ok((await tree(dir)).includes('other/index.ts'));
 });
 
 test('generate finds kopfgen.config.yaml and package.json "kopfgen"; --config picks a file', async () => {
-  const yamlDir = await tempProject({ 'crds/w.yaml': WIDGET_CRD, 'kopfgen.config.yaml': 'inputs: crds\nout: gen\nstubs: false\n' });
+  const yamlDir = await tempProject({
+    'crds/w.yaml': WIDGET_CRD,
+    'kopfgen.config.yaml': 'inputs: crds\nout: gen\nstubs: false\n',
+  });
   assert.equal((await kopfgen(['generate'], yamlDir)).code, 0);
   assert.ok((await tree(yamlDir)).includes('gen/index.ts'));
-  const pkgDir = await tempProject({ 'crds/w.yaml': WIDGET_CRD, 'package.json': JSON.stringify({ name: 'x', kopfgen: { inputs: 'crds', out: 'types', stubs: false } }) });
+  const pkgDir = await tempProject({
+    'crds/w.yaml': WIDGET_CRD,
+    'package.json': JSON.stringify({ name: 'x', kopfgen: { inputs: 'crds', out: 'types', stubs: false } }),
+  });
   assert.equal((await kopfgen(['generate'], pkgDir)).code, 0);
   assert.ok((await tree(pkgDir)).includes('types/index.ts'));
-  const explicit = await tempProject({ 'crds/w.yaml': WIDGET_CRD, 'conf/k.yaml': 'inputs: ../crds\nout: ../out2\nstubs: false\n' });
+  const explicit = await tempProject({
+    'crds/w.yaml': WIDGET_CRD,
+    'conf/k.yaml': 'inputs: ../crds\nout: ../out2\nstubs: false\n',
+  });
   const r = await kopfgen(['generate', '--config', 'conf/k.yaml'], explicit);
   assert.equal(r.code, 0, r.stderr);
   assert.ok((await tree(explicit)).includes('out2/index.ts'), 'paths in a config file are relative to the file');
 });
 
 test('config errors exit 2 and write nothing', async () => {
-  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, 'kopfgen.config.json': '{ "inputs": "crds", "stub": "h" }' });
+  const dir = await tempProject({
+    'crds/my.yaml': EXAMPLE_CRD,
+    'kopfgen.config.json': '{ "inputs": "crds", "stub": "h" }',
+  });
   const r = await kopfgen(['generate'], dir);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /^kopfgen\.config\.json:1:21 error KG301 unknown configuration key "stub" \(did you mean "stubs"\?\)/m);
+  assert.match(
+    r.stderr,
+    /^kopfgen\.config\.json:1:21 error KG301 unknown configuration key "stub" \(did you mean "stubs"\?\)/m,
+  );
   assert.deepEqual(await tree(dir), ['crds/my.yaml', 'kopfgen.config.json']);
   const json = await kopfgen(['generate', '--format', 'json'], dir);
   assert.equal(json.code, 2);
@@ -93,9 +164,19 @@ test('config errors exit 2 and write nothing', async () => {
 });
 
 test('handlers: [] opts a kind out; an empty string is a slip and an error', () => {
-  const ok = parseConfig('/p/kopfgen.config.json', 'kopfgen.config.json', '{ "handlers": { "Application": [] } }', false);
+  const ok = parseConfig(
+    '/p/kopfgen.config.json',
+    'kopfgen.config.json',
+    '{ "handlers": { "Application": [] } }',
+    false,
+  );
   assert.deepEqual(ok.diagnostics, []);
   assert.deepEqual(ok.config.handlers, { Application: [] });
-  const slip = parseConfig('/p/kopfgen.config.json', 'kopfgen.config.json', '{ "handlers": { "Application": "" } }', false);
+  const slip = parseConfig(
+    '/p/kopfgen.config.json',
+    'kopfgen.config.json',
+    '{ "handlers": { "Application": "" } }',
+    false,
+  );
   assert.equal(slip.diagnostics[0]?.code, 'KG302');
 });

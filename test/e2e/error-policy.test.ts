@@ -15,7 +15,16 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { defineHandler, defineResource, Registry, TemporaryError, type DiffItem } from '../../src/runtime/index.js';
 import { KubeClient } from '../../src/runtime/kube/client.js';
 import { Operator, type OperatorOptions } from '../../src/runtime/operator.js';
-import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
+import {
+  applyCrd,
+  eventually,
+  skip,
+  START_TIMEOUT,
+  startCluster,
+  stopCluster,
+  TEST_TIMEOUT,
+  type Cluster,
+} from '../helpers/envtest.js';
 import { captureLogger, create, events, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
 import { FaultProxy } from '../helpers/proxy.js';
 
@@ -24,10 +33,22 @@ let proxy: FaultProxy | undefined;
 const operators: Operator[] = [];
 
 const blob = defineResource<{ spec: Record<string, unknown> }>({
-  group: 'policy.kopfgen.dev', version: 'v1', plural: 'blobs', kind: 'Blob', scope: 'Namespaced', statusSubresource: true, printerColumns: [],
+  group: 'policy.kopfgen.dev',
+  version: 'v1',
+  plural: 'blobs',
+  kind: 'Blob',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 const gadget = defineResource<{ spec: Record<string, unknown> }>({
-  group: 'policy.kopfgen.dev', version: 'v1', plural: 'gadgets', kind: 'Gadget', scope: 'Namespaced', statusSubresource: true, printerColumns: [],
+  group: 'policy.kopfgen.dev',
+  version: 'v1',
+  plural: 'gadgets',
+  kind: 'Gadget',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 const blobs = (ns: string, name = '') => objectPath('policy.kopfgen.dev', 'v1', 'blobs', ns, name);
 const gadgets = (ns: string, name = '') => objectPath('policy.kopfgen.dev', 'v1', 'gadgets', ns, name);
@@ -46,12 +67,16 @@ async function operate(registry: Registry, ns: string, options: Partial<Operator
 /** The gaps between attempts, in ms: each at least the backoff's doubling (with some slack for the clock). */
 function assertBackoff(times: number[], baseMs: number): void {
   const gaps = times.slice(1).map((t, i) => t - times[i]);
-  gaps.forEach((gap, i) => assert.ok(gap >= baseMs * 2 ** i - 50, `gap ${i + 1} of ${gaps.join(', ')} ms shorter than ${baseMs * 2 ** i} ms`));
+  gaps.forEach((gap, i) =>
+    assert.ok(gap >= baseMs * 2 ** i - 50, `gap ${i + 1} of ${gaps.join(', ')} ms shorter than ${baseMs * 2 ** i} ms`),
+  );
 }
 
 /** Warning Events about `name` whose message starts with `prefix`: one object per series. */
 async function series(ns: string, name: string, prefix: string): Promise<Body[]> {
-  return (await events(cluster!.client, ns, name)).filter((e) => typeof e.message === 'string' && e.message.startsWith(prefix));
+  return (await events(cluster!.client, ns, name)).filter(
+    (e) => typeof e.message === 'string' && e.message.startsWith(prefix),
+  );
 }
 
 /** The handler's record once it failed for good. */
@@ -70,155 +95,301 @@ function kubectlApply(body: Body): void {
 }
 
 describe('the error policy against a real API server', { skip }, () => {
-  before(async () => {
-    cluster = startCluster();
-    await applyCrd(cluster, 'test/fixtures/runtime/blobs.yaml', 'policy.kopfgen.dev', 'v1', 'blobs');
-    await applyCrd(cluster, 'test/fixtures/runtime/gadgets.yaml', 'policy.kopfgen.dev', 'v1', 'gadgets');
-    proxy = await FaultProxy.start(cluster.kubeconfig);
-  }, { timeout: START_TIMEOUT });
+  before(
+    async () => {
+      cluster = startCluster();
+      await applyCrd(cluster, 'test/fixtures/runtime/blobs.yaml', 'policy.kopfgen.dev', 'v1', 'blobs');
+      await applyCrd(cluster, 'test/fixtures/runtime/gadgets.yaml', 'policy.kopfgen.dev', 'v1', 'gadgets');
+      proxy = await FaultProxy.start(cluster.kubeconfig);
+    },
+    { timeout: START_TIMEOUT },
+  );
   after(async () => {
     for (const operator of operators) await operator.stop();
     await proxy?.close();
     stopCluster(cluster);
   });
 
-  it('403 on /status: attempts counted, exponential backoff, retries end it, one Event series, one line naming the object', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'forbidden');
-    proxy!.inject({ method: 'PATCH', path: new RegExp(`/namespaces/${ns}/blobs/b/status`), status: 403, times: 1000 });
-    const registry = new Registry();
-    const attempts: number[] = [];
-    defineHandler(blob, 'myapp').onCreate(() => { attempts.push(Date.now()); return { phase: 'Ready' }; }, { registry, retries: 4 });
-    const config = new KubeConfig();
-    config.loadFromFile(proxy!.kubeconfig);
-    const { logger } = await operate(registry, ns, { client: new KubeClient(config), backoff: fast, marks: { prefix: 'policy.kopfgen.dev' } });
-    await create(cluster!.client, blobs(ns), { apiVersion: 'policy.kopfgen.dev/v1', kind: 'Blob', metadata: { name: 'b' }, spec: { x: 1 } });
-    const record = await failedRecord(blobs(ns, 'b'));
-    assert.equal(attempts.length, 4, 'retries: 4 ended it');
-    assert.equal(record.retries, 4);
-    const why = `forbidden: patch on blobs/status in namespace ${ns} — grant it in the operator's Role`;
-    assert.equal(record.message, `${why} (gave up after 4 attempt(s))`);
-    assertBackoff(attempts, fast.baseMs);
-    const lines = logger.lines.filter((l) => l.includes('ERROR'));
-    assert.equal(lines.length, 4, lines.join('\n'));
-    assert.ok(lines.every((l) => l.includes(`blobs ${ns}/b: handler myapp failed`) && l.includes(why)), lines.join('\n'));
-    const repeated = await eventually('the Event series', async () => {
-      const found = await series(ns, 'b', 'Handler myapp failed:');
-      return found.length === 1 && found[0].count === 3 ? found : undefined;
-    });
-    assert.equal(repeated[0].reason, 'myappFailed');
-    assert.equal(repeated[0].message, `Handler myapp failed: ${why}`);
-    assert.equal((await series(ns, 'b', 'Handler myapp failed permanently')).length, 1);
-    const body = await get(blobs(ns, 'b'));
-    assert.ok(body.metadata.annotations['policy.kopfgen.dev/last-handled-configuration'], 'the cause completed after the failure');
-  });
+  it(
+    '403 on /status: attempts counted, exponential backoff, retries end it, one Event series, one line naming the object',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'forbidden');
+      proxy!.inject({
+        method: 'PATCH',
+        path: new RegExp(`/namespaces/${ns}/blobs/b/status`),
+        status: 403,
+        times: 1000,
+      });
+      const registry = new Registry();
+      const attempts: number[] = [];
+      defineHandler(blob, 'myapp').onCreate(
+        () => {
+          attempts.push(Date.now());
+          return { phase: 'Ready' };
+        },
+        { registry, retries: 4 },
+      );
+      const config = new KubeConfig();
+      config.loadFromFile(proxy!.kubeconfig);
+      const { logger } = await operate(registry, ns, {
+        client: new KubeClient(config),
+        backoff: fast,
+        marks: { prefix: 'policy.kopfgen.dev' },
+      });
+      await create(cluster!.client, blobs(ns), {
+        apiVersion: 'policy.kopfgen.dev/v1',
+        kind: 'Blob',
+        metadata: { name: 'b' },
+        spec: { x: 1 },
+      });
+      const record = await failedRecord(blobs(ns, 'b'));
+      assert.equal(attempts.length, 4, 'retries: 4 ended it');
+      assert.equal(record.retries, 4);
+      const why = `forbidden: patch on blobs/status in namespace ${ns} — grant it in the operator's Role`;
+      assert.equal(record.message, `${why} (gave up after 4 attempt(s))`);
+      assertBackoff(attempts, fast.baseMs);
+      const lines = logger.lines.filter((l) => l.includes('ERROR'));
+      assert.equal(lines.length, 4, lines.join('\n'));
+      assert.ok(
+        lines.every((l) => l.includes(`blobs ${ns}/b: handler myapp failed`) && l.includes(why)),
+        lines.join('\n'),
+      );
+      const repeated = await eventually('the Event series', async () => {
+        const found = await series(ns, 'b', 'Handler myapp failed:');
+        return found.length === 1 && found[0].count === 3 ? found : undefined;
+      });
+      assert.equal(repeated[0].reason, 'myappFailed');
+      assert.equal(repeated[0].message, `Handler myapp failed: ${why}`);
+      assert.equal((await series(ns, 'b', 'Handler myapp failed permanently')).length, 1);
+      const body = await get(blobs(ns, 'b'));
+      assert.ok(
+        body.metadata.annotations['policy.kopfgen.dev/last-handled-configuration'],
+        'the cause completed after the failure',
+      );
+    },
+  );
 
-  it('422 annotations too large: attempts counted, retries end it, the failure recorded once the patch fits', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'toolarge');
-    const registry = new Registry();
-    const attempts: number[] = [];
-    defineHandler(blob, 'myapp').onCreate(({ patch }) => {
-      attempts.push(Date.now());
-      patch.metadata.annotations = { huge: 'x'.repeat(300_000) };
-      return { phase: 'Ready' };
-    }, { registry, retries: 3 });
-    await operate(registry, ns, { backoff: fast, marks: { prefix: 'policy.kopfgen.dev' } });
-    await create(cluster!.client, blobs(ns), { apiVersion: 'policy.kopfgen.dev/v1', kind: 'Blob', metadata: { name: 'big' }, spec: {} });
-    const record = await failedRecord(blobs(ns, 'big'));
-    assert.equal(attempts.length, 3);
-    assertBackoff(attempts, fast.baseMs);
-    assert.match(String(record.message), /^patch on blobs rejected: the object's annotations would exceed 256 KiB .*\(gave up after 3 attempt\(s\)\)$/);
-    const found = await eventually('the Event series', async () => {
-      const list = await series(ns, 'big', 'Handler myapp failed:');
-      return list.length === 1 && list[0].count === 2 ? list : undefined;
-    });
-    assert.equal(found.length, 1);
-  });
+  it(
+    '422 annotations too large: attempts counted, retries end it, the failure recorded once the patch fits',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'toolarge');
+      const registry = new Registry();
+      const attempts: number[] = [];
+      defineHandler(blob, 'myapp').onCreate(
+        ({ patch }) => {
+          attempts.push(Date.now());
+          patch.metadata.annotations = { huge: 'x'.repeat(300_000) };
+          return { phase: 'Ready' };
+        },
+        { registry, retries: 3 },
+      );
+      await operate(registry, ns, { backoff: fast, marks: { prefix: 'policy.kopfgen.dev' } });
+      await create(cluster!.client, blobs(ns), {
+        apiVersion: 'policy.kopfgen.dev/v1',
+        kind: 'Blob',
+        metadata: { name: 'big' },
+        spec: {},
+      });
+      const record = await failedRecord(blobs(ns, 'big'));
+      assert.equal(attempts.length, 3);
+      assertBackoff(attempts, fast.baseMs);
+      assert.match(
+        String(record.message),
+        /^patch on blobs rejected: the object's annotations would exceed 256 KiB .*\(gave up after 3 attempt\(s\)\)$/,
+      );
+      const found = await eventually('the Event series', async () => {
+        const list = await series(ns, 'big', 'Handler myapp failed:');
+        return list.length === 1 && list[0].count === 2 ? list : undefined;
+      });
+      assert.equal(found.length, 1);
+    },
+  );
 
-  it('a result JSON cannot carry (BigInt): attempts counted, retries end it, one Event series', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'bigint');
-    const registry = new Registry();
-    const attempts: number[] = [];
-    defineHandler(blob, 'myapp').onCreate(() => { attempts.push(Date.now()); return { n: 10n }; }, { registry, retries: 3 });
-    await operate(registry, ns, { backoff: fast, marks: { prefix: 'policy.kopfgen.dev' } });
-    await create(cluster!.client, blobs(ns), { apiVersion: 'policy.kopfgen.dev/v1', kind: 'Blob', metadata: { name: 'n' }, spec: {} });
-    const record = await failedRecord(blobs(ns, 'n'));
-    assert.equal(attempts.length, 3);
-    assertBackoff(attempts, fast.baseMs);
-    assert.match(String(record.message), /^the handler's result cannot be written as JSON: .*BigInt.* \(gave up after 3 attempt\(s\)\)$/);
-    await eventually('one Event series', async () => {
-      const list = await series(ns, 'n', 'Handler myapp failed:');
-      return list.length === 1 && list[0].count === 2 ? true : undefined;
-    });
-  });
+  it(
+    'a result JSON cannot carry (BigInt): attempts counted, retries end it, one Event series',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'bigint');
+      const registry = new Registry();
+      const attempts: number[] = [];
+      defineHandler(blob, 'myapp').onCreate(
+        () => {
+          attempts.push(Date.now());
+          return { n: 10n };
+        },
+        { registry, retries: 3 },
+      );
+      await operate(registry, ns, { backoff: fast, marks: { prefix: 'policy.kopfgen.dev' } });
+      await create(cluster!.client, blobs(ns), {
+        apiVersion: 'policy.kopfgen.dev/v1',
+        kind: 'Blob',
+        metadata: { name: 'n' },
+        spec: {},
+      });
+      const record = await failedRecord(blobs(ns, 'n'));
+      assert.equal(attempts.length, 3);
+      assertBackoff(attempts, fast.baseMs);
+      assert.match(
+        String(record.message),
+        /^the handler's result cannot be written as JSON: .*BigInt.* \(gave up after 3 attempt\(s\)\)$/,
+      );
+      await eventually('one Event series', async () => {
+        const list = await series(ns, 'n', 'Handler myapp failed:');
+        return list.length === 1 && list[0].count === 2 ? true : undefined;
+      });
+    },
+  );
 
-  it('status subresource removed from the CRD under the running operator: default backoff, a handful of attempts, timeout ends it', { timeout: TEST_TIMEOUT }, async (t) => {
-    const ns = await namespace(cluster!.client, 'nostatus');
-    const registry = new Registry();
-    const attempts: number[] = [];
-    defineHandler(gadget, 'myapp').onCreate(() => { attempts.push(Date.now()); return { phase: 'Ready' }; }, { registry, timeout: 20 });
-    const { logger } = await operate(registry, ns, { marks: { prefix: 'policy.kopfgen.dev' } }); // the default backoff: 1 s doubling
-    const probeNs = await namespace(cluster!.client, 'probe'); // not watched by the operator
-    await create(cluster!.client, gadgets(probeNs), { apiVersion: 'policy.kopfgen.dev/v1', kind: 'Gadget', metadata: { name: 'probe' }, spec: {} });
-    cluster!.kubectl('patch', 'crd', 'gadgets.policy.kopfgen.dev', '--type=json', '-p', '[{"op":"remove","path":"/spec/versions/0/subresources"}]');
-    await eventually('/status to be gone', () => cluster!.client.request('GET', `${gadgets(probeNs, 'probe')}/status`).then(() => undefined, () => true));
-    await create(cluster!.client, gadgets(ns), { apiVersion: 'policy.kopfgen.dev/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: {} });
-    const record = await eventually('timeout to end it', async () => {
-      const raw = (await get(gadgets(ns, 'g'))).metadata.annotations?.['policy.kopfgen.dev/myapp'];
-      const parsed = raw ? JSON.parse(raw) : undefined;
-      return parsed?.failure ? parsed : undefined;
-    }, 60_000);
-    // 1 s doubling: attempts at about 0, 1, 3, 7, 15 s; the retry after 31 s would fall past the 20 s timeout.
-    t.diagnostic(`attempts at ${attempts.map((a) => ((a - attempts[0]) / 1000).toFixed(1)).join(', ')} s`);
-    assert.ok(attempts.length >= 4 && attempts.length <= 5, `${attempts.length} attempts`);
-    assertBackoff(attempts, 1000);
-    assert.match(String(record.message), /has no status subresource in the cluster.*\(timed out after 20s\)$/);
-    assert.ok(logger.lines.some((l) => l.includes(`gadgets ${ns}/g: handler myapp failed permanently`)));
-    await eventually('one Event series', async () => ((await series(ns, 'g', 'Handler myapp failed:')).length === 1 ? true : undefined));
-  });
+  it(
+    'status subresource removed from the CRD under the running operator: default backoff, a handful of attempts, timeout ends it',
+    { timeout: TEST_TIMEOUT },
+    async (t) => {
+      const ns = await namespace(cluster!.client, 'nostatus');
+      const registry = new Registry();
+      const attempts: number[] = [];
+      defineHandler(gadget, 'myapp').onCreate(
+        () => {
+          attempts.push(Date.now());
+          return { phase: 'Ready' };
+        },
+        { registry, timeout: 20 },
+      );
+      const { logger } = await operate(registry, ns, { marks: { prefix: 'policy.kopfgen.dev' } }); // the default backoff: 1 s doubling
+      const probeNs = await namespace(cluster!.client, 'probe'); // not watched by the operator
+      await create(cluster!.client, gadgets(probeNs), {
+        apiVersion: 'policy.kopfgen.dev/v1',
+        kind: 'Gadget',
+        metadata: { name: 'probe' },
+        spec: {},
+      });
+      cluster!.kubectl(
+        'patch',
+        'crd',
+        'gadgets.policy.kopfgen.dev',
+        '--type=json',
+        '-p',
+        '[{"op":"remove","path":"/spec/versions/0/subresources"}]',
+      );
+      await eventually('/status to be gone', () =>
+        cluster!.client.request('GET', `${gadgets(probeNs, 'probe')}/status`).then(
+          () => undefined,
+          () => true,
+        ),
+      );
+      await create(cluster!.client, gadgets(ns), {
+        apiVersion: 'policy.kopfgen.dev/v1',
+        kind: 'Gadget',
+        metadata: { name: 'g' },
+        spec: {},
+      });
+      const record = await eventually(
+        'timeout to end it',
+        async () => {
+          const raw = (await get(gadgets(ns, 'g'))).metadata.annotations?.['policy.kopfgen.dev/myapp'];
+          const parsed = raw ? JSON.parse(raw) : undefined;
+          return parsed?.failure ? parsed : undefined;
+        },
+        60_000,
+      );
+      // 1 s doubling: attempts at about 0, 1, 3, 7, 15 s; the retry after 31 s would fall past the 20 s timeout.
+      t.diagnostic(`attempts at ${attempts.map((a) => ((a - attempts[0]) / 1000).toFixed(1)).join(', ')} s`);
+      assert.ok(attempts.length >= 4 && attempts.length <= 5, `${attempts.length} attempts`);
+      assertBackoff(attempts, 1000);
+      assert.match(String(record.message), /has no status subresource in the cluster.*\(timed out after 20s\)$/);
+      assert.ok(logger.lines.some((l) => l.includes(`gadgets ${ns}/g: handler myapp failed permanently`)));
+      await eventually('one Event series', async () =>
+        (await series(ns, 'g', 'Handler myapp failed:')).length === 1 ? true : undefined,
+      );
+    },
+  );
 
-  it('TemporaryError with delay 0 retries at once but posts one Event, not thousands', { timeout: TEST_TIMEOUT }, async (t) => {
-    const ns = await namespace(cluster!.client, 'hotloop');
-    const registry = new Registry();
-    let calls = 0;
-    const until = Date.now() + 5000;
-    defineHandler(blob, 'myapp').onCreate(() => {
-      calls++;
-      if (Date.now() < until) throw new TemporaryError('not yet', { delay: 0 });
-      return { phase: 'Ready' };
-    }, { registry });
-    await operate(registry, ns, { marks: { prefix: 'policy.kopfgen.dev' } });
-    await create(cluster!.client, blobs(ns), { apiVersion: 'policy.kopfgen.dev/v1', kind: 'Blob', metadata: { name: 'h' }, spec: {} });
-    await eventually('the handler to succeed', async () => ((await get(blobs(ns, 'h'))).status?.myapp?.phase === 'Ready' ? true : undefined));
-    await sleep(1000);
-    const all = await events(cluster!.client, ns, 'h');
-    t.diagnostic(`${calls} attempts in 5 s, ${all.length} Event object(s), count ${all[0]?.count}`);
-    assert.ok(calls > 20, `${calls} attempts`);
-    assert.equal(all.length, 1, `${all.length} Event objects for ${calls} attempts`);
-    assert.equal(all[0].message, 'Handler myapp failed temporarily: not yet, retry in 0s');
-    assert.ok(all[0].count >= 2 && all[0].count <= 26, `count ${all[0].count}: the spam filter's burst bounds the writes`);
-  });
+  it(
+    'TemporaryError with delay 0 retries at once but posts one Event, not thousands',
+    { timeout: TEST_TIMEOUT },
+    async (t) => {
+      const ns = await namespace(cluster!.client, 'hotloop');
+      const registry = new Registry();
+      let calls = 0;
+      const until = Date.now() + 5000;
+      defineHandler(blob, 'myapp').onCreate(
+        () => {
+          calls++;
+          if (Date.now() < until) throw new TemporaryError('not yet', { delay: 0 });
+          return { phase: 'Ready' };
+        },
+        { registry },
+      );
+      await operate(registry, ns, { marks: { prefix: 'policy.kopfgen.dev' } });
+      await create(cluster!.client, blobs(ns), {
+        apiVersion: 'policy.kopfgen.dev/v1',
+        kind: 'Blob',
+        metadata: { name: 'h' },
+        spec: {},
+      });
+      await eventually('the handler to succeed', async () =>
+        (await get(blobs(ns, 'h'))).status?.myapp?.phase === 'Ready' ? true : undefined,
+      );
+      await sleep(1000);
+      const all = await events(cluster!.client, ns, 'h');
+      t.diagnostic(`${calls} attempts in 5 s, ${all.length} Event object(s), count ${all[0]?.count}`);
+      assert.ok(calls > 20, `${calls} attempts`);
+      assert.equal(all.length, 1, `${all.length} Event objects for ${calls} attempts`);
+      assert.equal(all[0].message, 'Handler myapp failed temporarily: not yet, retry in 0s');
+      assert.ok(
+        all[0].count >= 2 && all[0].count <= 26,
+        `count ${all[0].count}: the spam filter's burst bounds the writes`,
+      );
+    },
+  );
 
-  it('a 200 KB spec applied with kubectl is handled, then updated with an exact diff', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'large');
-    const registry = new Registry();
-    const diffs: DiffItem[][] = [];
-    const h = defineHandler(blob, 'myapp');
-    h.onCreate(() => ({ phase: 'Created' }), { registry });
-    h.onUpdate(({ diff }) => { diffs.push([...diff]); return { phase: 'Updated' }; }, { registry });
-    await operate(registry, ns, { marks: { prefix: 'policy.kopfgen.dev' } });
-    const items = Object.fromEntries(Array.from({ length: 2300 }, (_, i) => [`item-${i}`, { name: `item-${i}`, image: `registry.example.com/team/app-${i % 7}:1.2.${i % 13}`, replicas: 3 }]));
-    const body = { apiVersion: 'policy.kopfgen.dev/v1', kind: 'Blob', metadata: { name: 'l', namespace: ns }, spec: { items } };
-    assert.ok(JSON.stringify(body.spec).length > 200_000);
-    kubectlApply(body);
-    const handled = await eventually('created', async () => {
-      const current = await get(blobs(ns, 'l'));
-      return current.status?.myapp?.phase === 'Created' && current.metadata.annotations?.['policy.kopfgen.dev/last-handled-configuration'] ? current : undefined;
-    });
-    const stored = handled.metadata.annotations['policy.kopfgen.dev/last-handled-configuration'];
-    assert.ok(stored.startsWith('gzip+base64:') && stored.length <= 32 * 1024, `${stored.length} characters`);
-    items['item-7'].replicas = 4;
-    kubectlApply(body);
-    await eventually('updated', async () => ((await get(blobs(ns, 'l'))).status?.myapp?.phase === 'Updated' ? true : undefined));
-    assert.deepEqual(diffs, [[['change', ['spec', 'items', 'item-7', 'replicas'], 3, 4]]]);
-  });
+  it(
+    'a 200 KB spec applied with kubectl is handled, then updated with an exact diff',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'large');
+      const registry = new Registry();
+      const diffs: DiffItem[][] = [];
+      const h = defineHandler(blob, 'myapp');
+      h.onCreate(() => ({ phase: 'Created' }), { registry });
+      h.onUpdate(
+        ({ diff }) => {
+          diffs.push([...diff]);
+          return { phase: 'Updated' };
+        },
+        { registry },
+      );
+      await operate(registry, ns, { marks: { prefix: 'policy.kopfgen.dev' } });
+      const items = Object.fromEntries(
+        Array.from({ length: 2300 }, (_, i) => [
+          `item-${i}`,
+          { name: `item-${i}`, image: `registry.example.com/team/app-${i % 7}:1.2.${i % 13}`, replicas: 3 },
+        ]),
+      );
+      const body = {
+        apiVersion: 'policy.kopfgen.dev/v1',
+        kind: 'Blob',
+        metadata: { name: 'l', namespace: ns },
+        spec: { items },
+      };
+      assert.ok(JSON.stringify(body.spec).length > 200_000);
+      kubectlApply(body);
+      const handled = await eventually('created', async () => {
+        const current = await get(blobs(ns, 'l'));
+        return current.status?.myapp?.phase === 'Created' &&
+          current.metadata.annotations?.['policy.kopfgen.dev/last-handled-configuration']
+          ? current
+          : undefined;
+      });
+      const stored = handled.metadata.annotations['policy.kopfgen.dev/last-handled-configuration'];
+      assert.ok(stored.startsWith('gzip+base64:') && stored.length <= 32 * 1024, `${stored.length} characters`);
+      items['item-7'].replicas = 4;
+      kubectlApply(body);
+      await eventually('updated', async () =>
+        (await get(blobs(ns, 'l'))).status?.myapp?.phase === 'Updated' ? true : undefined,
+      );
+      assert.deepEqual(diffs, [[['change', ['spec', 'items', 'item-7', 'replicas'], 3, 4]]]);
+    },
+  );
 });

@@ -8,7 +8,16 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { KubeClient } from '../../src/runtime/kube/client.js';
 import { Operator } from '../../src/runtime/operator.js';
-import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
+import {
+  applyCrd,
+  eventually,
+  skip,
+  START_TIMEOUT,
+  startCluster,
+  stopCluster,
+  TEST_TIMEOUT,
+  type Cluster,
+} from '../helpers/envtest.js';
 import { captureLogger, create, myResource, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
 import { FaultProxy } from '../helpers/proxy.js';
 
@@ -17,7 +26,12 @@ let proxy: FaultProxy | undefined;
 const operators: Operator[] = [];
 const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
 const get = (path: string) => cluster!.client.request<Body>('GET', path);
-const mr = (name: string, image = 'x') => ({ apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name }, spec: { image } });
+const mr = (name: string, image = 'x') => ({
+  apiVersion: 'example.com/v1',
+  kind: 'MyResource',
+  metadata: { name },
+  spec: { image },
+});
 
 /** An operator in `ns` talking through the proxy; counts handler calls per object and cause. */
 async function proxied(ns: string) {
@@ -25,15 +39,29 @@ async function proxied(ns: string) {
   const calls = new Map<string, number>();
   const count = (key: string) => calls.set(key, (calls.get(key) ?? 0) + 1);
   const h = defineHandler<unknown, { phase?: string; image?: string }>(myResource, 'myapp');
-  h.onCreate(({ name, spec }) => { count(`create ${name}`); return { phase: 'Created', image: (spec as { image: string }).image }; }, { registry });
-  h.onUpdate(({ name, spec }) => { count(`update ${name}`); return { phase: 'Updated', image: (spec as { image: string }).image }; }, { registry });
+  h.onCreate(
+    ({ name, spec }) => {
+      count(`create ${name}`);
+      return { phase: 'Created', image: (spec as { image: string }).image };
+    },
+    { registry },
+  );
+  h.onUpdate(
+    ({ name, spec }) => {
+      count(`update ${name}`);
+      return { phase: 'Updated', image: (spec as { image: string }).image };
+    },
+    { registry },
+  );
   const config = new KubeConfig();
   config.loadFromFile(proxy!.kubeconfig);
   const logger = captureLogger();
   const operator = new Operator({ registry, namespace: ns, client: new KubeClient(config), logger });
   operators.push(operator);
   await operator.start();
-  await eventually('the watch to open', async () => (proxy!.seen.some((s) => s.path.includes(`/namespaces/${ns}/`) && s.path.includes('watch=')) ? true : undefined));
+  await eventually('the watch to open', async () =>
+    proxy!.seen.some((s) => s.path.includes(`/namespaces/${ns}/`) && s.path.includes('watch=')) ? true : undefined,
+  );
   return { calls, logger };
 }
 
@@ -46,63 +74,87 @@ async function phase(ns: string, name: string, expected: string, image?: string)
 }
 
 describe('faults between the runtime and the API server', { skip }, () => {
-  before(async () => {
-    cluster = startCluster();
-    await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-    proxy = await FaultProxy.start(cluster.kubeconfig);
-  }, { timeout: START_TIMEOUT });
+  before(
+    async () => {
+      cluster = startCluster();
+      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
+      proxy = await FaultProxy.start(cluster.kubeconfig);
+    },
+    { timeout: START_TIMEOUT },
+  );
   after(async () => {
     for (const operator of operators) await operator.stop();
     await proxy?.close();
     stopCluster(cluster);
   });
 
-  it('a dropped watch resumes: changes made meanwhile are handled once, nothing twice', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'drop');
-    const { calls, logger } = await proxied(ns);
-    await create(cluster!.client, my(ns), mr('a'));
-    await phase(ns, 'a', 'Created');
-    proxy!.inject({ watch: true, path: new RegExp(`/namespaces/${ns}/`), delayMs: 1500 }); // keep it down a while
-    assert.ok(proxy!.dropWatches() >= 1);
-    await create(cluster!.client, my(ns), mr('b'));
-    await cluster!.client.request('PATCH', my(ns, 'a'), { body: { spec: { image: 'y' } }, contentType: 'application/merge-patch+json' });
-    await phase(ns, 'b', 'Created');
-    await phase(ns, 'a', 'Updated', 'y');
-    assert.ok(logger.lines.some((l) => l.includes('dropped, resuming from resourceVersion')), 'resumed the watch, no relist');
-    assert.ok(!logger.lines.some((l) => l.includes('relisting')));
-    await new Promise((r) => setTimeout(r, 500));
-    assert.deepEqual(Object.fromEntries(calls), { 'create a': 1, 'create b': 1, 'update a': 1 });
-  });
+  it(
+    'a dropped watch resumes: changes made meanwhile are handled once, nothing twice',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'drop');
+      const { calls, logger } = await proxied(ns);
+      await create(cluster!.client, my(ns), mr('a'));
+      await phase(ns, 'a', 'Created');
+      proxy!.inject({ watch: true, path: new RegExp(`/namespaces/${ns}/`), delayMs: 1500 }); // keep it down a while
+      assert.ok(proxy!.dropWatches() >= 1);
+      await create(cluster!.client, my(ns), mr('b'));
+      await cluster!.client.request('PATCH', my(ns, 'a'), {
+        body: { spec: { image: 'y' } },
+        contentType: 'application/merge-patch+json',
+      });
+      await phase(ns, 'b', 'Created');
+      await phase(ns, 'a', 'Updated', 'y');
+      assert.ok(
+        logger.lines.some((l) => l.includes('dropped, resuming from resourceVersion')),
+        'resumed the watch, no relist',
+      );
+      assert.ok(!logger.lines.some((l) => l.includes('relisting')));
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(Object.fromEntries(calls), { 'create a': 1, 'create b': 1, 'update a': 1 });
+    },
+  );
 
-  it('410 Gone relists: changes made meanwhile are handled once, nothing twice', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'gone');
-    const { calls, logger } = await proxied(ns);
-    await create(cluster!.client, my(ns), mr('a'));
-    await phase(ns, 'a', 'Created');
-    proxy!.inject({ watch: true, path: new RegExp(`/namespaces/${ns}/`), gone: true, delayMs: 1000 });
-    proxy!.dropWatches();
-    await create(cluster!.client, my(ns), mr('c'));
-    await cluster!.client.request('PATCH', my(ns, 'a'), { body: { spec: { image: 'z' } }, contentType: 'application/merge-patch+json' });
-    await phase(ns, 'c', 'Created');
-    await phase(ns, 'a', 'Updated', 'z');
-    assert.ok(proxy!.seen.some((s) => s.fault === 'gone' && s.path.includes(`/namespaces/${ns}/`)));
-    assert.ok(logger.lines.some((l) => l.includes('410 Gone, relisting')));
-    await new Promise((r) => setTimeout(r, 500));
-    assert.deepEqual(Object.fromEntries(calls), { 'create a': 1, 'create c': 1, 'update a': 1 });
-  });
+  it(
+    '410 Gone relists: changes made meanwhile are handled once, nothing twice',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'gone');
+      const { calls, logger } = await proxied(ns);
+      await create(cluster!.client, my(ns), mr('a'));
+      await phase(ns, 'a', 'Created');
+      proxy!.inject({ watch: true, path: new RegExp(`/namespaces/${ns}/`), gone: true, delayMs: 1000 });
+      proxy!.dropWatches();
+      await create(cluster!.client, my(ns), mr('c'));
+      await cluster!.client.request('PATCH', my(ns, 'a'), {
+        body: { spec: { image: 'z' } },
+        contentType: 'application/merge-patch+json',
+      });
+      await phase(ns, 'c', 'Created');
+      await phase(ns, 'a', 'Updated', 'z');
+      assert.ok(proxy!.seen.some((s) => s.fault === 'gone' && s.path.includes(`/namespaces/${ns}/`)));
+      assert.ok(logger.lines.some((l) => l.includes('410 Gone, relisting')));
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(Object.fromEntries(calls), { 'create a': 1, 'create c': 1, 'update a': 1 });
+    },
+  );
 
-  it('409, 429 and 5xx answers to patches are retried: nothing lost, the handler runs once', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'errors');
-    const { calls } = await proxied(ns);
-    const path = new RegExp(`/namespaces/${ns}/myresources/p`);
-    for (const status of [409, 429, 500, 503]) proxy!.inject({ method: 'PATCH', path, status });
-    await create(cluster!.client, my(ns), mr('p'));
-    await phase(ns, 'p', 'Created');
-    const injected = proxy!.seen.filter((s) => path.test(s.path) && s.fault).map((s) => s.status);
-    assert.deepEqual(injected, [409, 429, 500, 503]);
-    await new Promise((r) => setTimeout(r, 500));
-    assert.deepEqual(Object.fromEntries(calls), { 'create p': 1 });
-  });
+  it(
+    '409, 429 and 5xx answers to patches are retried: nothing lost, the handler runs once',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'errors');
+      const { calls } = await proxied(ns);
+      const path = new RegExp(`/namespaces/${ns}/myresources/p`);
+      for (const status of [409, 429, 500, 503]) proxy!.inject({ method: 'PATCH', path, status });
+      await create(cluster!.client, my(ns), mr('p'));
+      await phase(ns, 'p', 'Created');
+      const injected = proxy!.seen.filter((s) => path.test(s.path) && s.fault).map((s) => s.status);
+      assert.deepEqual(injected, [409, 429, 500, 503]);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(Object.fromEntries(calls), { 'create p': 1 });
+    },
+  );
 
   it('slow answers (list, patch) delay but do not duplicate or lose anything', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'slow');

@@ -8,7 +8,15 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EXAMPLE_CRD, kopfgen, read, tempProject, tree, WIDGET_CRD } from '../helpers/cli-support.js';
-import { applyCrd, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
+import {
+  applyCrd,
+  skip,
+  START_TIMEOUT,
+  startCluster,
+  stopCluster,
+  TEST_TIMEOUT,
+  type Cluster,
+} from '../helpers/envtest.js';
 
 /** The generated file without its first line, which names the source. */
 const body = (text: string): string => text.slice(text.indexOf('\n') + 1);
@@ -16,45 +24,115 @@ const body = (text: string): string => text.slice(text.indexOf('\n') + 1);
 describe('generate --from-cluster', { skip, timeout: START_TIMEOUT + 10 * TEST_TIMEOUT }, () => {
   let cluster: Cluster | undefined;
   let dir = '';
-  before(async () => {
-    cluster = startCluster();
-    dir = await tempProject({
-      'crds/myresource.yaml': EXAMPLE_CRD,
-      'widget.yaml': WIDGET_CRD.replace('  name: widgets.example.com\n', '  name: widgets.example.com\n  labels: { app: widgets-e2e }\n'),
-    });
-    await applyCrd(cluster, join(dir, 'crds/myresource.yaml'), 'example.com', 'v1', 'myresources');
-    await applyCrd(cluster, join(dir, 'widget.yaml'), 'example.com', 'v1', 'widgets');
-  }, { timeout: START_TIMEOUT });
+  before(
+    async () => {
+      cluster = startCluster();
+      dir = await tempProject({
+        'crds/myresource.yaml': EXAMPLE_CRD,
+        'widget.yaml': WIDGET_CRD.replace(
+          '  name: widgets.example.com\n',
+          '  name: widgets.example.com\n  labels: { app: widgets-e2e }\n',
+        ),
+      });
+      await applyCrd(cluster, join(dir, 'crds/myresource.yaml'), 'example.com', 'v1', 'myresources');
+      await applyCrd(cluster, join(dir, 'widget.yaml'), 'example.com', 'v1', 'widgets');
+    },
+    { timeout: START_TIMEOUT },
+  );
   after(() => stopCluster(cluster));
 
   it('a CRD by name generates what its file generates', { timeout: TEST_TIMEOUT }, async () => {
     const kubeconfig = cluster?.kubeconfig ?? '';
-    const fromFile = await kopfgen(['generate', 'crds/myresource.yaml', '--out', 'file', '--no-stubs', '--no-cache'], dir);
+    const fromFile = await kopfgen(
+      ['generate', 'crds/myresource.yaml', '--out', 'file', '--no-stubs', '--no-cache'],
+      dir,
+    );
     assert.equal(fromFile.code, 0, fromFile.stderr);
-    const r = await kopfgen(['generate', 'myresources.example.com', '--from-cluster', '--kubeconfig', kubeconfig, '--out', 'cluster', '--no-stubs', '--no-cache'], dir);
+    const r = await kopfgen(
+      [
+        'generate',
+        'myresources.example.com',
+        '--from-cluster',
+        '--kubeconfig',
+        kubeconfig,
+        '--out',
+        'cluster',
+        '--no-stubs',
+        '--no-cache',
+      ],
+      dir,
+    );
     assert.equal(r.code, 0, r.stderr + r.stdout);
     const generated = (await tree(dir)).filter((f) => f.startsWith('cluster/'));
-    assert.deepEqual(generated, ['cluster/.kopfgen-manifest.json', 'cluster/example.com/v1/myresources.ts', 'cluster/index.ts']);
-    assert.equal(body(await read(dir, 'cluster/example.com/v1/myresources.ts')), body(await read(dir, 'file/example.com/v1/myresources.ts')));
+    assert.deepEqual(generated, [
+      'cluster/.kopfgen-manifest.json',
+      'cluster/example.com/v1/myresources.ts',
+      'cluster/index.ts',
+    ]);
+    assert.equal(
+      body(await read(dir, 'cluster/example.com/v1/myresources.ts')),
+      body(await read(dir, 'file/example.com/v1/myresources.ts')),
+    );
   });
 
   it('-l selects by label; the context is taken from the kubeconfig by name', { timeout: TEST_TIMEOUT }, async () => {
     const kubeconfig = cluster?.kubeconfig ?? '';
     const context = (cluster?.kubectl('config', 'current-context') ?? '').trim();
-    const r = await kopfgen(['generate', `--from-cluster=${context}`, '-l', 'app=widgets-e2e', '--kubeconfig', kubeconfig, '--out', 'selected', '--no-stubs', '--format', 'json'], dir);
+    const r = await kopfgen(
+      [
+        'generate',
+        `--from-cluster=${context}`,
+        '-l',
+        'app=widgets-e2e',
+        '--kubeconfig',
+        kubeconfig,
+        '--out',
+        'selected',
+        '--no-stubs',
+        '--format',
+        'json',
+      ],
+      dir,
+    );
     assert.equal(r.code, 0, r.stderr + r.stdout);
     const files = (await tree(dir)).filter((f) => f.startsWith('selected/'));
-    assert.deepEqual(files, ['selected/.kopfgen-manifest.json', 'selected/example.com/v1/widgets.ts', 'selected/index.ts']);
-    const none = await kopfgen(['generate', '--from-cluster', '-l', 'app=nothing-here', '--kubeconfig', kubeconfig, '--out', 'none'], dir);
+    assert.deepEqual(files, [
+      'selected/.kopfgen-manifest.json',
+      'selected/example.com/v1/widgets.ts',
+      'selected/index.ts',
+    ]);
+    const none = await kopfgen(
+      ['generate', '--from-cluster', '-l', 'app=nothing-here', '--kubeconfig', kubeconfig, '--out', 'none'],
+      dir,
+    );
     assert.equal(none.code, 1);
-    assert.match(none.stderr + none.stdout, /^<cluster>:1:1 error KG154 no CustomResourceDefinition in the cluster matches -l app=nothing-here$/m);
+    assert.match(
+      none.stderr + none.stdout,
+      /^<cluster>:1:1 error KG154 no CustomResourceDefinition in the cluster matches -l app=nothing-here$/m,
+    );
   });
 
   it('a name not installed is KG153, and nothing is written', { timeout: TEST_TIMEOUT }, async () => {
     const kubeconfig = cluster?.kubeconfig ?? '';
-    const r = await kopfgen(['generate', 'myresources.example.com', 'gadgets.example.com', '--from-cluster', '--kubeconfig', kubeconfig, '--out', 'missing', '--no-stubs'], dir);
+    const r = await kopfgen(
+      [
+        'generate',
+        'myresources.example.com',
+        'gadgets.example.com',
+        '--from-cluster',
+        '--kubeconfig',
+        kubeconfig,
+        '--out',
+        'missing',
+        '--no-stubs',
+      ],
+      dir,
+    );
     assert.equal(r.code, 1);
-    assert.match(r.stderr + r.stdout, /^<cluster>\/crd\/gadgets\.example\.com:1:1 error KG153 no CustomResourceDefinition gadgets\.example\.com in the cluster$/m);
+    assert.match(
+      r.stderr + r.stdout,
+      /^<cluster>\/crd\/gadgets\.example\.com:1:1 error KG153 no CustomResourceDefinition gadgets\.example\.com in the cluster$/m,
+    );
     assert.equal(await fs.stat(join(dir, 'missing')).catch(() => undefined), undefined);
   });
 });

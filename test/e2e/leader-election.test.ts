@@ -15,7 +15,15 @@ import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { KubeClient } from '../../src/runtime/kube/client.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { FaultProxy } from '../helpers/proxy.js';
-import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, type Cluster } from '../helpers/envtest.js';
+import {
+  applyCrd,
+  eventually,
+  skip,
+  START_TIMEOUT,
+  startCluster,
+  stopCluster,
+  type Cluster,
+} from '../helpers/envtest.js';
 import { captureLogger, create, myResource, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
 
 let cluster: Cluster | undefined;
@@ -33,20 +41,42 @@ interface Replica {
   exited: Promise<number | null>;
 }
 
-function startReplica(name: string, ns: string, countFile: string, env: Record<string, string> = {}, logFormat = 'text'): Replica {
+function startReplica(
+  name: string,
+  ns: string,
+  countFile: string,
+  env: Record<string, string> = {},
+  logFormat = 'text',
+): Replica {
   const options = {
-    namespace: ns, logFormat, leaderElection: true, leaderElectionId: `ops-${ns}`, leaderElectionNamespace: ns,
-    leaseDuration: LEASE_S, renewDeadline: RENEW_S, retryPeriod: RETRY_S,
+    namespace: ns,
+    logFormat,
+    leaderElection: true,
+    leaderElectionId: `ops-${ns}`,
+    leaderElectionNamespace: ns,
+    leaseDuration: LEASE_S,
+    renewDeadline: RENEW_S,
+    retryPeriod: RETRY_S,
   };
-  const script = 'import { runOperator } from "./dist/src/cli/run.js"; ' +
+  const script =
+    'import { runOperator } from "./dist/src/cli/run.js"; ' +
     'process.exitCode = await runOperator(process.argv[1], JSON.parse(process.env.RUN_OPTIONS));';
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, 'test/fixtures/runtime/counting-operator.ts'], {
-    env: {
-      ...process.env, KUBECONFIG: cluster!.kubeconfig, RUN_OPTIONS: JSON.stringify(options), COUNT_FILE: countFile,
-      REPLICA: name, POD_NAME: name, ...env,
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', script, 'test/fixtures/runtime/counting-operator.ts'],
+    {
+      env: {
+        ...process.env,
+        KUBECONFIG: cluster!.kubeconfig,
+        RUN_OPTIONS: JSON.stringify(options),
+        COUNT_FILE: countFile,
+        REPLICA: name,
+        POD_NAME: name,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -56,7 +86,10 @@ function startReplica(name: string, ns: string, countFile: string, env: Record<s
 
 /** The time (epoch ms) of the log line saying this replica acquired the lease, once it has. */
 function leadingSince(replica: Replica): number | undefined {
-  const line = replica.output().split('\n').find((l) => l.includes('leading: acquired'));
+  const line = replica
+    .output()
+    .split('\n')
+    .find((l) => l.includes('leading: acquired'));
   if (!line) return undefined;
   const time = line.startsWith('{') ? (JSON.parse(line) as { time: string }).time : line.slice(0, line.indexOf(' '));
   return Date.parse(time);
@@ -77,10 +110,14 @@ function counts(countFile: string): Map<string, number> {
 }
 
 async function handledOnce(countFile: string, expected: string[]): Promise<void> {
-  await eventually(`${expected.length} invocations`, async () => {
-    const seen = counts(countFile);
-    return expected.every((key) => seen.has(key)) ? true : undefined;
-  }, 60_000);
+  await eventually(
+    `${expected.length} invocations`,
+    async () => {
+      const seen = counts(countFile);
+      return expected.every((key) => seen.has(key)) ? true : undefined;
+    },
+    60_000,
+  );
   await new Promise((r) => setTimeout(r, 2000)); // a second invocation would show by now
   const seen = counts(countFile);
   const doubled = [...seen].filter(([, n]) => n > 1);
@@ -88,132 +125,190 @@ async function handledOnce(countFile: string, expected: string[]): Promise<void>
   assert.deepEqual([...seen.keys()].sort(), [...expected].sort());
 }
 
-const body = (name: string, image: string) => ({ apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name }, spec: { image } });
-const patchImage = (ns: string, name: string, image: string) => cluster!.client.request('PATCH', my(ns, name), {
-  body: { spec: { image } }, contentType: 'application/merge-patch+json',
+const body = (name: string, image: string) => ({
+  apiVersion: 'example.com/v1',
+  kind: 'MyResource',
+  metadata: { name },
+  spec: { image },
 });
+const patchImage = (ns: string, name: string, image: string) =>
+  cluster!.client.request('PATCH', my(ns, name), {
+    body: { spec: { image } },
+    contentType: 'application/merge-patch+json',
+  });
 
 describe('leader election: two operator processes on one CRD', { skip }, () => {
-  before(async () => {
-    cluster = startCluster();
-    await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-  }, { timeout: START_TIMEOUT });
+  before(
+    async () => {
+      cluster = startCluster();
+      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
+    },
+    { timeout: START_TIMEOUT },
+  );
   after(() => stopCluster(cluster));
 
-  it('each handler once per cause; kill -9 of the leader: taken over in time, nothing lost or doubled; SIGTERM: over within 3 s', { timeout: 240_000 }, async () => {
-    const ns = await namespace(cluster!.client, 'leader');
-    const countFile = join(mkdtempSync(join(tmpdir(), 'kopfgen-count-')), 'invocations');
-    const replicas = [startReplica('a', ns, countFile, { HANDLER_MS: '3000' }), startReplica('b', ns, countFile, { HANDLER_MS: '3000' })];
-    const extra: Replica[] = [];
-    try {
-      const leader = await eventually('a leader', async () => replicas.find((r) => leadingSince(r) !== undefined), 60_000);
-      const standby = replicas.find((r) => r !== leader)!;
-      await eventually('the standby to see the leader', async () => (standby.output().includes(`is held by ${leader.name}_`) ? true : undefined));
-      assert.equal(leadingSince(standby), undefined, 'one leader at a time');
-
-      // Create, update, delete while both run.
-      const names = ['o-1', 'o-2', 'o-3', 'o-4'];
-      for (const name of names) await create(cluster!.client, my(ns), body(name, 'v1'));
-      await handledOnce(countFile, names.map((n) => `create ${n} v1`));
-      for (const name of names) await patchImage(ns, name, 'v2');
-      const updated = names.map((n) => `update ${n} v2`);
-      await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated]);
-      for (const name of names.slice(0, 2)) await cluster!.client.request('DELETE', my(ns, name));
-      const deleted = names.slice(0, 2).map((n) => `delete ${n} v2`);
-      await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated, ...deleted]);
-      assert.ok(invocations(countFile).every((line) => line.endsWith(` ${leader.name}`)), 'only the leader handled');
-
-      // kill -9 of the leader while its handlers run (each takes 3 s); changes keep coming meanwhile.
-      for (const name of ['k-1', 'k-2']) await create(cluster!.client, my(ns), body(name, 'v1'));
-      await new Promise((r) => setTimeout(r, 1000));
-      const killedAt = Date.now();
-      leader.child.kill('SIGKILL');
-      await patchImage(ns, 'o-3', 'v3');
-      await cluster!.client.request('DELETE', my(ns, 'o-4'));
-      const since = await eventually('the standby to take over', async () => leadingSince(standby), 60_000);
-      const takeover = (since - killedAt) / 1000;
-      // lease duration + retry period (the standby's look is jittered up to 1.2x, as client-go's), plus the
-      // round trip of the takeover write
-      const bound = LEASE_S + 1.2 * RETRY_S + 0.5;
-      process.stdout.write(`# takeover after kill -9: ${takeover.toFixed(1)} s (bound ${bound} s)\n`);
-      assert.ok(takeover <= bound, `took over ${takeover} s after the kill`);
-      const all = [
-        ...names.map((n) => `create ${n} v1`), ...updated, ...deleted,
-        'create k-1 v1', 'create k-2 v1', 'update o-3 v3', 'delete o-4 v2',
+  it(
+    'each handler once per cause; kill -9 of the leader: taken over in time, nothing lost or doubled; SIGTERM: over within 3 s',
+    { timeout: 240_000 },
+    async () => {
+      const ns = await namespace(cluster!.client, 'leader');
+      const countFile = join(mkdtempSync(join(tmpdir(), 'kopfgen-count-')), 'invocations');
+      const replicas = [
+        startReplica('a', ns, countFile, { HANDLER_MS: '3000' }),
+        startReplica('b', ns, countFile, { HANDLER_MS: '3000' }),
       ];
-      await handledOnce(countFile, all);
-      for (const name of ['k-1', 'k-2']) {
-        assert.equal((await cluster!.client.request<Body>('GET', my(ns, name))).status?.myapp?.phase, 'Created');
+      const extra: Replica[] = [];
+      try {
+        const leader = await eventually(
+          'a leader',
+          async () => replicas.find((r) => leadingSince(r) !== undefined),
+          60_000,
+        );
+        const standby = replicas.find((r) => r !== leader)!;
+        await eventually('the standby to see the leader', async () =>
+          standby.output().includes(`is held by ${leader.name}_`) ? true : undefined,
+        );
+        assert.equal(leadingSince(standby), undefined, 'one leader at a time');
+
+        // Create, update, delete while both run.
+        const names = ['o-1', 'o-2', 'o-3', 'o-4'];
+        for (const name of names) await create(cluster!.client, my(ns), body(name, 'v1'));
+        await handledOnce(
+          countFile,
+          names.map((n) => `create ${n} v1`),
+        );
+        for (const name of names) await patchImage(ns, name, 'v2');
+        const updated = names.map((n) => `update ${n} v2`);
+        await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated]);
+        for (const name of names.slice(0, 2)) await cluster!.client.request('DELETE', my(ns, name));
+        const deleted = names.slice(0, 2).map((n) => `delete ${n} v2`);
+        await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated, ...deleted]);
+        assert.ok(
+          invocations(countFile).every((line) => line.endsWith(` ${leader.name}`)),
+          'only the leader handled',
+        );
+
+        // kill -9 of the leader while its handlers run (each takes 3 s); changes keep coming meanwhile.
+        for (const name of ['k-1', 'k-2']) await create(cluster!.client, my(ns), body(name, 'v1'));
+        await new Promise((r) => setTimeout(r, 1000));
+        const killedAt = Date.now();
+        leader.child.kill('SIGKILL');
+        await patchImage(ns, 'o-3', 'v3');
+        await cluster!.client.request('DELETE', my(ns, 'o-4'));
+        const since = await eventually('the standby to take over', async () => leadingSince(standby), 60_000);
+        const takeover = (since - killedAt) / 1000;
+        // lease duration + retry period (the standby's look is jittered up to 1.2x, as client-go's), plus the
+        // round trip of the takeover write
+        const bound = LEASE_S + 1.2 * RETRY_S + 0.5;
+        process.stdout.write(`# takeover after kill -9: ${takeover.toFixed(1)} s (bound ${bound} s)\n`);
+        assert.ok(takeover <= bound, `took over ${takeover} s after the kill`);
+        const all = [
+          ...names.map((n) => `create ${n} v1`),
+          ...updated,
+          ...deleted,
+          'create k-1 v1',
+          'create k-2 v1',
+          'update o-3 v3',
+          'delete o-4 v2',
+        ];
+        await handledOnce(countFile, all);
+        for (const name of ['k-1', 'k-2']) {
+          assert.equal((await cluster!.client.request<Body>('GET', my(ns, name))).status?.myapp?.phase, 'Created');
+        }
+
+        // SIGTERM of the (new) leader with a fresh standby: released, taken over within 3 s.
+        const third = startReplica('c', ns, countFile, {}, 'json');
+        extra.push(third);
+        await eventually(
+          'the new standby to see the leader',
+          async () => (third.output().includes(`is held by ${standby.name}_`) ? true : undefined),
+          60_000,
+        );
+        const stoppedAt = Date.now();
+        standby.child.kill('SIGTERM');
+        const handover = await eventually('the third replica to take over', async () => leadingSince(third), 30_000);
+        const seconds = (handover - stoppedAt) / 1000;
+        process.stdout.write(`# takeover after SIGTERM: ${seconds.toFixed(1)} s\n`);
+        assert.ok(seconds <= 3, `took over ${seconds} s after SIGTERM`);
+        assert.equal(await standby.exited, 0, standby.output());
+        assert.match(standby.output(), /released/);
+        await create(cluster!.client, my(ns), body('t-1', 'v1'));
+        await handledOnce(countFile, [...all, 'create t-1 v1']);
+        // --log-format json: one object per outcome line, with the fields log collectors index
+        const outcome = await eventually('the JSON outcome line', async () =>
+          third
+            .output()
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .map((l) => JSON.parse(l) as Record<string, unknown>)
+            .find((o) => o.msg === 'handler myapp succeeded' && o.name === 't-1'),
+        );
+        assert.deepEqual(
+          [outcome.level, outcome.resource, outcome.namespace, outcome.handler, outcome.cause, outcome.outcome],
+          ['info', 'myresources', ns, 'myapp', 'create', 'success'],
+        );
+      } finally {
+        for (const replica of [...replicas, ...extra]) replica.child.kill('SIGKILL');
       }
+    },
+  );
 
-      // SIGTERM of the (new) leader with a fresh standby: released, taken over within 3 s.
-      const third = startReplica('c', ns, countFile, {}, 'json');
-      extra.push(third);
-      await eventually('the new standby to see the leader', async () => (third.output().includes(`is held by ${standby.name}_`) ? true : undefined), 60_000);
-      const stoppedAt = Date.now();
-      standby.child.kill('SIGTERM');
-      const handover = await eventually('the third replica to take over', async () => leadingSince(third), 30_000);
-      const seconds = (handover - stoppedAt) / 1000;
-      process.stdout.write(`# takeover after SIGTERM: ${seconds.toFixed(1)} s\n`);
-      assert.ok(seconds <= 3, `took over ${seconds} s after SIGTERM`);
-      assert.equal(await standby.exited, 0, standby.output());
-      assert.match(standby.output(), /released/);
-      await create(cluster!.client, my(ns), body('t-1', 'v1'));
-      await handledOnce(countFile, [...all, 'create t-1 v1']);
-      // --log-format json: one object per outcome line, with the fields log collectors index
-      const outcome = await eventually('the JSON outcome line', async () => third.output().split('\n')
-        .filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((o) => o.msg === 'handler myapp succeeded' && o.name === 't-1'));
-      assert.deepEqual(
-        [outcome.level, outcome.resource, outcome.namespace, outcome.handler, outcome.cause, outcome.outcome],
-        ['info', 'myresources', ns, 'myapp', 'create', 'success'],
+  it(
+    "a leader that cannot renew stops at its renew deadline: the handler's signal aborts, its write is not sent",
+    { timeout: 120_000 },
+    async () => {
+      const ns = await namespace(cluster!.client, 'fence');
+      const proxy = await FaultProxy.start(cluster!.kubeconfig);
+      const registry = new Registry();
+      const seen: { started?: number; aborted?: number } = {};
+      defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(
+        async ({ signal }) => {
+          seen.started = Date.now();
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          seen.aborted = Date.now();
+          await new Promise((resolve) => setTimeout(resolve, 500)); // then it returns a result all the same
+          return { phase: 'Done' };
+        },
+        { registry },
       );
-    } finally {
-      for (const replica of [...replicas, ...extra]) replica.child.kill('SIGKILL');
-    }
-  });
-
-  it('a leader that cannot renew stops at its renew deadline: the handler\'s signal aborts, its write is not sent', { timeout: 120_000 }, async () => {
-    const ns = await namespace(cluster!.client, 'fence');
-    const proxy = await FaultProxy.start(cluster!.kubeconfig);
-    const registry = new Registry();
-    const seen: { started?: number; aborted?: number } = {};
-    defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(async ({ signal }) => {
-      seen.started = Date.now();
-      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-      seen.aborted = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, 500)); // then it returns a result all the same
-      return { phase: 'Done' };
-    }, { registry });
-    const config = new KubeConfig();
-    config.loadFromFile(proxy.kubeconfig);
-    const logger = captureLogger();
-    const timings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
-    const operator = new Operator({
-      registry, namespace: ns, logger, client: new KubeClient(config),
-      leaderElection: { id: `fence-${ns}`, namespace: ns, ...timings },
-    });
-    await operator.start();
-    try {
-      await eventually('leading', async () => (operator.isLeader() ? true : undefined), 30_000);
-      await create(cluster!.client, my(ns), body('f-1', 'v1'));
-      await eventually('the handler to start', async () => seen.started);
-      const failingFrom = Date.now();
-      proxy.inject({ method: 'PUT', path: /\/leases\//, status: 500, times: 10_000 });
-      const aborted = await eventually('the handler\'s signal to abort', async () => seen.aborted, 30_000);
-      const after = (aborted - failingFrom) / 1000;
-      process.stdout.write(`# lease renewals failing: handler signal aborted after ${after.toFixed(1)} s (renew deadline 2 s)\n`);
-      assert.ok(after <= 2 + 0.5 + 0.5, `aborted ${after} s after the renewals started failing`);
-      await eventually('the refused write to be logged', async () =>
-        (logger.lines.some((l) => /PATCH .*f-1.* not sent: this replica .* no longer holds the lease/.test(l)) ? true : undefined));
-      const object = await cluster!.client.request<Body>('GET', my(ns, 'f-1'));
-      assert.equal(object.status?.myapp, undefined, 'no status written after the lease was lost');
-      const writes = proxy.seen.filter((r) => r.method === 'PATCH' && r.path.includes('/myresources/f-1'));
-      assert.ok(writes.length <= 1, `only the finalizer patch before the handler ran: ${JSON.stringify(writes)}`);
-      assert.equal(operator.isLeader(), false);
-    } finally {
-      await operator.stop();
-      await proxy.close();
-    }
-  });
+      const config = new KubeConfig();
+      config.loadFromFile(proxy.kubeconfig);
+      const logger = captureLogger();
+      const timings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
+      const operator = new Operator({
+        registry,
+        namespace: ns,
+        logger,
+        client: new KubeClient(config),
+        leaderElection: { id: `fence-${ns}`, namespace: ns, ...timings },
+      });
+      await operator.start();
+      try {
+        await eventually('leading', async () => (operator.isLeader() ? true : undefined), 30_000);
+        await create(cluster!.client, my(ns), body('f-1', 'v1'));
+        await eventually('the handler to start', async () => seen.started);
+        const failingFrom = Date.now();
+        proxy.inject({ method: 'PUT', path: /\/leases\//, status: 500, times: 10_000 });
+        const aborted = await eventually("the handler's signal to abort", async () => seen.aborted, 30_000);
+        const after = (aborted - failingFrom) / 1000;
+        process.stdout.write(
+          `# lease renewals failing: handler signal aborted after ${after.toFixed(1)} s (renew deadline 2 s)\n`,
+        );
+        assert.ok(after <= 2 + 0.5 + 0.5, `aborted ${after} s after the renewals started failing`);
+        await eventually('the refused write to be logged', async () =>
+          logger.lines.some((l) => /PATCH .*f-1.* not sent: this replica .* no longer holds the lease/.test(l))
+            ? true
+            : undefined,
+        );
+        const object = await cluster!.client.request<Body>('GET', my(ns, 'f-1'));
+        assert.equal(object.status?.myapp, undefined, 'no status written after the lease was lost');
+        const writes = proxy.seen.filter((r) => r.method === 'PATCH' && r.path.includes('/myresources/f-1'));
+        assert.ok(writes.length <= 1, `only the finalizer patch before the handler ran: ${JSON.stringify(writes)}`);
+        assert.equal(operator.isLeader(), false);
+      } finally {
+        await operator.stop();
+        await proxy.close();
+      }
+    },
+  );
 });

@@ -117,7 +117,9 @@ async function freePort(): Promise<number> {
  * `kopfgen <the Deployment's args>` as the Deployment's container would run it, with the pod's env; as in a
  * pod, KUBERNETES_SERVICE_HOST is set, so leader election is on by default (its Lease under the generated Role).
  */
-async function runOperator(at: Install): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
+async function runOperator(
+  at: Install,
+): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     KUBECONFIG: at.kubeconfig,
@@ -291,55 +293,66 @@ describe('the example operator under its generated RBAC', { skip }, () => {
     },
   );
 
-  it('with one rule removed: exit 1 at startup, one line naming that verb and resource', { timeout: TEST_TIMEOUT }, async () => {
-    const docs = await rbacDocuments(wide);
-    const role = docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === NAME) as Body;
-    const full = role.rules as PolicyRule[];
-    const user = `system:serviceaccount:${OPERATOR_NS}:${NAME}`;
-    const patchRules = (rules: PolicyRule[]) =>
-      cluster!.client.request('PATCH', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${NAME}`, {
-        body: { rules },
-        contentType: 'application/merge-patch+json',
-      });
-    const config = new KubeConfig();
-    config.loadFromFile(wide.kubeconfig);
-    const asOperator = new KubeClient(config);
-    // RBAC changes reach the authorizer through its cache: wait until the ServiceAccount sees the rules.
-    const settled = (resource: string, verb: string, want: boolean) => {
-      const [name, subresource] = resource.split('/');
-      const group = name === 'events' ? '' : 'example.com';
-      const attributes = { group, resource: name, verb, ...(subresource ? { subresource } : {}) };
-      return eventually(`${verb} ${resource} allowed: ${want}`, async () =>
-        (await allowed(asOperator, attributes)) === want ? true : undefined,
-      );
-    };
-    const cases: { resource: string; verb: string; want: string }[] = [
-      { resource: 'myresources', verb: 'list', want: 'list on myresources.example.com (all namespaces)' },
-      { resource: 'myresources', verb: 'watch', want: 'watch on myresources.example.com (all namespaces)' },
-      { resource: 'myresources', verb: 'patch', want: 'patch on myresources.example.com (all namespaces)' },
-      { resource: 'myresources/status', verb: 'patch', want: 'patch on myresources/status.example.com (all namespaces)' },
-      { resource: 'events', verb: 'create', want: 'create on events (all namespaces)' },
-    ];
-    try {
-      for (const { resource, verb, want } of cases) {
-        const without = full
-          .map((r) => (r.resources[0] === resource ? { ...r, verbs: r.verbs.filter((v) => v !== verb) } : r))
-          .filter((r) => r.verbs.length > 0);
-        assert.notDeepEqual(without, full);
-        await patchRules(without);
-        await settled(resource, verb, false);
-        const run = await runOperator(wide);
-        const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
-        run.child.kill('SIGKILL');
-        assert.equal(code, 1, run.output());
-        const lines = run.output().split('\n').filter((l) => l.startsWith('kopfgen run: '));
-        assert.deepEqual(lines, [`kopfgen run: ${want} is forbidden for ${user}`], run.output());
+  it(
+    'with one rule removed: exit 1 at startup, one line naming that verb and resource',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const docs = await rbacDocuments(wide);
+      const role = docs.find((d) => d.kind === 'ClusterRole' && d.metadata.name === NAME) as Body;
+      const full = role.rules as PolicyRule[];
+      const user = `system:serviceaccount:${OPERATOR_NS}:${NAME}`;
+      const patchRules = (rules: PolicyRule[]) =>
+        cluster!.client.request('PATCH', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${NAME}`, {
+          body: { rules },
+          contentType: 'application/merge-patch+json',
+        });
+      const config = new KubeConfig();
+      config.loadFromFile(wide.kubeconfig);
+      const asOperator = new KubeClient(config);
+      // RBAC changes reach the authorizer through its cache: wait until the ServiceAccount sees the rules.
+      const settled = (resource: string, verb: string, want: boolean) => {
+        const [name, subresource] = resource.split('/');
+        const group = name === 'events' ? '' : 'example.com';
+        const attributes = { group, resource: name, verb, ...(subresource ? { subresource } : {}) };
+        return eventually(`${verb} ${resource} allowed: ${want}`, async () =>
+          (await allowed(asOperator, attributes)) === want ? true : undefined,
+        );
+      };
+      const cases: { resource: string; verb: string; want: string }[] = [
+        { resource: 'myresources', verb: 'list', want: 'list on myresources.example.com (all namespaces)' },
+        { resource: 'myresources', verb: 'watch', want: 'watch on myresources.example.com (all namespaces)' },
+        { resource: 'myresources', verb: 'patch', want: 'patch on myresources.example.com (all namespaces)' },
+        {
+          resource: 'myresources/status',
+          verb: 'patch',
+          want: 'patch on myresources/status.example.com (all namespaces)',
+        },
+        { resource: 'events', verb: 'create', want: 'create on events (all namespaces)' },
+      ];
+      try {
+        for (const { resource, verb, want } of cases) {
+          const without = full
+            .map((r) => (r.resources[0] === resource ? { ...r, verbs: r.verbs.filter((v) => v !== verb) } : r))
+            .filter((r) => r.verbs.length > 0);
+          assert.notDeepEqual(without, full);
+          await patchRules(without);
+          await settled(resource, verb, false);
+          const run = await runOperator(wide);
+          const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
+          run.child.kill('SIGKILL');
+          assert.equal(code, 1, run.output());
+          const lines = run
+            .output()
+            .split('\n')
+            .filter((l) => l.startsWith('kopfgen run: '));
+          assert.deepEqual(lines, [`kopfgen run: ${want} is forbidden for ${user}`], run.output());
+          await patchRules(full);
+          await settled(resource, verb, true);
+        }
+      } finally {
         await patchRules(full);
-        await settled(resource, verb, true);
+        asOperator.close();
       }
-    } finally {
-      await patchRules(full);
-      asOperator.close();
-    }
-  });
+    },
+  );
 });

@@ -7,13 +7,28 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
-import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
+import {
+  applyCrd,
+  eventually,
+  skip,
+  START_TIMEOUT,
+  startCluster,
+  stopCluster,
+  TEST_TIMEOUT,
+  type Cluster,
+} from '../helpers/envtest.js';
 import { captureLogger, create, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
 
 let cluster: Cluster | undefined;
 const operators: Operator[] = [];
 const blob = defineResource<{ spec: Record<string, unknown> }>({
-  group: 'policy.kopfgen.dev', version: 'v1', plural: 'blobs', kind: 'Blob', scope: 'Namespaced', statusSubresource: true, printerColumns: [],
+  group: 'policy.kopfgen.dev',
+  version: 'v1',
+  plural: 'blobs',
+  kind: 'Blob',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 const blobs = (ns: string, name = '') => objectPath('policy.kopfgen.dev', 'v1', 'blobs', ns, name);
 const get = (path: string) => cluster!.client.request<Body>('GET', path);
@@ -25,9 +40,26 @@ async function operator(ns: string, id: string, prefix: string | undefined) {
   const calls: Record<string, number> = {};
   const count = (cause: string) => (calls[cause] = (calls[cause] ?? 0) + 1);
   const h = defineHandler(blob, id);
-  h.onCreate(() => { count('create'); return { phase: 'Created' }; }, { registry });
-  h.onUpdate(() => { count('update'); return { phase: 'Updated' }; }, { registry });
-  h.onDelete(() => { count('delete'); }, { registry });
+  h.onCreate(
+    () => {
+      count('create');
+      return { phase: 'Created' };
+    },
+    { registry },
+  );
+  h.onUpdate(
+    () => {
+      count('update');
+      return { phase: 'Updated' };
+    },
+    { registry },
+  );
+  h.onDelete(
+    () => {
+      count('delete');
+    },
+    { registry },
+  );
   const op = new Operator({ registry, namespace: ns, logger: captureLogger(), marks: prefix ? { prefix } : undefined });
   operators.push(op);
   await op.start();
@@ -35,44 +67,87 @@ async function operator(ns: string, id: string, prefix: string | undefined) {
 }
 
 describe('two operators with different marks on one CRD', { skip }, () => {
-  before(async () => {
-    cluster = startCluster();
-    await applyCrd(cluster, 'test/fixtures/runtime/blobs.yaml', 'policy.kopfgen.dev', 'v1', 'blobs');
-  }, { timeout: START_TIMEOUT });
+  before(
+    async () => {
+      cluster = startCluster();
+      await applyCrd(cluster, 'test/fixtures/runtime/blobs.yaml', 'policy.kopfgen.dev', 'v1', 'blobs');
+    },
+    { timeout: START_TIMEOUT },
+  );
   after(async () => {
     for (const op of operators) await op.stop();
     stopCluster(cluster);
   });
 
-  it('each runs its own handlers once per cause; no finalizer ping-pong while idle', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'twoops');
-    const first = await operator(ns, 'alpha', undefined); // today's kopfgen.dev marks
-    const second = await operator(ns, 'beta', 'beta.example.com');
-    await create(cluster!.client, blobs(ns), { apiVersion: 'policy.kopfgen.dev/v1', kind: 'Blob', metadata: { name: 'x' }, spec: { size: 1 } });
-    const phases = (body: Body) => `${body.status?.alpha?.phase}/${body.status?.beta?.phase}`;
-    const both = async (want: string) => eventually(`both ${want}`, async () => {
-      const body = await get(blobs(ns, 'x'));
-      const annotations = body.metadata.annotations ?? {};
-      const settled = annotations['kopfgen.dev/last-handled-configuration'] && annotations['beta.example.com/last-handled-configuration'];
-      return phases(body) === want && settled ? body : undefined;
-    });
-    const created = await both('Created/Created');
-    assert.deepEqual(created.metadata.finalizers.sort(), ['beta.example.com/finalizer', 'kopfgen.dev/finalizer']);
-    await sleep(5000);
-    const idle = await get(blobs(ns, 'x'));
-    assert.equal(idle.metadata.resourceVersion, (await both('Created/Created')).metadata.resourceVersion, 'nothing written while idle');
-    assert.deepEqual([first, second], [{ create: 1 }, { create: 1 }]);
+  it(
+    'each runs its own handlers once per cause; no finalizer ping-pong while idle',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'twoops');
+      const first = await operator(ns, 'alpha', undefined); // today's kopfgen.dev marks
+      const second = await operator(ns, 'beta', 'beta.example.com');
+      await create(cluster!.client, blobs(ns), {
+        apiVersion: 'policy.kopfgen.dev/v1',
+        kind: 'Blob',
+        metadata: { name: 'x' },
+        spec: { size: 1 },
+      });
+      const phases = (body: Body) => `${body.status?.alpha?.phase}/${body.status?.beta?.phase}`;
+      const both = async (want: string) =>
+        eventually(`both ${want}`, async () => {
+          const body = await get(blobs(ns, 'x'));
+          const annotations = body.metadata.annotations ?? {};
+          const settled =
+            annotations['kopfgen.dev/last-handled-configuration'] &&
+            annotations['beta.example.com/last-handled-configuration'];
+          return phases(body) === want && settled ? body : undefined;
+        });
+      const created = await both('Created/Created');
+      assert.deepEqual(created.metadata.finalizers.sort(), ['beta.example.com/finalizer', 'kopfgen.dev/finalizer']);
+      await sleep(5000);
+      const idle = await get(blobs(ns, 'x'));
+      assert.equal(
+        idle.metadata.resourceVersion,
+        (await both('Created/Created')).metadata.resourceVersion,
+        'nothing written while idle',
+      );
+      assert.deepEqual([first, second], [{ create: 1 }, { create: 1 }]);
 
-    await cluster!.client.request('PATCH', blobs(ns, 'x'), { body: { spec: { size: 2 } }, contentType: 'application/merge-patch+json' });
-    await both('Updated/Updated');
-    const rv = (await get(blobs(ns, 'x'))).metadata.resourceVersion;
-    await sleep(5000);
-    assert.equal((await get(blobs(ns, 'x'))).metadata.resourceVersion, rv, 'nothing written while idle after the update');
-    assert.deepEqual([first, second], [{ create: 1, update: 1 }, { create: 1, update: 1 }]);
+      await cluster!.client.request('PATCH', blobs(ns, 'x'), {
+        body: { spec: { size: 2 } },
+        contentType: 'application/merge-patch+json',
+      });
+      await both('Updated/Updated');
+      const rv = (await get(blobs(ns, 'x'))).metadata.resourceVersion;
+      await sleep(5000);
+      assert.equal(
+        (await get(blobs(ns, 'x'))).metadata.resourceVersion,
+        rv,
+        'nothing written while idle after the update',
+      );
+      assert.deepEqual(
+        [first, second],
+        [
+          { create: 1, update: 1 },
+          { create: 1, update: 1 },
+        ],
+      );
 
-    await cluster!.client.request('DELETE', blobs(ns, 'x'));
-    await eventually('the object to be gone', () => get(blobs(ns, 'x')).then(() => undefined, () => true));
-    await sleep(500);
-    assert.deepEqual([first, second], [{ create: 1, update: 1, delete: 1 }, { create: 1, update: 1, delete: 1 }]);
-  });
+      await cluster!.client.request('DELETE', blobs(ns, 'x'));
+      await eventually('the object to be gone', () =>
+        get(blobs(ns, 'x')).then(
+          () => undefined,
+          () => true,
+        ),
+      );
+      await sleep(500);
+      assert.deepEqual(
+        [first, second],
+        [
+          { create: 1, update: 1, delete: 1 },
+          { create: 1, update: 1, delete: 1 },
+        ],
+      );
+    },
+  );
 });

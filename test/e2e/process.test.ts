@@ -9,17 +9,41 @@ import { after, before, describe, it } from 'node:test';
 import { runOperator } from '../../src/cli/run.js';
 import { defineHandler, defineResource, Registry, TemporaryError } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
-import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
-import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from '../helpers/e2e-objects.js';
+import {
+  applyCrd,
+  eventually,
+  skip,
+  START_TIMEOUT,
+  startCluster,
+  stopCluster,
+  TEST_TIMEOUT,
+  type Cluster,
+} from '../helpers/envtest.js';
+import {
+  captureLogger,
+  create,
+  events,
+  myResource,
+  namespace,
+  objectPath,
+  pair,
+  type Body,
+} from '../helpers/e2e-objects.js';
 
 let cluster: Cluster | undefined;
 const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
 const get = (path: string) => cluster!.client.request<Body>('GET', path);
 
-function runChild(ns: string, env: Record<string, string> = {}, module = 'test/fixtures/runtime/slow-operator.ts'): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const script = "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], { namespace: process.env.NS });";
+function runChild(
+  ns: string,
+  env: Record<string, string> = {},
+  module = 'test/fixtures/runtime/slow-operator.ts',
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const script =
+    "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], { namespace: process.env.NS });";
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, module], {
-    env: { ...process.env, KUBECONFIG: cluster!.kubeconfig, NS: ns, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, KUBECONFIG: cluster!.kubeconfig, NS: ns, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
@@ -29,20 +53,34 @@ function runChild(ns: string, env: Record<string, string> = {}, module = 'test/f
 }
 
 describe('operator process', { skip }, () => {
-  before(async () => {
-    cluster = startCluster();
-    await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-    await applyCrd(cluster, 'test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'v1', 'pairs');
-  }, { timeout: START_TIMEOUT });
+  before(
+    async () => {
+      cluster = startCluster();
+      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
+      await applyCrd(cluster, 'test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'v1', 'pairs');
+    },
+    { timeout: START_TIMEOUT },
+  );
   after(() => stopCluster(cluster));
 
   it('SIGTERM mid-handler: the handler finishes, its patch is written, exit 0', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'sigterm');
     const run = runChild(ns, { HANDLER_MS: '2000' });
     try {
-      await eventually('the operator to watch', async () => (run.output().includes('watching myresources') ? true : undefined), 30_000);
-      await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'slow' }, spec: { image: 'x' } });
-      await eventually('the handler to start', async () => (run.output().includes('handler started slow') ? true : undefined));
+      await eventually(
+        'the operator to watch',
+        async () => (run.output().includes('watching myresources') ? true : undefined),
+        30_000,
+      );
+      await create(cluster!.client, my(ns), {
+        apiVersion: 'example.com/v1',
+        kind: 'MyResource',
+        metadata: { name: 'slow' },
+        spec: { image: 'x' },
+      });
+      await eventually('the handler to start', async () =>
+        run.output().includes('handler started slow') ? true : undefined,
+      );
       run.child.kill('SIGTERM');
       const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]);
       assert.equal(code, 0, run.output());
@@ -50,86 +88,152 @@ describe('operator process', { skip }, () => {
       assert.match(run.output(), /handler myapp succeeded/);
       const body = await get(my(ns, 'slow'));
       assert.equal(body.status?.myapp?.phase, 'Done');
-      assert.ok(body.metadata.annotations['kopfgen.dev/last-handled-configuration'], 'the completing write landed before exit');
+      assert.ok(
+        body.metadata.annotations['kopfgen.dev/last-handled-configuration'],
+        'the completing write landed before exit',
+      );
       assert.equal(body.metadata.annotations['kopfgen.dev/myapp'], undefined);
     } finally {
       run.child.kill('SIGKILL');
     }
   });
 
-  it('SIGTERM with a handler that honours its signal: retried at once by the next operator, no Event', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'polite');
-    const run = runChild(ns, {}, 'test/fixtures/runtime/polite-operator.ts');
-    try {
-      await eventually('the operator to watch', async () => (run.output().includes('watching myresources') ? true : undefined), 30_000);
-      await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'p' }, spec: { image: 'x' } });
-      await eventually('the handler to start', async () => (run.output().includes('handler started p') ? true : undefined));
-      const stoppedAt = Date.now();
-      run.child.kill('SIGTERM');
-      assert.equal(await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]), 0, run.output());
-      const record = JSON.parse((await get(my(ns, 'p'))).metadata.annotations['kopfgen.dev/myapp']);
-      assert.match(record.message, /^interrupted by the operator's shutdown: aborted/);
-      assert.ok(Date.parse(record.delayed) <= stoppedAt + 5000, 'no backoff after an interruption');
-      assert.equal((await events(cluster!.client, ns, 'p')).length, 0);
-    } finally {
-      run.child.kill('SIGKILL');
-    }
-  });
+  it(
+    'SIGTERM with a handler that honours its signal: retried at once by the next operator, no Event',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'polite');
+      const run = runChild(ns, {}, 'test/fixtures/runtime/polite-operator.ts');
+      try {
+        await eventually(
+          'the operator to watch',
+          async () => (run.output().includes('watching myresources') ? true : undefined),
+          30_000,
+        );
+        await create(cluster!.client, my(ns), {
+          apiVersion: 'example.com/v1',
+          kind: 'MyResource',
+          metadata: { name: 'p' },
+          spec: { image: 'x' },
+        });
+        await eventually('the handler to start', async () =>
+          run.output().includes('handler started p') ? true : undefined,
+        );
+        const stoppedAt = Date.now();
+        run.child.kill('SIGTERM');
+        assert.equal(
+          await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]),
+          0,
+          run.output(),
+        );
+        const record = JSON.parse((await get(my(ns, 'p'))).metadata.annotations['kopfgen.dev/myapp']);
+        assert.match(record.message, /^interrupted by the operator's shutdown: aborted/);
+        assert.ok(Date.parse(record.delayed) <= stoppedAt + 5000, 'no backoff after an interruption');
+        assert.equal((await events(cluster!.client, ns, 'p')).length, 0);
+      } finally {
+        run.child.kill('SIGKILL');
+      }
+    },
+  );
 
-  it('a restart in the middle of a retry waits for the delay and runs the handler once more, not twice', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'restart');
-    const first = new Registry();
-    defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(() => {
-      throw new TemporaryError('not yet', { status: { phase: 'Pending' }, delay: 3 });
-    }, { registry: first });
-    const op1 = new Operator({ registry: first, namespace: ns, logger: captureLogger() });
-    await op1.start();
-    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'r' }, spec: { image: 'x' } });
-    const record = await eventually('the delayed record', async () => {
-      const raw = (await get(my(ns, 'r'))).metadata.annotations?.['kopfgen.dev/myapp'];
-      return raw ? JSON.parse(raw) : undefined;
-    });
-    await op1.stop();
-    const second = new Registry();
-    const calls: { retry: number; at: number }[] = [];
-    let resumed = 0;
-    const h = defineHandler<unknown, { phase?: string }>(myResource, 'myapp');
-    h.onCreate(({ retry }) => { calls.push({ retry, at: Date.now() }); return { phase: 'Starting' }; }, { registry: second });
-    h.onResume(() => { resumed++; }, { registry: second });
-    const op2 = new Operator({ registry: second, namespace: ns, logger: captureLogger() });
-    await op2.start();
-    try {
-      await eventually('status Starting', async () => ((await get(my(ns, 'r'))).status?.myapp?.phase === 'Starting' ? true : undefined));
-      await eventually('the cause to complete', async () => ((await get(my(ns, 'r'))).metadata.annotations['kopfgen.dev/last-handled-configuration'] ? true : undefined));
-      await new Promise((r) => setTimeout(r, 500));
-      assert.equal(calls.length, 1);
-      assert.equal(calls[0].retry, 1);
-      assert.ok(calls[0].at >= Date.parse(record.delayed), 'not before delayed-until');
-      assert.equal(resumed, 0, 'resume handlers do not mix into a creation');
-    } finally {
-      await op2.stop();
-    }
-    const op3 = new Operator({ registry: second, namespace: ns, logger: captureLogger() });
-    await op3.start();
-    try {
-      await eventually('the resume handler', async () => (resumed === 1 ? true : undefined));
-      await new Promise((r) => setTimeout(r, 500));
-      assert.deepEqual([calls.length, resumed], [1, 1], 'a finished create handler does not run again on restart; resume runs once');
-    } finally {
-      await op3.stop();
-    }
-  });
+  it(
+    'a restart in the middle of a retry waits for the delay and runs the handler once more, not twice',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'restart');
+      const first = new Registry();
+      defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(
+        () => {
+          throw new TemporaryError('not yet', { status: { phase: 'Pending' }, delay: 3 });
+        },
+        { registry: first },
+      );
+      const op1 = new Operator({ registry: first, namespace: ns, logger: captureLogger() });
+      await op1.start();
+      await create(cluster!.client, my(ns), {
+        apiVersion: 'example.com/v1',
+        kind: 'MyResource',
+        metadata: { name: 'r' },
+        spec: { image: 'x' },
+      });
+      const record = await eventually('the delayed record', async () => {
+        const raw = (await get(my(ns, 'r'))).metadata.annotations?.['kopfgen.dev/myapp'];
+        return raw ? JSON.parse(raw) : undefined;
+      });
+      await op1.stop();
+      const second = new Registry();
+      const calls: { retry: number; at: number }[] = [];
+      let resumed = 0;
+      const h = defineHandler<unknown, { phase?: string }>(myResource, 'myapp');
+      h.onCreate(
+        ({ retry }) => {
+          calls.push({ retry, at: Date.now() });
+          return { phase: 'Starting' };
+        },
+        { registry: second },
+      );
+      h.onResume(
+        () => {
+          resumed++;
+        },
+        { registry: second },
+      );
+      const op2 = new Operator({ registry: second, namespace: ns, logger: captureLogger() });
+      await op2.start();
+      try {
+        await eventually('status Starting', async () =>
+          (await get(my(ns, 'r'))).status?.myapp?.phase === 'Starting' ? true : undefined,
+        );
+        await eventually('the cause to complete', async () =>
+          (await get(my(ns, 'r'))).metadata.annotations['kopfgen.dev/last-handled-configuration'] ? true : undefined,
+        );
+        await new Promise((r) => setTimeout(r, 500));
+        assert.equal(calls.length, 1);
+        assert.equal(calls[0].retry, 1);
+        assert.ok(calls[0].at >= Date.parse(record.delayed), 'not before delayed-until');
+        assert.equal(resumed, 0, 'resume handlers do not mix into a creation');
+      } finally {
+        await op2.stop();
+      }
+      const op3 = new Operator({ registry: second, namespace: ns, logger: captureLogger() });
+      await op3.start();
+      try {
+        await eventually('the resume handler', async () => (resumed === 1 ? true : undefined));
+        await new Promise((r) => setTimeout(r, 500));
+        assert.deepEqual(
+          [calls.length, resumed],
+          [1, 1],
+          'a finished create handler does not run again on restart; resume runs once',
+        );
+      } finally {
+        await op3.stop();
+      }
+    },
+  );
 
   it('cluster-wide: one operator handles objects of every namespace', { timeout: TEST_TIMEOUT }, async () => {
     const registry = new Registry();
-    defineHandler<unknown, { phase?: string }>(pair, 'alpha').onCreate(({ namespace }) => ({ phase: `seen in ${namespace}` }), { registry });
+    defineHandler<unknown, { phase?: string }>(pair, 'alpha').onCreate(
+      ({ namespace }) => ({ phase: `seen in ${namespace}` }),
+      { registry },
+    );
     const operator = new Operator({ registry, logger: captureLogger() });
     await operator.start();
     try {
       const namespaces = [await namespace(cluster!.client, 'wide'), await namespace(cluster!.client, 'wide')];
-      for (const ns of namespaces) await create(cluster!.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), { apiVersion: 'test.kopfgen.dev/v1', kind: 'Pair', metadata: { name: 'x' }, spec: {} });
+      for (const ns of namespaces)
+        await create(cluster!.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), {
+          apiVersion: 'test.kopfgen.dev/v1',
+          kind: 'Pair',
+          metadata: { name: 'x' },
+          spec: {},
+        });
       for (const ns of namespaces) {
-        await eventually(`the pair in ${ns}`, async () => ((await get(objectPath('test.kopfgen.dev', 'v1', 'pairs', ns, 'x'))).status?.alpha?.phase === `seen in ${ns}` ? true : undefined));
+        await eventually(`the pair in ${ns}`, async () =>
+          (await get(objectPath('test.kopfgen.dev', 'v1', 'pairs', ns, 'x'))).status?.alpha?.phase === `seen in ${ns}`
+            ? true
+            : undefined,
+        );
       }
     } finally {
       await operator.stop();
@@ -138,32 +242,69 @@ describe('operator process', { skip }, () => {
 
   it('exits 1 naming the resource when its CRD is not installed', { timeout: TEST_TIMEOUT }, async () => {
     const registry = new Registry();
-    const missing = defineResource({ group: 'missing.kopfgen.dev', version: 'v1', plural: 'ghosts', kind: 'Ghost', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+    const missing = defineResource({
+      group: 'missing.kopfgen.dev',
+      version: 'v1',
+      plural: 'ghosts',
+      kind: 'Ghost',
+      scope: 'Namespaced',
+      statusSubresource: true,
+      printerColumns: [],
+    });
     defineHandler(missing, 'h').onCreate(() => undefined, { registry });
     const lines: string[] = [];
-    const code = await runOperator('test/fixtures/runtime/empty.mjs', { registry, kubeconfig: cluster!.kubeconfig, write: (l) => lines.push(l) });
+    const code = await runOperator('test/fixtures/runtime/empty.mjs', {
+      registry,
+      kubeconfig: cluster!.kubeconfig,
+      write: (l) => lines.push(l),
+    });
     assert.equal(code, 1);
-    assert.match(lines.join('\n'), /does not serve ghosts\.missing\.kopfgen\.dev\/v1 .*is the CRD ghosts\.missing\.kopfgen\.dev installed/);
+    assert.match(
+      lines.join('\n'),
+      /does not serve ghosts\.missing\.kopfgen\.dev\/v1 .*is the CRD ghosts\.missing\.kopfgen\.dev installed/,
+    );
   });
 
   const example = 'examples/myresource/operator.ts';
-  it('the generated example (TypeScript, through tsx) runs: Starting, then Pending from its generated error', { timeout: TEST_TIMEOUT, skip: existsSync(example) ? false : `needs ${example}` }, async () => {
-    const ns = await namespace(cluster!.client, 'example');
-    const run = runChild(ns, {}, example);
-    try {
-      await eventually('the operator to watch', async () => (run.output().includes('watching myresources') ? true : undefined), 30_000);
-      await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'web' }, spec: { image: 'nginx', replicas: 1 } });
-      await eventually('Starting', async () => ((await get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined));
-      assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^web\s+Starting\s+/m);
-      await cluster!.client.request('PATCH', my(ns, 'web'), { body: { spec: { replicas: 0 } }, contentType: 'application/merge-patch+json' });
-      await eventually('Pending', async () => ((await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined));
-      assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^web\s+Pending\s+/m);
-      // The log line follows the writes: wait for it rather than race it.
-      await eventually('the outcome log line', async () => (/handler myapp failed temporarily, retry in 60s: scaled to zero/.test(run.output()) ? true : undefined));
-    } finally {
-      run.child.kill('SIGTERM');
-      await Promise.race([run.exited, new Promise((r) => setTimeout(r, 10_000))]);
-      run.child.kill('SIGKILL');
-    }
-  });
+  it(
+    'the generated example (TypeScript, through tsx) runs: Starting, then Pending from its generated error',
+    { timeout: TEST_TIMEOUT, skip: existsSync(example) ? false : `needs ${example}` },
+    async () => {
+      const ns = await namespace(cluster!.client, 'example');
+      const run = runChild(ns, {}, example);
+      try {
+        await eventually(
+          'the operator to watch',
+          async () => (run.output().includes('watching myresources') ? true : undefined),
+          30_000,
+        );
+        await create(cluster!.client, my(ns), {
+          apiVersion: 'example.com/v1',
+          kind: 'MyResource',
+          metadata: { name: 'web' },
+          spec: { image: 'nginx', replicas: 1 },
+        });
+        await eventually('Starting', async () =>
+          (await get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined,
+        );
+        assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^web\s+Starting\s+/m);
+        await cluster!.client.request('PATCH', my(ns, 'web'), {
+          body: { spec: { replicas: 0 } },
+          contentType: 'application/merge-patch+json',
+        });
+        await eventually('Pending', async () =>
+          (await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined,
+        );
+        assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^web\s+Pending\s+/m);
+        // The log line follows the writes: wait for it rather than race it.
+        await eventually('the outcome log line', async () =>
+          /handler myapp failed temporarily, retry in 60s: scaled to zero/.test(run.output()) ? true : undefined,
+        );
+      } finally {
+        run.child.kill('SIGTERM');
+        await Promise.race([run.exited, new Promise((r) => setTimeout(r, 10_000))]);
+        run.child.kill('SIGKILL');
+      }
+    },
+  );
 });

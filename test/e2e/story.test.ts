@@ -8,8 +8,26 @@ import { defineHandler, defineResource, PermanentError, Registry, TemporaryError
 import { Operator } from '../../src/runtime/operator.js';
 import { FINALIZER } from '../../src/runtime/reconcile/essence.js';
 import { progressAnnotation } from '../../src/runtime/reconcile/progress.js';
-import { applyCrd, eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
-import { captureLogger, create, events, myResource, namespace, objectPath, pair, type Body } from '../helpers/e2e-objects.js';
+import {
+  applyCrd,
+  eventually,
+  skip,
+  START_TIMEOUT,
+  startCluster,
+  stopCluster,
+  TEST_TIMEOUT,
+  type Cluster,
+} from '../helpers/envtest.js';
+import {
+  captureLogger,
+  create,
+  events,
+  myResource,
+  namespace,
+  objectPath,
+  pair,
+  type Body,
+} from '../helpers/e2e-objects.js';
 
 type MyappStatus = { phase?: string };
 /** What `kopfgen generate` emits for the myapp handler (the e2e tests do not depend on the generator). */
@@ -31,150 +49,302 @@ const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresourc
 const get = (path: string) => cluster!.client.request<Body>('GET', path);
 
 describe('runtime end to end', { skip }, () => {
-  before(async () => {
-    cluster = startCluster();
-    await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-    await applyCrd(cluster, 'test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'v1', 'pairs');
-  }, { timeout: START_TIMEOUT });
+  before(
+    async () => {
+      cluster = startCluster();
+      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
+      await applyCrd(cluster, 'test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'v1', 'pairs');
+    },
+    { timeout: START_TIMEOUT },
+  );
   after(async () => {
     for (const operator of operators) await operator.stop();
     stopCluster(cluster);
   });
 
-  it('TemporaryError status Pending, then the retry returns Starting; kubectl shows it', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'story');
-    const registry = new Registry();
-    const seen: number[] = [];
-    defineHandler<typeof myResource.__resource, MyappStatus>(myResource, 'myapp').onCreate(async ({ retry }) => {
-      seen.push(retry);
-      if (retry === 0) throw new MyappTemporaryError('image not pulled yet', { status: { phase: 'Pending' }, delay: 1 });
-      return { phase: 'Starting' };
-    }, { registry });
-    const { logger } = await operate(registry, ns);
-    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'web' }, spec: { image: 'nginx' } });
-    const pending = await eventually('status Pending', async () => ((await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined));
-    assert.equal(pending, true);
-    await eventually('status Starting', async () => ((await get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined));
-    assert.deepEqual(seen, [0, 1]);
-    const table = cluster!.kubectl('get', 'myresources', '-n', ns);
-    assert.match(table, /^web\s+Starting\s+/m);
-    const body = await eventually('the cause completed', async () => {
-      const current = await get(my(ns, 'web'));
-      return current.metadata.annotations['kopfgen.dev/last-handled-configuration'] ? current : undefined;
-    });
-    assert.equal(body.metadata.annotations['kopfgen.dev/myapp'], undefined, 'progress purged after the cause completed');
-    // Events are written in the background by the EventRecorder: wait for it.
-    await eventually('the Warning Event', async () => ((await events(cluster!.client, ns, 'web')).some((e) => e.type === 'Warning' && e.reason === 'myappFailed') ? true : undefined));
-    // Log lines follow the writes: wait for the last one rather than race it.
-    await eventually('the success log line', async () => (logger.lines.some((l) => l.includes('handler myapp succeeded')) ? true : undefined));
-    assert.equal(logger.lines.filter((l) => l.includes('handler myapp failed temporarily')).length, 1);
-    assert.equal(logger.lines.filter((l) => l.includes('handler myapp succeeded')).length, 1);
-  });
+  it(
+    'TemporaryError status Pending, then the retry returns Starting; kubectl shows it',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'story');
+      const registry = new Registry();
+      const seen: number[] = [];
+      defineHandler<typeof myResource.__resource, MyappStatus>(myResource, 'myapp').onCreate(
+        async ({ retry }) => {
+          seen.push(retry);
+          if (retry === 0)
+            throw new MyappTemporaryError('image not pulled yet', { status: { phase: 'Pending' }, delay: 1 });
+          return { phase: 'Starting' };
+        },
+        { registry },
+      );
+      const { logger } = await operate(registry, ns);
+      await create(cluster!.client, my(ns), {
+        apiVersion: 'example.com/v1',
+        kind: 'MyResource',
+        metadata: { name: 'web' },
+        spec: { image: 'nginx' },
+      });
+      const pending = await eventually('status Pending', async () =>
+        (await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined,
+      );
+      assert.equal(pending, true);
+      await eventually('status Starting', async () =>
+        (await get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined,
+      );
+      assert.deepEqual(seen, [0, 1]);
+      const table = cluster!.kubectl('get', 'myresources', '-n', ns);
+      assert.match(table, /^web\s+Starting\s+/m);
+      const body = await eventually('the cause completed', async () => {
+        const current = await get(my(ns, 'web'));
+        return current.metadata.annotations['kopfgen.dev/last-handled-configuration'] ? current : undefined;
+      });
+      assert.equal(
+        body.metadata.annotations['kopfgen.dev/myapp'],
+        undefined,
+        'progress purged after the cause completed',
+      );
+      // Events are written in the background by the EventRecorder: wait for it.
+      await eventually('the Warning Event', async () =>
+        (await events(cluster!.client, ns, 'web')).some((e) => e.type === 'Warning' && e.reason === 'myappFailed')
+          ? true
+          : undefined,
+      );
+      // Log lines follow the writes: wait for the last one rather than race it.
+      await eventually('the success log line', async () =>
+        logger.lines.some((l) => l.includes('handler myapp succeeded')) ? true : undefined,
+      );
+      assert.equal(logger.lines.filter((l) => l.includes('handler myapp failed temporarily')).length, 1);
+      assert.equal(logger.lines.filter((l) => l.includes('handler myapp succeeded')).length, 1);
+    },
+  );
 
-  it('PermanentError: status kept, no retry, Event posted, failure stays in the progress record', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'perm');
-    const registry = new Registry();
-    let calls = 0;
-    defineHandler<unknown, MyappStatus>(myResource, 'myapp').onCreate(() => {
-      calls++;
-      throw new MyappPermanentError('bad image', { status: { phase: 'Failed' } });
-    }, { registry, backoff: 1 });
-    await operate(registry, ns);
-    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'bad' }, spec: { image: 'x' } });
-    await eventually('status Failed', async () => ((await get(my(ns, 'bad'))).status?.myapp?.phase === 'Failed' ? true : undefined));
-    const event = await eventually('a Warning event', async () => (await events(cluster!.client, ns, 'bad')).find((e) => e.reason === 'myappFailed'));
-    assert.equal(event.type, 'Warning');
-    assert.match(event.message, /myapp failed permanently: bad image/);
-    const record = await eventually('the kept progress record', async () => {
-      const raw = (await get(my(ns, 'bad'))).metadata.annotations?.['kopfgen.dev/myapp'];
-      return raw && JSON.parse(raw).done ? JSON.parse(raw) : undefined;
-    });
-    assert.deepEqual([record.failure, record.message, record.retries], [true, 'bad image', 1]);
-    await new Promise((r) => setTimeout(r, 1500));
-    assert.equal(calls, 1);
-    assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^bad\s+Failed\s+/m);
-  });
+  it(
+    'PermanentError: status kept, no retry, Event posted, failure stays in the progress record',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'perm');
+      const registry = new Registry();
+      let calls = 0;
+      defineHandler<unknown, MyappStatus>(myResource, 'myapp').onCreate(
+        () => {
+          calls++;
+          throw new MyappPermanentError('bad image', { status: { phase: 'Failed' } });
+        },
+        { registry, backoff: 1 },
+      );
+      await operate(registry, ns);
+      await create(cluster!.client, my(ns), {
+        apiVersion: 'example.com/v1',
+        kind: 'MyResource',
+        metadata: { name: 'bad' },
+        spec: { image: 'x' },
+      });
+      await eventually('status Failed', async () =>
+        (await get(my(ns, 'bad'))).status?.myapp?.phase === 'Failed' ? true : undefined,
+      );
+      const event = await eventually('a Warning event', async () =>
+        (await events(cluster!.client, ns, 'bad')).find((e) => e.reason === 'myappFailed'),
+      );
+      assert.equal(event.type, 'Warning');
+      assert.match(event.message, /myapp failed permanently: bad image/);
+      const record = await eventually('the kept progress record', async () => {
+        const raw = (await get(my(ns, 'bad'))).metadata.annotations?.['kopfgen.dev/myapp'];
+        return raw && JSON.parse(raw).done ? JSON.parse(raw) : undefined;
+      });
+      assert.deepEqual([record.failure, record.message, record.retries], [true, 'bad image', 1]);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(calls, 1);
+      assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^bad\s+Failed\s+/m);
+    },
+  );
 
-  it('a base TemporaryError from a shared helper lands under each calling handler id', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'shared');
-    const registry = new Registry();
-    const tries = new Map<string, number>();
-    /** Shared by both handlers: knows nothing of handler ids. */
-    function requireReady(who: string): void {
-      const n = (tries.get(who) ?? 0) + 1;
-      tries.set(who, n);
-      if (n === 1) throw new TemporaryError<{ phase: string }>('dependency not ready', { status: { phase: 'Waiting' }, delay: 1.5 });
-    }
-    const observed = new Set<string>();
-    for (const id of ['alpha', 'beta']) {
-      defineHandler<unknown, { phase?: string }>(pair, id).onCreate(() => {
-        requireReady(id);
-        return { phase: `Ready` };
-      }, { registry });
-    }
-    await operate(registry, ns);
-    const path = objectPath('test.kopfgen.dev', 'v1', 'pairs', ns);
-    await create(cluster!.client, path, { apiVersion: 'test.kopfgen.dev/v1', kind: 'Pair', metadata: { name: 'p' }, spec: { size: 1 } });
-    await eventually('both Ready', async () => {
-      const status = (await get(`${path}/p`)).status ?? {};
-      for (const id of ['alpha', 'beta']) if (status[id]?.phase === 'Waiting') observed.add(id);
-      return status.alpha?.phase === 'Ready' && status.beta?.phase === 'Ready' ? true : undefined;
-    });
-    assert.deepEqual([...observed].sort(), ['alpha', 'beta'], 'each id showed Waiting from the helper');
-    assert.match(cluster!.kubectl('get', 'pairs', '-n', ns), /^p\s+Ready\s+Ready\s+/m);
-  });
+  it(
+    'a base TemporaryError from a shared helper lands under each calling handler id',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'shared');
+      const registry = new Registry();
+      const tries = new Map<string, number>();
+      /** Shared by both handlers: knows nothing of handler ids. */
+      function requireReady(who: string): void {
+        const n = (tries.get(who) ?? 0) + 1;
+        tries.set(who, n);
+        if (n === 1)
+          throw new TemporaryError<{ phase: string }>('dependency not ready', {
+            status: { phase: 'Waiting' },
+            delay: 1.5,
+          });
+      }
+      const observed = new Set<string>();
+      for (const id of ['alpha', 'beta']) {
+        defineHandler<unknown, { phase?: string }>(pair, id).onCreate(
+          () => {
+            requireReady(id);
+            return { phase: `Ready` };
+          },
+          { registry },
+        );
+      }
+      await operate(registry, ns);
+      const path = objectPath('test.kopfgen.dev', 'v1', 'pairs', ns);
+      await create(cluster!.client, path, {
+        apiVersion: 'test.kopfgen.dev/v1',
+        kind: 'Pair',
+        metadata: { name: 'p' },
+        spec: { size: 1 },
+      });
+      await eventually('both Ready', async () => {
+        const status = (await get(`${path}/p`)).status ?? {};
+        for (const id of ['alpha', 'beta']) if (status[id]?.phase === 'Waiting') observed.add(id);
+        return status.alpha?.phase === 'Ready' && status.beta?.phase === 'Ready' ? true : undefined;
+      });
+      assert.deepEqual([...observed].sort(), ['alpha', 'beta'], 'each id showed Waiting from the helper');
+      assert.match(cluster!.kubectl('get', 'pairs', '-n', ns), /^p\s+Ready\s+Ready\s+/m);
+    },
+  );
 
-  it('warns naming a status field the API server pruned (status in the object patch, no subresource)', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'prune');
-    const registry = new Registry();
-    defineHandler<unknown, { phase?: string; extra?: number }>(pair, 'alpha').onCreate(() => ({ phase: 'Done', extra: 1 }), { registry });
-    const { logger } = await operate(registry, ns);
-    const path = objectPath('test.kopfgen.dev', 'v1', 'pairs', ns);
-    await create(cluster!.client, path, { apiVersion: 'test.kopfgen.dev/v1', kind: 'Pair', metadata: { name: 'q' }, spec: {} });
-    await eventually('status Done', async () => ((await get(`${path}/q`)).status?.alpha?.phase === 'Done' ? true : undefined));
-    await eventually('the pruned-field warning', async () => (logger.lines.some((l) => l.includes('dropped status.alpha.extra')) ? true : undefined));
-  });
+  it(
+    'warns naming a status field the API server pruned (status in the object patch, no subresource)',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'prune');
+      const registry = new Registry();
+      defineHandler<unknown, { phase?: string; extra?: number }>(pair, 'alpha').onCreate(
+        () => ({ phase: 'Done', extra: 1 }),
+        { registry },
+      );
+      const { logger } = await operate(registry, ns);
+      const path = objectPath('test.kopfgen.dev', 'v1', 'pairs', ns);
+      await create(cluster!.client, path, {
+        apiVersion: 'test.kopfgen.dev/v1',
+        kind: 'Pair',
+        metadata: { name: 'q' },
+        spec: {},
+      });
+      await eventually('status Done', async () =>
+        (await get(`${path}/q`)).status?.alpha?.phase === 'Done' ? true : undefined,
+      );
+      await eventually('the pruned-field warning', async () =>
+        logger.lines.some((l) => l.includes('dropped status.alpha.extra')) ? true : undefined,
+      );
+    },
+  );
 
-  it('causes: create, update with its diff, field, own writes ignored, delete with the finalizer', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'causes');
-    const registry = new Registry();
-    const calls: string[] = [];
-    const h = defineHandler<unknown, { seen?: string }>(myResource, 'myapp');
-    h.onCreate(() => { calls.push('create'); return { seen: 'create' }; }, { registry });
-    h.onUpdate(({ diff }) => { calls.push(`update ${JSON.stringify(diff)}`); return { seen: 'update' }; }, { registry });
-    h.onField('spec.replicas', ({ old, new: now }) => { calls.push(`replicas ${old}->${now}`); }, { registry });
-    h.onDelete(() => { calls.push('delete'); }, { registry });
-    await operate(registry, ns);
-    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'c' }, spec: { image: 'a' } });
-    await eventually('create handled', async () => ((await get(my(ns, 'c'))).metadata.annotations?.['kopfgen.dev/last-handled-configuration'] ? true : undefined));
-    assert.ok((await get(my(ns, 'c'))).metadata.finalizers.includes(FINALIZER));
-    assert.deepEqual(calls, ['create', 'replicas undefined->1']);
-    await cluster!.client.request('PATCH', my(ns, 'c'), { body: { spec: { image: 'b' } }, contentType: 'application/merge-patch+json' });
-    await eventually('update handled', async () => (calls.length === 3 ? true : undefined));
-    assert.equal(calls[2], 'update [["change",["spec","image"],"a","b"]]');
-    await cluster!.client.request('PATCH', `${my(ns, 'c')}/status`, { body: { status: { other: 1 } }, contentType: 'application/merge-patch+json' });
-    // Give the status write time to reach the operator before deleting: a deletion right away
-    // would hide an update it wrongly triggered (the deleting state would be all the worker sees).
-    await new Promise((r) => setTimeout(r, 1000));
-    assert.equal(calls.length, 3, `the status write triggered nothing: ${calls.slice(3).join(', ')}`);
-    await cluster!.client.request('DELETE', my(ns, 'c'));
-    await eventually('object gone', async () => {
-      try { await get(my(ns, 'c')); return undefined; } catch (error) { return (error as { status?: number }).status === 404 ? true : undefined; }
-    });
-    assert.deepEqual(calls.slice(3), ['delete'], 'delete ran once');
-  });
+  it(
+    'causes: create, update with its diff, field, own writes ignored, delete with the finalizer',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'causes');
+      const registry = new Registry();
+      const calls: string[] = [];
+      const h = defineHandler<unknown, { seen?: string }>(myResource, 'myapp');
+      h.onCreate(
+        () => {
+          calls.push('create');
+          return { seen: 'create' };
+        },
+        { registry },
+      );
+      h.onUpdate(
+        ({ diff }) => {
+          calls.push(`update ${JSON.stringify(diff)}`);
+          return { seen: 'update' };
+        },
+        { registry },
+      );
+      h.onField(
+        'spec.replicas',
+        ({ old, new: now }) => {
+          calls.push(`replicas ${old}->${now}`);
+        },
+        { registry },
+      );
+      h.onDelete(
+        () => {
+          calls.push('delete');
+        },
+        { registry },
+      );
+      await operate(registry, ns);
+      await create(cluster!.client, my(ns), {
+        apiVersion: 'example.com/v1',
+        kind: 'MyResource',
+        metadata: { name: 'c' },
+        spec: { image: 'a' },
+      });
+      await eventually('create handled', async () =>
+        (await get(my(ns, 'c'))).metadata.annotations?.['kopfgen.dev/last-handled-configuration'] ? true : undefined,
+      );
+      assert.ok((await get(my(ns, 'c'))).metadata.finalizers.includes(FINALIZER));
+      assert.deepEqual(calls, ['create', 'replicas undefined->1']);
+      await cluster!.client.request('PATCH', my(ns, 'c'), {
+        body: { spec: { image: 'b' } },
+        contentType: 'application/merge-patch+json',
+      });
+      await eventually('update handled', async () => (calls.length === 3 ? true : undefined));
+      assert.equal(calls[2], 'update [["change",["spec","image"],"a","b"]]');
+      await cluster!.client.request('PATCH', `${my(ns, 'c')}/status`, {
+        body: { status: { other: 1 } },
+        contentType: 'application/merge-patch+json',
+      });
+      // Give the status write time to reach the operator before deleting: a deletion right away
+      // would hide an update it wrongly triggered (the deleting state would be all the worker sees).
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal(calls.length, 3, `the status write triggered nothing: ${calls.slice(3).join(', ')}`);
+      await cluster!.client.request('DELETE', my(ns, 'c'));
+      await eventually('object gone', async () => {
+        try {
+          await get(my(ns, 'c'));
+          return undefined;
+        } catch (error) {
+          return (error as { status?: number }).status === 404 ? true : undefined;
+        }
+      });
+      assert.deepEqual(calls.slice(3), ['delete'], 'delete ran once');
+    },
+  );
 
   it('retries limit, timeout and errors modes against the server', { timeout: TEST_TIMEOUT }, async () => {
     const ns = await namespace(cluster!.client, 'modes');
     const registry = new Registry();
     const calls = new Map<string, number>();
     const count = (id: string) => calls.set(id, (calls.get(id) ?? 0) + 1);
-    defineHandler<unknown, { x?: number }>(myResource, 'limited').onCreate(() => { count('limited'); throw new Error('flaky'); }, { registry, retries: 2, backoff: 0.3 });
-    defineHandler<unknown, { x?: number }>(myResource, 'ignored').onCreate(() => { count('ignored'); throw new Error('whatever'); }, { registry, errors: 'ignored' });
-    defineHandler<unknown, { x?: number }>(myResource, 'strict').onCreate(() => { count('strict'); throw new Error('no'); }, { registry, errors: 'permanent' });
-    defineHandler<unknown, { x?: number }>(myResource, 'slow').onCreate(async () => { count('slow'); await new Promise((r) => setTimeout(r, 3000)); }, { registry, timeout: 0.5 });
+    defineHandler<unknown, { x?: number }>(myResource, 'limited').onCreate(
+      () => {
+        count('limited');
+        throw new Error('flaky');
+      },
+      { registry, retries: 2, backoff: 0.3 },
+    );
+    defineHandler<unknown, { x?: number }>(myResource, 'ignored').onCreate(
+      () => {
+        count('ignored');
+        throw new Error('whatever');
+      },
+      { registry, errors: 'ignored' },
+    );
+    defineHandler<unknown, { x?: number }>(myResource, 'strict').onCreate(
+      () => {
+        count('strict');
+        throw new Error('no');
+      },
+      { registry, errors: 'permanent' },
+    );
+    defineHandler<unknown, { x?: number }>(myResource, 'slow').onCreate(
+      async () => {
+        count('slow');
+        await new Promise((r) => setTimeout(r, 3000));
+      },
+      { registry, timeout: 0.5 },
+    );
     const { logger } = await operate(registry, ns);
-    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'm' }, spec: { image: 'x' } });
+    await create(cluster!.client, my(ns), {
+      apiVersion: 'example.com/v1',
+      kind: 'MyResource',
+      metadata: { name: 'm' },
+      spec: { image: 'x' },
+    });
     const annotations = await eventually('the cause to complete', async () => {
       const current = (await get(my(ns, 'm'))).metadata.annotations ?? {};
       return current['kopfgen.dev/last-handled-configuration'] ? current : undefined;
@@ -193,37 +363,60 @@ describe('runtime end to end', { skip }, () => {
     assert.deepEqual(reasons, ['limitedFailed', 'slowFailed', 'strictFailed']);
   });
 
-  it('a handler id of 64+ characters: its hashed progress key is accepted by the API server', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'longid');
-    const id = 'provision-the-external-database-and-wait-for-its-endpoint-to-become-ready';
-    assert.ok(id.length >= 64);
-    const registry = new Registry();
-    defineHandler<unknown, { phase?: string }>(myResource, id).onCreate(() => {
-      throw new PermanentError('no database', { status: { phase: 'Failed' } });
-    }, { registry });
-    await operate(registry, ns);
-    await create(cluster!.client, my(ns), { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'l' }, spec: { image: 'x' } });
-    const record = await eventually('the kept record under the hashed key', async () => {
-      const raw = (await get(my(ns, 'l'))).metadata.annotations?.[progressAnnotation(id)];
-      return raw ? JSON.parse(raw) : undefined;
-    });
-    assert.equal(record.message, 'no database');
-    assert.equal((await get(my(ns, 'l'))).status?.[id]?.phase, 'Failed');
-  });
+  it(
+    'a handler id of 64+ characters: its hashed progress key is accepted by the API server',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'longid');
+      const id = 'provision-the-external-database-and-wait-for-its-endpoint-to-become-ready';
+      assert.ok(id.length >= 64);
+      const registry = new Registry();
+      defineHandler<unknown, { phase?: string }>(myResource, id).onCreate(
+        () => {
+          throw new PermanentError('no database', { status: { phase: 'Failed' } });
+        },
+        { registry },
+      );
+      await operate(registry, ns);
+      await create(cluster!.client, my(ns), {
+        apiVersion: 'example.com/v1',
+        kind: 'MyResource',
+        metadata: { name: 'l' },
+        spec: { image: 'x' },
+      });
+      const record = await eventually('the kept record under the hashed key', async () => {
+        const raw = (await get(my(ns, 'l'))).metadata.annotations?.[progressAnnotation(id)];
+        return raw ? JSON.parse(raw) : undefined;
+      });
+      assert.equal(record.message, 'no database');
+      assert.equal((await get(my(ns, 'l'))).status?.[id]?.phase, 'Failed');
+    },
+  );
 
-  it('a descriptor claiming a status subresource the cluster lacks: a warning to regenerate, and the cluster wins', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'nosub');
-    const wrong = defineResource({ ...pair, statusSubresource: true });
-    const registry = new Registry();
-    defineHandler<unknown, { phase?: string }>(wrong, 'alpha').onCreate(() => ({ phase: 'Done' }), { registry });
-    const { logger } = await operate(registry, ns);
-    const line = logger.lines.find((l) => l.includes('has no status subresource'));
-    assert.match(line ?? '', /pairs\.test\.kopfgen\.dev\/v1: the cluster's CRD has no status subresource, .*regenerate/);
-    await create(cluster!.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), { apiVersion: 'test.kopfgen.dev/v1', kind: 'Pair', metadata: { name: 'w' }, spec: {} });
-    await eventually('status written with the object', async () => {
-      const body = await cluster!.client.request<Body>('GET', objectPath('test.kopfgen.dev', 'v1', 'pairs', ns, 'w'));
-      return body.status?.alpha?.phase === 'Done' ? true : undefined;
-    });
-  });
-
+  it(
+    'a descriptor claiming a status subresource the cluster lacks: a warning to regenerate, and the cluster wins',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(cluster!.client, 'nosub');
+      const wrong = defineResource({ ...pair, statusSubresource: true });
+      const registry = new Registry();
+      defineHandler<unknown, { phase?: string }>(wrong, 'alpha').onCreate(() => ({ phase: 'Done' }), { registry });
+      const { logger } = await operate(registry, ns);
+      const line = logger.lines.find((l) => l.includes('has no status subresource'));
+      assert.match(
+        line ?? '',
+        /pairs\.test\.kopfgen\.dev\/v1: the cluster's CRD has no status subresource, .*regenerate/,
+      );
+      await create(cluster!.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), {
+        apiVersion: 'test.kopfgen.dev/v1',
+        kind: 'Pair',
+        metadata: { name: 'w' },
+        spec: {},
+      });
+      await eventually('status written with the object', async () => {
+        const body = await cluster!.client.request<Body>('GET', objectPath('test.kopfgen.dev', 'v1', 'pairs', ns, 'w'));
+        return body.status?.alpha?.phase === 'Done' ? true : undefined;
+      });
+    },
+  );
 });

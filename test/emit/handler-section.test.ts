@@ -8,16 +8,32 @@ import { readStubTemplates } from '../../src/io/stub-templates.js';
 const CRD = 'test/fixtures/handlers/names.yaml';
 
 function run() {
-  const result = generate([{ file: CRD, text: readFixture(CRD) }], { stubs: { dir: 'handlers', templates: readStubTemplates() }, generatedImportBase: '../generated' });
+  const result = generate([{ file: CRD, text: readFixture(CRD) }], {
+    stubs: { dir: 'handlers', templates: readStubTemplates() },
+    generatedImportBase: '../generated',
+  });
   assert.deepEqual(result.diagnostics, []);
   const file = (path: string) => result.files.find((f) => f.path === path)?.content ?? '';
-  return { result, v1: file('names.example.com/v1/widgets.ts'), v1beta1: file('names.example.com/v1beta1/widgets.ts'), stub: result.files.find((f) => f.role === 'stub') };
+  return {
+    result,
+    v1: file('names.example.com/v1/widgets.ts'),
+    v1beta1: file('names.example.com/v1beta1/widgets.ts'),
+    stub: result.files.find((f) => f.role === 'stub'),
+  };
 }
 
 test('ids become valid, collision-free names (create_fn, my-app, my_app, a.b; a schema type already named WidgetCreateFn)', () => {
   const { v1 } = run();
-  const consts = [...v1.matchAll(/^export const (\w+) = defineHandler<Widget, (\w+)>\(WidgetDescriptor, "([^"]+)"\);$/gm)].map((m) => `${m[3]}=${m[1]}:${m[2]}`);
-  assert.deepEqual(consts, ['a.b=WidgetAB:WidgetABStatus', 'count=WidgetCount:WidgetCountStatus', 'create_fn=WidgetCreateFn2:WidgetCreateFn2Status', 'my-app=WidgetMyApp:WidgetMyAppStatus', 'my_app=WidgetMyApp2:WidgetMyApp2Status']);
+  const consts = [
+    ...v1.matchAll(/^export const (\w+) = defineHandler<Widget, (\w+)>\(WidgetDescriptor, "([^"]+)"\);$/gm),
+  ].map((m) => `${m[3]}=${m[1]}:${m[2]}`);
+  assert.deepEqual(consts, [
+    'a.b=WidgetAB:WidgetABStatus',
+    'count=WidgetCount:WidgetCountStatus',
+    'create_fn=WidgetCreateFn2:WidgetCreateFn2Status',
+    'my-app=WidgetMyApp:WidgetMyAppStatus',
+    'my_app=WidgetMyApp2:WidgetMyApp2Status',
+  ]);
   assert.match(v1, /^export interface WidgetCreateFn \{$/m, 'the schema type keeps its name');
   assert.match(v1, /^export class WidgetMyApp2TemporaryError extends TemporaryError<WidgetMyApp2Status> \{\}$/m);
   assert.match(v1, /^export class WidgetMyApp2PermanentError extends PermanentError<WidgetMyApp2Status> \{\}$/m);
@@ -25,46 +41,84 @@ test('ids become valid, collision-free names (create_fn, my-app, my_app, a.b; a 
 
 test('status types: branded interface over the schema type, alias for a scalar, self-emitted when the schema has no status', () => {
   const { v1, v1beta1 } = run();
-  assert.match(v1, /export interface WidgetCreateFn2Status extends WidgetStatusCreateFn \{\n {2}readonly \[handlerStatus\]\?: "names\.example\.com\/Widget\/create_fn";\n\}/);
+  assert.match(
+    v1,
+    /export interface WidgetCreateFn2Status extends WidgetStatusCreateFn \{\n {2}readonly \[handlerStatus\]\?: "names\.example\.com\/Widget\/create_fn";\n\}/,
+  );
   assert.match(v1, /^export type WidgetCountStatus = number;$/m);
-  assert.match(v1beta1, /export interface WidgetV1beta1MyappStatus \{\n[\s\S]*?endpoint\?: WidgetV1beta1MyappStatusEndpoint;\n[\s\S]*?ready\?: boolean;\n {2}\[key: string\]: unknown;\n {2}readonly \[handlerStatus\]\?: "names\.example\.com\/Widget\/myapp";\n\}/);
+  assert.match(
+    v1beta1,
+    /export interface WidgetV1beta1MyappStatus \{\n[\s\S]*?endpoint\?: WidgetV1beta1MyappStatusEndpoint;\n[\s\S]*?ready\?: boolean;\n {2}\[key: string\]: unknown;\n {2}readonly \[handlerStatus\]\?: "names\.example\.com\/Widget\/myapp";\n\}/,
+  );
   assert.match(v1beta1, /export interface WidgetV1beta1MyappStatusEndpoint \{\n[\s\S]*?host\?: string;/);
   // JSDoc names the status path and the printer columns fed.
-  assert.match(v1beta1, /merged into `status\.myapp`\.\n \* Printer columns fed: `Host` \(`\.status\.myapp\.endpoint\.host`\), `Ready` \(`\.status\.myapp\.ready`\)\./);
+  assert.match(
+    v1beta1,
+    /merged into `status\.myapp`\.\n \* Printer columns fed: `Host` \(`\.status\.myapp\.endpoint\.host`\), `Ready` \(`\.status\.myapp\.ready`\)\./,
+  );
 });
 
-test('names, scalar and self-emitted statuses type-check exactly (codes and lines)', { skip: outsideUnitScope('a TypeScript program') }, () => {
-  const { result } = run();
-  const text = readFixture('test/fixtures/handlers/cases/names.ts');
-  const errors = typeCheckProject({
-    generated: result.files.filter((f) => f.role === 'generated'),
-    stubs: result.files.filter((f) => f.role === 'stub'),
-    extra: { 'cases/names.ts': text },
-  });
-  assert.deepEqual(formatErrors(errors), expectedErrors('cases/names.ts', text), errors.map((e) => `${e.file}:${e.line} ${e.message}`).join('\n'));
-});
+test(
+  'names, scalar and self-emitted statuses type-check exactly (codes and lines)',
+  { skip: outsideUnitScope('a TypeScript program') },
+  () => {
+    const { result } = run();
+    const text = readFixture('test/fixtures/handlers/cases/names.ts');
+    const errors = typeCheckProject({
+      generated: result.files.filter((f) => f.role === 'generated'),
+      stubs: result.files.filter((f) => f.role === 'stub'),
+      extra: { 'cases/names.ts': text },
+    });
+    assert.deepEqual(
+      formatErrors(errors),
+      expectedErrors('cases/names.ts', text),
+      errors.map((e) => `${e.file}:${e.line} ${e.message}`).join('\n'),
+    );
+  },
+);
 
 test('stubs: one per handler and cause with explicit return types, registered with the definition', () => {
   const { stub } = run();
   assert.ok(stub);
   assert.equal(stub.path, 'widgets.ts');
-  assert.deepEqual(stub.stubs?.map((s) => s.name).filter((n) => n.endsWith('OnCreate')), ['aBOnCreate', 'countOnCreate', 'createFn2OnCreate', 'myAppOnCreate', 'myApp2OnCreate']);
+  assert.deepEqual(
+    stub.stubs?.map((s) => s.name).filter((n) => n.endsWith('OnCreate')),
+    ['aBOnCreate', 'countOnCreate', 'createFn2OnCreate', 'myAppOnCreate', 'myApp2OnCreate'],
+  );
   assert.equal(stub.stubs?.length, 15);
   const count = stub.stubs?.find((s) => s.name === 'countOnUpdate');
   assert.equal(count?.handlerId, 'count');
   assert.equal(count?.cause, 'update');
-  assert.match(count?.text ?? '', /export async function countOnUpdate\(ctx: HandlerContext<Widget>\): Promise<WidgetCountStatus \| void> \{/);
+  assert.match(
+    count?.text ?? '',
+    /export async function countOnUpdate\(ctx: HandlerContext<Widget>\): Promise<WidgetCountStatus \| void> \{/,
+  );
   assert.match(count?.text ?? '', /\nWidgetCount\.onUpdate\(countOnUpdate\);\n$/);
   assert.match(count?.text ?? '', /Shown by the printer column `Count` \(`\.status\.count`\)/);
   // Stubs never claim progress: no phase field here, so they return nothing.
   assert.match(count?.text ?? '', /\n {2}return;\n/);
-  assert.ok(!stub.content.startsWith('// Generated by kopfgen'), 'a stub file is the user\'s, never mistaken for generated output');
+  assert.ok(
+    !stub.content.startsWith('// Generated by kopfgen'),
+    "a stub file is the user's, never mistaken for generated output",
+  );
 });
 
 test('two CRDs with one plural in different groups get distinct stub files', () => {
   const text = readFixture(CRD);
   const other = text.replace(/names\.example\.com/g, 'other.example.com');
-  const result = generate([{ file: CRD, text }, { file: 'other.yaml', text: other }], { stubs: { dir: 'handlers', templates: readStubTemplates() } });
-  assert.deepEqual(result.files.filter((f) => f.role === 'stub').map((f) => f.path), ['widgets.names.example.com.ts', 'widgets.other.example.com.ts']);
-  assert.deepEqual(generate([{ file: CRD, text }], { stubs: false }).files.filter((f) => f.role === 'stub'), []);
+  const result = generate(
+    [
+      { file: CRD, text },
+      { file: 'other.yaml', text: other },
+    ],
+    { stubs: { dir: 'handlers', templates: readStubTemplates() } },
+  );
+  assert.deepEqual(
+    result.files.filter((f) => f.role === 'stub').map((f) => f.path),
+    ['widgets.names.example.com.ts', 'widgets.other.example.com.ts'],
+  );
+  assert.deepEqual(
+    generate([{ file: CRD, text }], { stubs: false }).files.filter((f) => f.role === 'stub'),
+    [],
+  );
 });

@@ -115,7 +115,7 @@ table('maps and open objects', [
     want: 'interface T {\n  x?: { [key: string]: TXValue };\n}\n\nexport interface TXValue {\n  a?: string;\n}\n',
   },
   {
-    name: 'typed map with properties: the index admits the properties\' types',
+    name: "typed map with properties: the index admits the properties' types",
     given: '{"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}}',
     want:
       'interface T {\n  x?: TX;\n}\n\nexport interface TX {\n  a?: number;\n' +
@@ -128,7 +128,8 @@ table('maps and open objects', [
   },
   {
     name: 'preserve unknown fields with a typed map: the value type is kept (every key has a schema)',
-    given: '{"type": "object", "x-kubernetes-preserve-unknown-fields": true, "additionalProperties": {"type": "string"}}',
+    given:
+      '{"type": "object", "x-kubernetes-preserve-unknown-fields": true, "additionalProperties": {"type": "string"}}',
     want: 'interface T {\n  x?: TX;\n}\n\nexport interface TX {\n  [key: string]: string;\n}\n',
   },
   {
@@ -145,19 +146,21 @@ table('maps and open objects', [
   },
 ]);
 
-const WRITE_DOC = (name: string) => `/** ${name} as a user writes it (create, apply, patch): the fields the API server defaults may be left out. */\n`;
+const WRITE_DOC = (name: string) =>
+  `/** ${name} as a user writes it (create, apply, patch): the fields the API server defaults may be left out. */\n`;
 
 table('write view (required with a default)', [
   {
     name: 'optional in the write view only; the root gets TInput',
-    given: '{"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "string", "default": "d"}, "b": {"type": "integer"}}}',
+    given:
+      '{"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "string", "default": "d"}, "b": {"type": "integer"}}}',
     want:
       'interface T {\n  x?: TX;\n}\ninterface TInput {\n  x?: TXInput;\n}\n\nexport interface TX {\n  /** @default "d" */\n  a: string;\n  b: number;\n}\n\n' +
       WRITE_DOC('TX') +
       'export interface TXInput {\n  /** @default "d" */\n  a?: string;\n  b: number;\n}\n',
   },
   {
-    name: 'through an inline map and an array: the write view names the values\' and items\' …Input',
+    name: "through an inline map and an array: the write view names the values' and items' …Input",
     given:
       '{"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "default": "d"}}}},' +
       '"l": {"type": "array", "items": {"type": "object", "required": ["b"], "properties": {"b": {"type": "boolean", "default": true}}}}}}',

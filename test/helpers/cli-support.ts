@@ -39,7 +39,8 @@ export function kopfgenPiped(args: string[], cwd: string, input: string | Uint8A
       process.execPath,
       [CLI, ...args],
       { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' }, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(input);
   });

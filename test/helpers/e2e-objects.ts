@@ -6,13 +6,30 @@ import { createLogger } from '../../src/runtime/effects/log.js';
 
 export type Body = Record<string, any>;
 
-export const myResource = defineResource<{ metadata?: { name?: string }; spec: { image: string; replicas?: number }; status?: { myapp?: { phase?: string } } }>({
-  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true,
+export const myResource = defineResource<{
+  metadata?: { name?: string };
+  spec: { image: string; replicas?: number };
+  status?: { myapp?: { phase?: string } };
+}>({
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
   printerColumns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }],
 });
 
-export const pair = defineResource<{ spec: { size?: number }; status?: { alpha?: { phase?: string }; beta?: { phase?: string } } }>({
-  group: 'test.kopfgen.dev', version: 'v1', plural: 'pairs', kind: 'Pair', scope: 'Namespaced', statusSubresource: false,
+export const pair = defineResource<{
+  spec: { size?: number };
+  status?: { alpha?: { phase?: string }; beta?: { phase?: string } };
+}>({
+  group: 'test.kopfgen.dev',
+  version: 'v1',
+  plural: 'pairs',
+  kind: 'Pair',
+  scope: 'Namespaced',
+  statusSubresource: false,
   printerColumns: [],
 });
 
@@ -22,14 +39,22 @@ export interface CapturedLogger extends Logger {
 
 export function captureLogger(echo = process.env.KOPFGEN_E2E_LOG === '1'): CapturedLogger {
   const lines: string[] = [];
-  const logger = createLogger({ level: 'debug', write: (line) => { lines.push(line); if (echo) process.stderr.write(`${line}\n`); } });
+  const logger = createLogger({
+    level: 'debug',
+    write: (line) => {
+      lines.push(line);
+      if (echo) process.stderr.write(`${line}\n`);
+    },
+  });
   return Object.assign(logger, { lines });
 }
 
 let counter = 0;
 export async function namespace(client: KubeClient, prefix: string): Promise<string> {
   const name = `${prefix}-${process.pid}-${++counter}`;
-  await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  await client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
   return name;
 }
 

@@ -34,15 +34,25 @@ export function startCluster(): Cluster {
   let kubeconfig = external;
   let dir: string | undefined;
   if (!kubeconfig) {
-    const out = execFileSync(`${envtestDir}/start.sh`, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: START_TIMEOUT - 60_000 });
-    const env = Object.fromEntries(out.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    const out = execFileSync(`${envtestDir}/start.sh`, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: START_TIMEOUT - 60_000,
+    });
+    const env = Object.fromEntries(
+      out
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
     kubeconfig = env.KUBECONFIG;
     dir = env.ENVTEST_DIR;
   }
   process.env.KUBECONFIG = kubeconfig;
   const config = new KubeConfig();
   config.loadFromFile(kubeconfig!);
-  const kubectl = (...args: string[]) => execFileSync('kubectl', ['--kubeconfig', kubeconfig!, ...args], { encoding: 'utf8', timeout: 60_000 });
+  const kubectl = (...args: string[]) =>
+    execFileSync('kubectl', ['--kubeconfig', kubeconfig!, ...args], { encoding: 'utf8', timeout: 60_000 });
   return { kubeconfig: kubeconfig!, dir, client: new KubeClient(config), kubectl };
 }
 
@@ -69,7 +79,13 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
 }
 
 /** Applies a CRD file and waits until its resources are served. */
-export async function applyCrd(cluster: Cluster, file: string, group: string, version: string, plural: string): Promise<void> {
+export async function applyCrd(
+  cluster: Cluster,
+  file: string,
+  group: string,
+  version: string,
+  plural: string,
+): Promise<void> {
   cluster.kubectl('apply', '-f', resolve(process.cwd(), file));
   await eventually(`${plural}.${group} to be served`, async () => {
     const list = await cluster.client.request<{ resources: { name: string }[] }>('GET', `/apis/${group}/${version}`);

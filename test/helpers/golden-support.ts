@@ -60,7 +60,12 @@ export function typecheck(rootNames: readonly string[]): TsDiagnostic[] {
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
     const where = at ? { line: at.line + 1, col: at.character + 1 } : { line: 0, col: 0 };
-    return { file: d.file?.fileName ?? '', ...where, code: d.code, message: ts.flattenDiagnosticMessageText(d.messageText, '\n') };
+    return {
+      file: d.file?.fileName ?? '',
+      ...where,
+      code: d.code,
+      message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+    };
   });
 }
 

@@ -2,7 +2,15 @@
  * Hand-built IR for the handler tests: a CRD model as the loader would produce it, with
  * synthetic but distinct positions so tests can assert where diagnostics point.
  */
-import type { CrdModel, ObjectNode, PrinterColumn, PropertyNode, ScalarNode, SchemaNode, VersionModel } from '../../src/model/ir.js';
+import type {
+  CrdModel,
+  ObjectNode,
+  PrinterColumn,
+  PropertyNode,
+  ScalarNode,
+  SchemaNode,
+  VersionModel,
+} from '../../src/model/ir.js';
 
 export const FILE = 'crds/test.yaml';
 
@@ -12,13 +20,24 @@ export function scalar(type: ScalarNode['type'], extra: Partial<ScalarNode> = {}
   return { type, ...at(''), nullable: false, doc: {}, ...extra };
 }
 
-export function obj(properties: Record<string, SchemaNode>, options: { open?: boolean; required?: string[] } = {}): ObjectNode {
+export function obj(
+  properties: Record<string, SchemaNode>,
+  options: { open?: boolean; required?: string[] } = {},
+): ObjectNode {
   const props: PropertyNode[] = Object.entries(properties).map(([name, schema]) => ({
     name,
     required: options.required?.includes(name) ?? false,
     schema,
   }));
-  return { type: 'object', ...at(''), nullable: false, doc: {}, properties: props, preserveUnknownFields: options.open ?? false, embeddedResource: false };
+  return {
+    type: 'object',
+    ...at(''),
+    nullable: false,
+    doc: {},
+    properties: props,
+    preserveUnknownFields: options.open ?? false,
+    embeddedResource: false,
+  };
 }
 
 /** Fixes every node's pointer to its place under `base`, as the loader does. */
@@ -103,7 +122,9 @@ export function crd(spec: CrdSpec): CrdModel {
     categories: [],
     scope: 'Namespaced',
     annotations,
-    annotationPos: Object.fromEntries(Object.keys(annotations).map((k) => [k, { file: FILE, line: ANNOTATION_LINE, col: ANNOTATION_COL }])),
+    annotationPos: Object.fromEntries(
+      Object.keys(annotations).map((k) => [k, { file: FILE, line: ANNOTATION_LINE, col: ANNOTATION_COL }]),
+    ),
     versions: spec.versions.map((v, i) => version(v, i)),
   };
 }

@@ -56,16 +56,29 @@ export class FaultProxy {
     await config.applyToHTTPSOptions(opts);
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(opts.headers ?? {})) headers[key] = String(value);
-    const agent = new https.Agent({ ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized, keepAlive: true });
+    const agent = new https.Agent({
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      rejectUnauthorized: opts.rejectUnauthorized,
+      keepAlive: true,
+    });
     const server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-proxy-')), 'kubeconfig');
-    writeFileSync(file, [
-      'apiVersion: v1', 'kind: Config', 'current-context: proxy',
-      `clusters: [{name: proxy, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]`,
-      'users: [{name: proxy, user: {}}]', 'contexts: [{name: proxy, context: {cluster: proxy, user: proxy}}]', '',
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: proxy',
+        `clusters: [{name: proxy, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]`,
+        'users: [{name: proxy, user: {}}]',
+        'contexts: [{name: proxy, context: {cluster: proxy, user: proxy}}]',
+        '',
+      ].join('\n'),
+    );
     const proxy = new FaultProxy(server, new URL(config.getCurrentCluster()!.server), agent, headers, file);
     server.on('request', (req, res) => void proxy.handle(req, res));
     return proxy;
@@ -99,7 +112,13 @@ export class FaultProxy {
   }
 
   private take(req: http.IncomingMessage, isWatch: boolean): Fault | undefined {
-    const fault = this.faults.find((f) => f.left > 0 && (!f.method || f.method === req.method) && (!f.path || f.path.test(req.url ?? '')) && (f.watch === undefined || f.watch === isWatch));
+    const fault = this.faults.find(
+      (f) =>
+        f.left > 0 &&
+        (!f.method || f.method === req.method) &&
+        (!f.path || f.path.test(req.url ?? '')) &&
+        (f.watch === undefined || f.watch === isWatch),
+    );
     if (fault) fault.left--;
     return fault;
   }
@@ -108,13 +127,16 @@ export class FaultProxy {
     const url = req.url ?? '/';
     const isWatch = /[?&]watch=(1|true)/.test(url);
     const fault = this.take(req, isWatch);
-    const record = (status: number, name?: string) => this.seen.push({ method: req.method ?? '', path: url, status, fault: name });
+    const record = (status: number, name?: string) =>
+      this.seen.push({ method: req.method ?? '', path: url, status, fault: name });
     if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
     if (fault?.gone) {
       req.resume();
       record(200, 'gone');
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'too old resource version', reason: 'Expired', code: 410 } })}\n`);
+      res.end(
+        `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'too old resource version', reason: 'Expired', code: 410 } })}\n`,
+      );
       return;
     }
     if (fault?.status) {
@@ -123,20 +145,36 @@ export class FaultProxy {
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };
       if (fault.status === 429) headers['Retry-After'] = '1';
       res.writeHead(fault.status, headers);
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `injected ${fault.status}`, code: fault.status }));
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message: `injected ${fault.status}`,
+          code: fault.status,
+        }),
+      );
       return;
     }
     const headers = { ...req.headers, ...this.headers, host: this.upstream.host };
-    const upstream = https.request(new URL(url, this.upstream), { method: req.method, headers, agent: this.agent }, (answer) => {
-      record(answer.statusCode ?? 0, fault?.delayMs ? 'slow' : undefined);
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      if (isWatch) {
-        this.watches.add(res);
-        this.upstreams.set(res, answer);
-        res.on('close', () => { this.watches.delete(res); this.upstreams.delete(res); answer.destroy(); });
-      }
-      if (!(isWatch && this.frozen)) answer.pipe(res);
-    });
+    const upstream = https.request(
+      new URL(url, this.upstream),
+      { method: req.method, headers, agent: this.agent },
+      (answer) => {
+        record(answer.statusCode ?? 0, fault?.delayMs ? 'slow' : undefined);
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        if (isWatch) {
+          this.watches.add(res);
+          this.upstreams.set(res, answer);
+          res.on('close', () => {
+            this.watches.delete(res);
+            this.upstreams.delete(res);
+            answer.destroy();
+          });
+        }
+        if (!(isWatch && this.frozen)) answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   }

@@ -12,7 +12,10 @@ export class TcpSwitch {
   private dead = false;
   private readonly sockets = new Set<net.Socket>();
 
-  private constructor(private readonly server: net.Server, readonly config: KubeConfig) {}
+  private constructor(
+    private readonly server: net.Server,
+    readonly config: KubeConfig,
+  ) {}
 
   /** Listens on 127.0.0.1 and forwards to the current cluster of the kubeconfig at `kubeconfigPath`. */
   static async start(kubeconfigPath: string): Promise<TcpSwitch> {
@@ -59,8 +62,12 @@ export class TcpSwitch {
     remote.on('error', () => socket.destroy());
     socket.on('close', () => remote.destroy());
     remote.on('close', () => socket.destroy());
-    socket.on('data', (chunk) => { if (!this.dead) remote.write(chunk); });
-    remote.on('data', (chunk) => { if (!this.dead) socket.write(chunk); });
+    socket.on('data', (chunk) => {
+      if (!this.dead) remote.write(chunk);
+    });
+    remote.on('data', (chunk) => {
+      if (!this.dead) socket.write(chunk);
+    });
   }
 
   async close(): Promise<void> {

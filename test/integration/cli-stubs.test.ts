@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXAMPLE_CRD, kopfgen, read, sleep, tempProject, tree, writeFiles } from '../helpers/cli-support.js';
 
-const GADGET_CRD = EXAMPLE_CRD.replace(/myresources/g, 'gadgets').replace(/MyResource/g, 'Gadget').replace(/myresource\b/g, 'gadget').replace('shortNames: [myr]', 'shortNames: [gad]');
+const GADGET_CRD = EXAMPLE_CRD.replace(/myresources/g, 'gadgets')
+  .replace(/MyResource/g, 'Gadget')
+  .replace(/myresource\b/g, 'gadget')
+  .replace('shortNames: [myr]', 'shortNames: [gad]');
 const STUB = 'handlers/myresources.ts';
 
 /** The user's edit: a real body, a helper and a comment. */
@@ -48,7 +51,11 @@ test('a user-edited stub file survives generate, --check and stale-file removal 
   const mtime = (await fs.stat(join(dir, STUB))).mtimeMs;
   await sleep(30);
 
-  for (const args of [['generate', 'crds'], ['generate', 'crds', '--no-cache'], ['generate', 'crds', '--check']]) {
+  for (const args of [
+    ['generate', 'crds'],
+    ['generate', 'crds', '--no-cache'],
+    ['generate', 'crds', '--check'],
+  ]) {
     const r = await kopfgen(args, dir);
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
     assert.equal(await read(dir, STUB), edited, args.join(' '));
@@ -59,7 +66,10 @@ test('a user-edited stub file survives generate, --check and stale-file removal 
   await fs.rm(join(dir, 'crds/gadget.yaml'));
   const refused = await kopfgen(['generate', 'crds'], dir);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /^handlers\/gadgets\.ts:7:10 error KG321 `GadgetMyapp`, .* are imported here but "\.\.\/generated\/example\.com\/v1\/gadgets\.js" is no longer generated/m);
+  assert.match(
+    refused.stderr,
+    /^handlers\/gadgets\.ts:7:10 error KG321 `GadgetMyapp`, .* are imported here but "\.\.\/generated\/example\.com\/v1\/gadgets\.js" is no longer generated/m,
+  );
   assert.ok((await tree(dir)).includes('generated/example.com/v1/gadgets.ts'), 'nothing removed');
   assert.equal(await read(dir, 'handlers/gadgets.ts'), gadgetStub);
   // Once the user removes that code, the module is stale and removed.
@@ -86,7 +96,10 @@ test('a new handler id: --check fails with the stubs it would add; generate adds
   const stubDiff = check.stdout.slice(check.stdout.indexOf('--- a/handlers/')).split('\n').slice(2);
   // Only the import from the generated module changes: the new names join it.
   const removedLines = stubDiff.filter((line) => line.startsWith('-'));
-  assert.deepEqual(removedLines.map((l) => l.endsWith('from "../generated/example.com/v1/myresources.js";')), [true]);
+  assert.deepEqual(
+    removedLines.map((l) => l.endsWith('from "../generated/example.com/v1/myresources.js";')),
+    [true],
+  );
   assert.equal(await read(dir, STUB), edited);
 
   const r = await kopfgen(withCleanup, dir);
@@ -101,13 +114,17 @@ test('a new handler id: --check fails with the stubs it would add; generate adds
   // import that would no longer type-check), in the JSON too; nothing written, nothing deleted.
   const dropped = await kopfgen(['generate', 'crds', '--format', 'json'], dir);
   assert.equal(dropped.code, 1, dropped.stderr);
-  const report = JSON.parse(dropped.stdout) as { diagnostics: { severity: string; code: string; file: string; line: number; col: number }[] };
+  const report = JSON.parse(dropped.stdout) as {
+    diagnostics: { severity: string; code: string; file: string; line: number; col: number }[];
+  };
   const lineOf = (text: string) => merged.split('\n').findIndex((l) => l.startsWith(text)) + 1;
   assert.deepEqual(
     report.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.severity} ${d.code}`),
     [
       `handlers/myresources.ts:${lineOf('import { MyResourceMyapp')}:${merged.split('\n')[lineOf('import { MyResourceMyapp') - 1].indexOf('MyResourceCleanup') + 1} error KG321`,
-      ...['onCreate', 'onUpdate', 'onResume'].map((m) => `handlers/myresources.ts:${lineOf(`MyResourceCleanup.${m}(`)}:1 warning KG320`),
+      ...['onCreate', 'onUpdate', 'onResume'].map(
+        (m) => `handlers/myresources.ts:${lineOf(`MyResourceCleanup.${m}(`)}:1 warning KG320`,
+      ),
     ],
   );
   assert.equal(await read(dir, STUB), merged);
@@ -125,5 +142,8 @@ test('--check flags a missing stub file; --no-stubs neither writes nor checks st
   assert.ok(!(await tree(dir)).includes(STUB));
   const custom = await kopfgen(['generate', 'crds', '--stubs', 'src/my-handlers'], dir);
   assert.equal(custom.code, 0, custom.stderr);
-  assert.match(await read(dir, 'src/my-handlers/myresources.ts'), /from "\.\.\/\.\.\/generated\/example\.com\/v1\/myresources\.js"/);
+  assert.match(
+    await read(dir, 'src/my-handlers/myresources.ts'),
+    /from "\.\.\/\.\.\/generated\/example\.com\/v1\/myresources\.js"/,
+  );
 });

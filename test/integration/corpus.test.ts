@@ -30,6 +30,8 @@ test('corpus: all CRDs generate without errors and the output type-checks under 
   const started = performance.now();
   const diagnostics = typecheck(files);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  t.diagnostic(`${result.stats.crds} CRDs, ${result.stats.versions} modules, ${lines} lines; tsc --strict ${seconds} s, ${diagnostics.length} errors`);
+  t.diagnostic(
+    `${result.stats.crds} CRDs, ${result.stats.versions} modules, ${lines} lines; tsc --strict ${seconds} s, ${diagnostics.length} errors`,
+  );
   assert.deepEqual(diagnostics.slice(0, 20).map(formatTs), []);
 });

@@ -19,7 +19,7 @@ function random(seed: number): (n: number) => number {
   };
 }
 
-const ODD_NAMES = ['"*/"', '__proto__', 'constructor', 'a-b', '"1"', 'default', 'Object', '"x y"', "\"it's\""];
+const ODD_NAMES = ['"*/"', '__proto__', 'constructor', 'a-b', '"1"', 'default', 'Object', '"x y"', '"it\'s"'];
 
 function mutate(text: string, rnd: (n: number) => number): string {
   const at = rnd(text.length);
@@ -27,21 +27,35 @@ function mutate(text: string, rnd: (n: number) => number): string {
     case 0:
       return text.slice(0, at) + text.slice(at + rnd(300));
     case 1:
-      return text.replace(/(\n(\s+)type: string)/, `$1\n$2enum: ["a*/b", "it's", 1, null, "\\u2028", ""]\n$2nullable: true`);
+      return text.replace(
+        /(\n(\s+)type: string)/,
+        `$1\n$2enum: ["a*/b", "it's", 1, null, "\\u2028", ""]\n$2nullable: true`,
+      );
     case 2:
-      return text.replace(/(\n(\s+))type: object/, '$1type: object$1x-kubernetes-embedded-resource: true$1additionalProperties: { type: integer }');
+      return text.replace(
+        /(\n(\s+))type: object/,
+        '$1type: object$1x-kubernetes-embedded-resource: true$1additionalProperties: { type: integer }',
+      );
     case 3: {
       const name = ODD_NAMES[rnd(ODD_NAMES.length)];
-      return text.replace(/(\n(\s+)properties:)/, `$1\n$2  ${name}: { type: string, description: "ends */ early", default: "*/" }`);
+      return text.replace(
+        /(\n(\s+)properties:)/,
+        `$1\n$2  ${name}: { type: string, description: "ends */ early", default: "*/" }`,
+      );
     }
     default:
-      return text.replace(/(\n(\s+))type: (string|integer)/, '$1type: array$1nullable: true$1items: { x-kubernetes-int-or-string: true, nullable: true }');
+      return text.replace(
+        /(\n(\s+))type: (string|integer)/,
+        '$1type: array$1nullable: true$1items: { x-kubernetes-int-or-string: true, nullable: true }',
+      );
   }
 }
 
 test('fuzzed fixtures: generate never throws, and all it emits type-checks under strict', () => {
   const dir = join(REPO, 'test/fixtures/crds');
-  const fixtures = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+  const fixtures = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
   const rnd = random(20261202);
   const out = tempDir('fuzz');
   const files: string[] = [];

@@ -14,8 +14,11 @@ import { REPO, formatTs, generateFile, typecheck, writeTree } from '../helpers/g
 const UPDATE = process.env.KOPFGEN_UPDATE_GOLDENS === '1';
 const GOLDEN = join(REPO, 'test/golden');
 /** Inputs whose committed output lives elsewhere: the runnable example is the story CRD's golden. */
-const GOLDEN_ELSEWHERE: Record<string, string> = { 'crds/myresource.yaml': join(REPO, 'examples/myresource/generated') };
-const goldenDir = ({ name, file }: { name: string; file: string }): string => GOLDEN_ELSEWHERE[file] ?? join(GOLDEN, name);
+const GOLDEN_ELSEWHERE: Record<string, string> = {
+  'crds/myresource.yaml': join(REPO, 'examples/myresource/generated'),
+};
+const goldenDir = ({ name, file }: { name: string; file: string }): string =>
+  GOLDEN_ELSEWHERE[file] ?? join(GOLDEN, name);
 
 function fixtures(): { name: string; file: string }[] {
   const list = (dir: string, prefix: string) =>
@@ -68,5 +71,9 @@ test('generation is deterministic: input order does not change the output', asyn
   const forward = generate(sources, { stubs: false });
   const backward = generate([...sources].reverse(), { stubs: false });
   assert.deepEqual(backward.files, forward.files);
-  assert.equal(forward.files.some((f) => /\d{4}-\d\d-\d\dT/.test(f.content)), false, 'no timestamps');
+  assert.equal(
+    forward.files.some((f) => /\d{4}-\d\d-\d\dT/.test(f.content)),
+    false,
+    'no timestamps',
+  );
 });

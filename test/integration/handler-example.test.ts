@@ -27,7 +27,10 @@ function filesUnder(dir: string): string[] {
 
 function regenerate() {
   // What `kopfgen generate crds/myresource.yaml --out examples/myresource/generated --stubs examples/myresource/handlers` computes.
-  return generate([{ file: CRD, text: readFileSync(CRD, 'utf8') }], { stubs: { dir: 'examples/myresource/handlers', templates: readStubTemplates() }, generatedImportBase: '../generated' });
+  return generate([{ file: CRD, text: readFileSync(CRD, 'utf8') }], {
+    stubs: { dir: 'examples/myresource/handlers', templates: readStubTemplates() },
+    generatedImportBase: '../generated',
+  });
 }
 
 test('regenerating leaves the filled-in handler file byte for byte as it is', () => {
@@ -45,25 +48,40 @@ test('the example type-checks under strict', () => {
   assert.deepEqual(formatErrors(typecheck(files)), []);
 });
 
-test('the example runs: Starting from the handler, Pending from the helpers\' TemporaryErrors', async (t) => {
-  if (!existsSync(resolve(process.cwd(), 'dist/src/runtime/index.js'))) return t.skip('needs the build (kopfgen/runtime resolves to dist)');
+test("the example runs: Starting from the handler, Pending from the helpers' TemporaryErrors", async (t) => {
+  if (!existsSync(resolve(process.cwd(), 'dist/src/runtime/index.js')))
+    return t.skip('needs the build (kopfgen/runtime resolves to dist)');
   const { register } = await import('tsx/esm/api');
   const unregister = register();
   try {
-    const example = (await import(pathToFileURL(join(EXAMPLE, 'operator.ts')).href)) as typeof import('../../examples/myresource/operator.js');
-    const registered = defaultRegistry.handlers.filter((h) => h.resource.plural === 'myresources').map((h) => `${h.id}/${h.cause}`);
+    const example = (await import(
+      pathToFileURL(join(EXAMPLE, 'operator.ts')).href
+    )) as typeof import('../../examples/myresource/operator.js');
+    const registered = defaultRegistry.handlers
+      .filter((h) => h.resource.plural === 'myresources')
+      .map((h) => `${h.id}/${h.cause}`);
     assert.deepEqual(registered.sort(), ['myapp/create', 'myapp/resume', 'myapp/update']);
 
     const context = (spec: Record<string, unknown>) =>
-      ({ body: { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'web' }, spec }, name: 'web', logger: { info() {}, debug() {}, warn() {}, error() {} } }) as never;
+      ({
+        body: { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'web' }, spec },
+        name: 'web',
+        logger: { info() {}, debug() {}, warn() {}, error() {} },
+      }) as never;
     assert.deepEqual(await example.myappOnCreate(context({ image: 'nginx' })), { phase: 'Starting' });
 
-    const pending = await example.myappOnCreate(context({ image: ' ' })).then(() => undefined, (e: unknown) => e);
+    const pending = await example.myappOnCreate(context({ image: ' ' })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(pending instanceof TemporaryError, 'the shared helper throws the base TemporaryError');
     assert.equal(pending.constructor, TemporaryError);
     assert.deepEqual([pending.status, pending.delay], [{ phase: 'Pending' }, 30]);
 
-    const scaled = await example.myappOnUpdate(context({ image: 'nginx', replicas: 0 })).then(() => undefined, (e: unknown) => e);
+    const scaled = await example.myappOnUpdate(context({ image: 'nginx', replicas: 0 })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(scaled instanceof TemporaryError);
     assert.equal(scaled.name, 'MyResourceMyappTemporaryError');
     assert.deepEqual(scaled.status, { phase: 'Pending' });

@@ -7,10 +7,23 @@ import { readStubTemplates } from '../../src/io/stub-templates.js';
 const CRD = 'test/fixtures/handlers/typed.yaml';
 
 function project(cases: string[]) {
-  const result = generate([{ file: CRD, text: readFixture(CRD) }], { stubs: { dir: 'handlers', templates: readStubTemplates() }, generatedImportBase: '../generated' });
-  assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+  const result = generate([{ file: CRD, text: readFixture(CRD) }], {
+    stubs: { dir: 'handlers', templates: readStubTemplates() },
+    generatedImportBase: '../generated',
+  });
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   const extra = Object.fromEntries(cases.map((c) => [`cases/${c}`, readFixture(`test/fixtures/handlers/cases/${c}`)]));
-  return { result, errors: typeCheckProject({ generated: result.files.filter((f) => f.role === 'generated'), stubs: result.files.filter((f) => f.role === 'stub'), extra }) };
+  return {
+    result,
+    errors: typeCheckProject({
+      generated: result.files.filter((f) => f.role === 'generated'),
+      stubs: result.files.filter((f) => f.role === 'stub'),
+      extra,
+    }),
+  };
 }
 
 test('generated handler code, stubs and correct handlers compile under strict', () => {
@@ -26,7 +39,11 @@ test('wrong statuses are compile errors with exact codes and lines (sync, async,
   const { errors } = exactness();
   const expected = expectedErrors('cases/exactness.ts', readFixture('test/fixtures/handlers/cases/exactness.ts'));
   assert.equal(expected.length, 11);
-  assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.file}:${e.line} TS${e.code} ${e.message}`).join('\n'));
+  assert.deepEqual(
+    formatErrors(errors),
+    expected,
+    errors.map((e) => `${e.file}:${e.line} TS${e.code} ${e.message}`).join('\n'),
+  );
 });
 
 test('each error sits on the offending field or names it', () => {
@@ -54,5 +71,8 @@ test('each error sits on the offending field or names it', () => {
   assert.match(on(18), /attemps: never/);
   assert.match(on(23), /port: never/);
   // The brand: another handler's status is told apart by its owner.
-  assert.match(on(37), /example\.com\/Database\/cleanup" \| undefined' is not assignable to type '"example\.com\/Database\/myapp/);
+  assert.match(
+    on(37),
+    /example\.com\/Database\/cleanup" \| undefined' is not assignable to type '"example\.com\/Database\/myapp/,
+  );
 });

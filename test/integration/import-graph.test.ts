@@ -73,13 +73,22 @@ test('model reads no YAML: no yaml import, and of load only the document-tree ty
 
 test('only load imports yaml among the stages; the document tree has no run-time dependency on it', () => {
   const stages = new Set(['model', 'emit', 'stubs', 'pipeline']);
-  assert.deepEqual(imports().filter((i) => i.to === 'yaml' && stages.has(unit(i.from))), []);
+  assert.deepEqual(
+    imports().filter((i) => i.to === 'yaml' && stages.has(unit(i.from))),
+    [],
+  );
   const treeImports = imports().filter((i) => i.from === 'load/doc-tree.ts' && !i.typeOnly);
-  assert.deepEqual(treeImports.map((i) => i.to), ['diagnostics.ts']);
+  assert.deepEqual(
+    treeImports.map((i) => i.to),
+    ['diagnostics.ts'],
+  );
 });
 
 test('the pure stages touch neither the file system nor the process', () => {
   const pure = new Set(['load', 'model', 'emit', 'stubs']);
   const io = ['node:fs', 'node:fs/promises', 'node:child_process', 'ts-morph'];
-  assert.deepEqual(imports().filter((i) => pure.has(unit(i.from)) && io.includes(i.to)), []);
+  assert.deepEqual(
+    imports().filter((i) => pure.has(unit(i.from)) && io.includes(i.to)),
+    [],
+  );
 });

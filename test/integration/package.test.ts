@@ -41,7 +41,7 @@ function importedPackages(): Set<string> {
 
 test('dependencies are exactly what the shipped code imports', () => {
   assert.deepEqual(Object.keys(pkg.dependencies).sort(), [...importedPackages()].sort());
-  assert.ok(pkg.devDependencies['json-schema-to-typescript'], 'the oracle test\'s compiler is a devDependency');
+  assert.ok(pkg.devDependencies['json-schema-to-typescript'], "the oracle test's compiler is a devDependency");
 });
 
 test('no install-time build: prepack builds without source maps; the bin works before a build', () => {
@@ -60,9 +60,18 @@ test('the tarball: LICENSE (Apache-2.0), the bin, the build; no source maps', ()
   assert.ok(files.includes('LICENSE'));
   assert.ok(files.includes('bin/kopfgen.js'));
   assert.ok(files.includes('dist/src/cli/main.js'));
-  assert.deepEqual(files.filter((f) => f.endsWith('.map')), []);
-  assert.deepEqual(files.filter((f) => f.startsWith('dist/test') || f.startsWith('src/')), []);
+  assert.deepEqual(
+    files.filter((f) => f.endsWith('.map')),
+    [],
+  );
+  assert.deepEqual(
+    files.filter((f) => f.startsWith('dist/test') || f.startsWith('src/')),
+    [],
+  );
   const license = readFileSync(join(REPO, 'LICENSE'), 'utf8');
-  assert.match(license, /^Copyright 2026 The kopfgen Authors\n\n {33}Apache License\n {27}Version 2\.0, January 2004\n/);
+  assert.match(
+    license,
+    /^Copyright 2026 The kopfgen Authors\n\n {33}Apache License\n {27}Version 2\.0, January 2004\n/,
+  );
   assert.match(license, /END OF TERMS AND CONDITIONS/);
 });

@@ -45,11 +45,15 @@ function schemaOf(rnd: Rnd, depth: number): Schema {
     case 1:
       return { type: ['integer', 'number', 'boolean'][rnd(3)], ...nullable };
     case 2:
-      return rnd(2) === 0 ? { type: 'string', enum: ['red', 'green', 'blue'].slice(0, 1 + rnd(3)), ...nullable } : { type: 'integer', enum: [1, 2, 3].slice(0, 1 + rnd(3)) };
+      return rnd(2) === 0
+        ? { type: 'string', enum: ['red', 'green', 'blue'].slice(0, 1 + rnd(3)), ...nullable }
+        : { type: 'integer', enum: [1, 2, 3].slice(0, 1 + rnd(3)) };
     case 3:
       return { 'x-kubernetes-int-or-string': true, ...nullable };
     case 4:
-      return rnd(2) === 0 ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } : { 'x-kubernetes-preserve-unknown-fields': true };
+      return rnd(2) === 0
+        ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }
+        : { 'x-kubernetes-preserve-unknown-fields': true };
     case 5:
     case 6:
       return { type: 'array', items: schemaOf(rnd, depth - 1), ...nullable };
@@ -169,13 +173,20 @@ function withDefaults(s: Schema, v: Json, sites: Site[]): Json {
   }
   for (const [name, p] of Object.entries(props)) {
     if (out[name] === undefined && p.default !== undefined) out[name] = p.default as Json;
-    if (required.has(name) && p.default !== undefined) sites.push({ kind: 'missing default', apply: () => delete out[name] });
+    if (required.has(name) && p.default !== undefined)
+      sites.push({ kind: 'missing default', apply: () => delete out[name] });
   }
   return out;
 }
 
 /** Each mutation's error: a wrong value is TS2322, an unknown key TS2353, a missing property TS2741. */
-const CODE: Record<Site['kind'], number> = { 'wrong type': 2322, 'outside enum': 2322, 'unknown key': 2353, 'missing required': 2741, 'missing default': 2741 };
+const CODE: Record<Site['kind'], number> = {
+  'wrong type': 2322,
+  'outside enum': 2322,
+  'unknown key': 2353,
+  'missing required': 2741,
+  'missing default': 2741,
+};
 
 const literal = (v: Json): string => JSON.stringify(v);
 
@@ -197,11 +208,22 @@ test('property: random valid objects type-check in both views, and one forbidden
         group: `c${i}.kopfgen.dev`,
         scope: 'Namespaced',
         names: { kind: 'P', plural: 'ps' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', required: ['spec'], properties: { spec } } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', required: ['spec'], properties: { spec } } },
+          },
+        ],
       },
     };
     const result = generate([{ file: `case${i}.yaml`, text: JSON.stringify(crd) }], { stubs: false });
-    assert.deepEqual(result.diagnostics.filter((d) => d.severity !== 'note'), [], `case ${i}: ${JSON.stringify(spec)}`);
+    assert.deepEqual(
+      result.diagnostics.filter((d) => d.severity !== 'note'),
+      [],
+      `case ${i}: ${JSON.stringify(spec)}`,
+    );
     roots.push(...writeTree(join(dir, `c${i}`), result.files));
     const module = `./c${i}/c${i}.kopfgen.dev/v1/ps.js`;
     const hasInput = result.files.some((f) => f.content.includes('export interface PInput {'));
@@ -228,17 +250,24 @@ test('property: random valid objects type-check in both views, and one forbidden
     const site = sites[rnd(sites.length)];
     site.apply();
     kinds.set(site.kind, (kinds.get(site.kind) ?? 0) + 1);
-    lines.push(`export const m${i}: ${useRead ? readType : writeType} = ${literal({ ...head, spec: useRead ? read : written })}; // ${site.kind}`);
+    lines.push(
+      `export const m${i}: ${useRead ? readType : writeType} = ${literal({ ...head, spec: useRead ? read : written })}; // ${site.kind}`,
+    );
     expected.push(`usage.ts:${lines.length} TS${CODE[site.kind]}`);
   }
   const usage = join(dir, 'usage.ts');
   writeFileSync(usage, lines.join('\n') + '\n');
   const diagnostics = typecheck([...roots, usage]);
   const actual = diagnostics.map((d) => `${d.file === usage ? 'usage.ts' : d.file}:${d.line} TS${d.code}`);
-  const detail = diagnostics.map((d) => `${d.line}: ${d.message.split('\n')[0]} :: ${lines[d.line - 1]?.slice(0, 300)}`).join('\n');
+  const detail = diagnostics
+    .map((d) => `${d.line}: ${d.message.split('\n')[0]} :: ${lines[d.line - 1]?.slice(0, 300)}`)
+    .join('\n');
   assert.deepEqual(actual.sort(), expected.sort(), detail);
   // The generator must actually produce each kind of case, or the test proves little.
-  for (const kind of Object.keys(CODE)) assert.ok((kinds.get(kind) ?? 0) > 0, `no "${kind}" mutation among ${JSON.stringify([...kinds])}`);
+  for (const kind of Object.keys(CODE))
+    assert.ok((kinds.get(kind) ?? 0) > 0, `no "${kind}" mutation among ${JSON.stringify([...kinds])}`);
   assert.ok(inputs >= 10, `${inputs} cases have a write view of their own`);
-  t.diagnostic(`${lines.length} objects, ${inputs} cases with a write view; mutations: ${JSON.stringify(Object.fromEntries(kinds))}`);
+  t.diagnostic(
+    `${lines.length} objects, ${inputs} cases with a write view; mutations: ${JSON.stringify(Object.fromEntries(kinds))}`,
+  );
 });

@@ -10,7 +10,12 @@ import { test } from 'node:test';
 import { generate } from '../../src/generate.js';
 import { REPO, tempDir, typecheck, writeTree } from '../helpers/golden-support.js';
 
-const FIXTURES = ['test/fixtures/crds/required.yaml', 'test/fixtures/crds/enum.yaml', 'test/fixtures/crds/int-or-string.yaml', 'test/fixtures/crds/nullable.yaml'];
+const FIXTURES = [
+  'test/fixtures/crds/required.yaml',
+  'test/fixtures/crds/enum.yaml',
+  'test/fixtures/crds/int-or-string.yaml',
+  'test/fixtures/crds/nullable.yaml',
+];
 
 const USAGE = `import type { Widget, WidgetSpec } from "./fixtures.kopfgen.dev/v1/widgets.js";
 import type { Lamp } from "./fixtures.kopfgen.dev/v1/lamps.js";
@@ -40,7 +45,10 @@ export const boolNotIntOrString: Rollout = { apiVersion: "fixtures.kopfgen.dev/v
 test('generated types accept valid objects and reject each mistake with the expected code and line', () => {
   const sources = FIXTURES.map((file) => ({ file, text: readFileSync(join(REPO, file), 'utf8') }));
   const result = generate(sources, { stubs: false });
-  assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   const dir = tempDir('types');
   const files = writeTree(dir, result.files);
   const usage = join(dir, 'usage.ts');
@@ -52,6 +60,8 @@ test('generated types accept valid objects and reject each mistake with the expe
     .map((e) => `usage.ts:${e.line} TS${e.code}`);
   assert.equal(expected.length, 9);
 
-  const actual = typecheck([...files, usage]).map((d) => `${d.file.startsWith(dir) ? d.file.slice(dir.length + 1) : d.file}:${d.line} TS${d.code}`);
+  const actual = typecheck([...files, usage]).map(
+    (d) => `${d.file.startsWith(dir) ? d.file.slice(dir.length + 1) : d.file}:${d.line} TS${d.code}`,
+  );
   assert.deepEqual(actual.sort(), expected.sort());
 });

@@ -12,7 +12,11 @@ import { test } from 'node:test';
 import { generate } from '../../src/generate.js';
 import { REPO, tempDir, typecheck, writeTree } from '../helpers/golden-support.js';
 
-const FIXTURES = ['test/fixtures/crds/server-defaults.yaml', 'test/fixtures/crds/preserve-typed-map.yaml', 'test/fixtures/crds/root-required.yaml'];
+const FIXTURES = [
+  'test/fixtures/crds/server-defaults.yaml',
+  'test/fixtures/crds/preserve-typed-map.yaml',
+  'test/fixtures/crds/root-required.yaml',
+];
 
 const USAGE = `import type { Password, PasswordInput, PasswordSpecInput } from "./fixtures.kopfgen.dev/v1/passwords.js";
 import { PasswordRotate } from "./fixtures.kopfgen.dev/v1/passwords.js";
@@ -64,7 +68,10 @@ export const templateNoMetadata: Tenant = { apiVersion, kind: "Tenant", metadata
 test('both views, typed preserve-unknown maps and root-level required: valid objects pass, each mistake fails on its line', () => {
   const sources = FIXTURES.map((file) => ({ file, text: readFileSync(join(REPO, file), 'utf8') }));
   const result = generate(sources, { stubs: false });
-  assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   const dir = tempDir('write-view');
   const files = writeTree(dir, result.files);
   const usage = join(dir, 'usage.ts');
@@ -76,6 +83,9 @@ test('both views, typed preserve-unknown maps and root-level required: valid obj
     .map((e) => `usage.ts:${e.line} TS${e.code}`);
   assert.equal(expected.length, 12);
 
-  const actual = typecheck([...files, usage]).map((d) => `${d.file.startsWith(dir) ? d.file.slice(dir.length + 1) : d.file}:${d.line} TS${d.code} ${d.message.split('\n')[0]}`);
+  const actual = typecheck([...files, usage]).map(
+    (d) =>
+      `${d.file.startsWith(dir) ? d.file.slice(dir.length + 1) : d.file}:${d.line} TS${d.code} ${d.message.split('\n')[0]}`,
+  );
   assert.deepEqual(actual.map((a) => a.split(' ').slice(0, 2).join(' ')).sort(), expected.sort(), actual.join('\n'));
 });

@@ -21,12 +21,32 @@ writeFileSync(join(cwd, 'outfile'), 'x');
 mkdirSync(join(cwd, 'gen/a'), { recursive: true });
 
 const cases: { name: string; given: unknown; want: [string, string, RegExp] | undefined }[] = [
-  { name: 'ENOTDIR below a file names the file', given: errno('ENOTDIR', join(cwd, 'outfile/a/b.ts')), want: ['KG901', 'outfile', /is a file, but kopfgen needs a directory/] },
-  { name: 'EISDIR names the directory', given: errno('EISDIR', join(cwd, 'gen/a')), want: ['KG901', 'gen/a', /is a directory, but kopfgen needs to write a file/] },
-  { name: 'EACCES on a directory not yet created names its existing parent', given: errno('EACCES', join(cwd, 'gen/a/b/c')), want: ['KG900', 'gen/a', /not writable/] },
+  {
+    name: 'ENOTDIR below a file names the file',
+    given: errno('ENOTDIR', join(cwd, 'outfile/a/b.ts')),
+    want: ['KG901', 'outfile', /is a file, but kopfgen needs a directory/],
+  },
+  {
+    name: 'EISDIR names the directory',
+    given: errno('EISDIR', join(cwd, 'gen/a')),
+    want: ['KG901', 'gen/a', /is a directory, but kopfgen needs to write a file/],
+  },
+  {
+    name: 'EACCES on a directory not yet created names its existing parent',
+    given: errno('EACCES', join(cwd, 'gen/a/b/c')),
+    want: ['KG900', 'gen/a', /not writable/],
+  },
   { name: 'EROFS', given: errno('EROFS', join(cwd, 'gen')), want: ['KG900', 'gen', /read-only file system/] },
-  { name: 'ENOSPC keeps the reason, not the path', given: errno('ENOSPC', join(cwd, 'gen/.x.kopfgen.tmp')), want: ['KG902', 'gen/.x.kopfgen.tmp', /ENOSPC \(something failed\)/] },
-  { name: 'a temporary renamed to the user\'s path', given: onPath(errno('EACCES', join(cwd, 'gen/a/.x1.kopfgen.tmp')), join(cwd, 'gen/a')), want: ['KG900', 'gen/a', /^gen\/a is not writable/] },
+  {
+    name: 'ENOSPC keeps the reason, not the path',
+    given: errno('ENOSPC', join(cwd, 'gen/.x.kopfgen.tmp')),
+    want: ['KG902', 'gen/.x.kopfgen.tmp', /ENOSPC \(something failed\)/],
+  },
+  {
+    name: "a temporary renamed to the user's path",
+    given: onPath(errno('EACCES', join(cwd, 'gen/a/.x1.kopfgen.tmp')), join(cwd, 'gen/a')),
+    want: ['KG900', 'gen/a', /^gen\/a is not writable/],
+  },
   { name: 'not a file-system error', given: new TypeError('x is undefined'), want: undefined },
 ];
 

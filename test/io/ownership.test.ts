@@ -23,11 +23,14 @@ async function project(files: Record<string, string>): Promise<string> {
 
 const rel = (dir: string, paths: string[]) => paths.map((p) => p.slice(dir.length + 1)).sort();
 
-test('with a manifest: exactly the listed files that exist, never a nested run\'s', async () => {
+test("with a manifest: exactly the listed files that exist, never a nested run's", async () => {
   const dir = await project({
     [`out/${OUTPUT_MANIFEST}`]: manifestText(['a.ts', 'gone.ts', 'x/b.ts']),
-    'out/a.ts': GEN, 'out/x/b.ts': GEN, 'out/unlisted.ts': GEN,
-    [`out/vendor/${OUTPUT_MANIFEST}`]: manifestText(['v.ts']), 'out/vendor/v.ts': GEN,
+    'out/a.ts': GEN,
+    'out/x/b.ts': GEN,
+    'out/unlisted.ts': GEN,
+    [`out/vendor/${OUTPUT_MANIFEST}`]: manifestText(['v.ts']),
+    'out/vendor/v.ts': GEN,
   });
   const { owned, diagnostics } = await ownedFiles(join(dir, 'out'), dir);
   assert.deepEqual(diagnostics, []);
@@ -36,8 +39,10 @@ test('with a manifest: exactly the listed files that exist, never a nested run\'
 
 test('without a manifest (generated before manifests): header-marked files, outside nested and enclosing runs', async () => {
   const dir = await project({
-    'out/a.ts': GEN, 'out/.gitignore': 'x\n',
-    [`out/vendor/${OUTPUT_MANIFEST}`]: manifestText(['v.ts']), 'out/vendor/v.ts': GEN,
+    'out/a.ts': GEN,
+    'out/.gitignore': 'x\n',
+    [`out/vendor/${OUTPUT_MANIFEST}`]: manifestText(['v.ts']),
+    'out/vendor/v.ts': GEN,
   });
   assert.deepEqual(rel(dir, (await ownedFiles(join(dir, 'out'), dir)).owned), ['out/a.ts']);
   // A run rooted inside another run's output: the enclosing manifest's files are not ours.
@@ -46,14 +51,25 @@ test('without a manifest (generated before manifests): header-marked files, outs
 });
 
 test('without a manifest, a directory holding files kopfgen did not generate is refused (KG322)', async () => {
-  const dir = await project({ 'src/main.ts': 'export {};\n', 'src/lib/util.ts': 'export {};\n', [`src/generated/${OUTPUT_MANIFEST}`]: manifestText(['index.ts']), 'src/generated/index.ts': GEN });
+  const dir = await project({
+    'src/main.ts': 'export {};\n',
+    'src/lib/util.ts': 'export {};\n',
+    [`src/generated/${OUTPUT_MANIFEST}`]: manifestText(['index.ts']),
+    'src/generated/index.ts': GEN,
+  });
   const { owned, diagnostics } = await ownedFiles(join(dir, 'src'), dir);
   assert.deepEqual(owned, []);
-  assert.deepEqual(diagnostics.map((d) => [d.code, d.file]), [['KG322', 'src']]);
+  assert.deepEqual(
+    diagnostics.map((d) => [d.code, d.file]),
+    [['KG322', 'src']],
+  );
   assert.match(diagnostics[0].message, /holds 2 files kopfgen did not generate \(src\/lib\/util\.ts, src\/main\.ts\)/);
 });
 
 test('a manifest that is not one is an error (KG323), not a guess', async () => {
   const dir = await project({ [`out/${OUTPUT_MANIFEST}`]: '{"files": 3}', 'out/a.ts': GEN });
-  assert.deepEqual((await ownedFiles(join(dir, 'out'), dir)).diagnostics.map((d) => d.code), ['KG323']);
+  assert.deepEqual(
+    (await ownedFiles(join(dir, 'out'), dir)).diagnostics.map((d) => d.code),
+    ['KG323'],
+  );
 });

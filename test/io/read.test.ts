@@ -9,10 +9,13 @@ import { decodeUtf8, firstInvalidUtf8, globBase, isGlob, readInputs } from '../.
 import type { ResolvedRun } from '../../src/cli/options.js';
 
 test('globBase is the part before the first wildcard segment', () => {
-  assert.deepEqual(
-    ['crds/**/*.yaml', './crds/v1/*.yml', '*.yaml', 'a/b?/c.yaml', 'plain/file.yaml'].map(globBase),
-    ['crds', './crds/v1', '.', 'a', 'plain/file.yaml'],
-  );
+  assert.deepEqual(['crds/**/*.yaml', './crds/v1/*.yml', '*.yaml', 'a/b?/c.yaml', 'plain/file.yaml'].map(globBase), [
+    'crds',
+    './crds/v1',
+    '.',
+    'a',
+    'plain/file.yaml',
+  ]);
 });
 
 test('a glob is read and watched from the same base; a name with braces is a path to both', async () => {
@@ -45,7 +48,10 @@ test('firstInvalidUtf8: the offset of the first byte that starts no valid UTF-8 
 
 test('decodeUtf8: text, or KG150 at the line and column (in characters) of the bad byte', () => {
   assert.equal(decodeUtf8('a.yaml', Buffer.from('kind: Größe\n')), 'kind: Größe\n');
-  const bad = decodeUtf8('a.yaml', Buffer.concat([Buffer.from('a: 1\nb: "Grö'), Buffer.from([0xdf]), Buffer.from('e"\n')]));
+  const bad = decodeUtf8(
+    'a.yaml',
+    Buffer.concat([Buffer.from('a: 1\nb: "Grö'), Buffer.from([0xdf]), Buffer.from('e"\n')]),
+  );
   assert.ok(typeof bad !== 'string');
   assert.deepEqual([bad.code, bad.file, bad.line, bad.col, bad.severity], ['KG150', 'a.yaml', 2, 8, 'error']);
   assert.match(bad.message, /byte 0xDF is not valid UTF-8/);
@@ -66,5 +72,8 @@ test('`-` reads standard input as <stdin>; a directory yields its .json files to
   ]);
   const latin = await readInputs(['-'], { cwd, stdin: async () => Uint8Array.from([0x61, 0x0a, 0xe9]) });
   assert.deepEqual(latin.sources, []);
-  assert.deepEqual(latin.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`), ['<stdin>:2:1 KG150']);
+  assert.deepEqual(
+    latin.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`),
+    ['<stdin>:2:1 KG150'],
+  );
 });

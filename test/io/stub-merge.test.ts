@@ -11,9 +11,19 @@ const STORY = 'crds/myresource.yaml';
 
 function run(annotation?: string) {
   let text = readFixture(STORY);
-  if (annotation) text = text.replace('  name: myresources.example.com\n', `  name: myresources.example.com\n  annotations:\n    kopfgen.dev/handlers: "${annotation}"\n`);
-  const result = generate([{ file: STORY, text }], { stubs: { dir: 'handlers', templates: readStubTemplates() }, generatedImportBase: '../generated' });
-  assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+  if (annotation)
+    text = text.replace(
+      '  name: myresources.example.com\n',
+      `  name: myresources.example.com\n  annotations:\n    kopfgen.dev/handlers: "${annotation}"\n`,
+    );
+  const result = generate([{ file: STORY, text }], {
+    stubs: { dir: 'handlers', templates: readStubTemplates() },
+    generatedImportBase: '../generated',
+  });
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   const stub = result.files.find((f) => f.role === 'stub' && f.path === 'myresources.ts');
   assert.ok(stub, 'a stub file for MyResource');
   return { generated: result.files.filter((f) => f.role === 'generated'), stub };
@@ -22,8 +32,14 @@ function run(annotation?: string) {
 /** What a user typically does to the scaffold: fills a body, drops a stub, adds imports and helpers. */
 function userEdits(content: string): string {
   const edited = content
-    .replace("import type { HandlerContext } from \"kopfgen/runtime\";\n", "import type { HandlerContext } from \"kopfgen/runtime\";\nimport { setTimeout as sleep } from 'node:timers/promises';\n")
-    .replace(/ {2}\/\/ The runtime's[^\n]*\n {2}ctx\.logger\.info\('create handler not implemented yet'[^\n]*\n {2}return \{ phase: "NotImplemented" \};/, "  await sleep(1);\n  return { phase: 'Starting' };")
+    .replace(
+      'import type { HandlerContext } from "kopfgen/runtime";\n',
+      'import type { HandlerContext } from "kopfgen/runtime";\nimport { setTimeout as sleep } from \'node:timers/promises\';\n',
+    )
+    .replace(
+      / {2}\/\/ The runtime's[^\n]*\n {2}ctx\.logger\.info\('create handler not implemented yet'[^\n]*\n {2}return \{ phase: "NotImplemented" \};/,
+      "  await sleep(1);\n  return { phase: 'Starting' };",
+    )
     .replace(/\n\/\*\*\n \* Handler `myapp`, on update\.[\s\S]*?MyResourceMyapp\.onUpdate\(myappOnUpdate\);\n/, '\n');
   assert.notEqual(edited, content);
   assert.ok(!edited.includes('myappOnUpdate'));
@@ -40,38 +56,51 @@ function assertOnlyInsertions(original: string, merged: string): void {
   assert.equal(i, original.length, 'every byte of the user file survives, in order');
   const lines = new Set(merged.split('\n'));
   for (const line of original.split('\n')) {
-    if (!line.endsWith('from "../generated/example.com/v1/myresources.js";')) assert.ok(lines.has(line), `line kept verbatim: ${line}`);
+    if (!line.endsWith('from "../generated/example.com/v1/myresources.js";'))
+      assert.ok(lines.has(line), `line kept verbatim: ${line}`);
   }
 }
 
-test('a user-edited stub file gains exactly the new handler\'s stubs; a second run is byte-identical', { skip: outsideUnitScope('a TypeScript program') }, () => {
-  const v1 = run();
-  const mine = userEdits(v1.stub.content);
-  // Nothing new: the file is left alone, even though the user dropped the update stub.
-  const same = mergeStubFile(mine, v1.stub);
-  assert.equal(same.text, mine);
-  assert.deepEqual(same.added, []);
+test(
+  "a user-edited stub file gains exactly the new handler's stubs; a second run is byte-identical",
+  { skip: outsideUnitScope('a TypeScript program') },
+  () => {
+    const v1 = run();
+    const mine = userEdits(v1.stub.content);
+    // Nothing new: the file is left alone, even though the user dropped the update stub.
+    const same = mergeStubFile(mine, v1.stub);
+    assert.equal(same.text, mine);
+    assert.deepEqual(same.added, []);
 
-  const v2 = run('cleanup');
-  const merged = mergeStubFile(mine, v2.stub);
-  assert.deepEqual(merged.added.map((s) => s.name), ['cleanupOnCreate', 'cleanupOnUpdate', 'cleanupOnResume']);
-  assertOnlyInsertions(mine, merged.text);
-  // One import per module: the new names join the file's import from the generated module.
-  const fromModule = merged.text.split('\n').filter((l) => l.includes('from "../generated/example.com/v1/myresources.js"'));
-  assert.equal(fromModule.length, 1, fromModule.join('\n'));
-  assert.match(fromModule[0], /^import \{ MyResourceMyapp, .*type MyResourceMyappStatus, MyResourceCleanup, MyResourceCleanupPermanentError, MyResourceCleanupTemporaryError, type MyResourceCleanupStatus \} from/);
-  assert.ok(merged.text.endsWith('MyResourceCleanup.onResume(cleanupOnResume);\n'));
+    const v2 = run('cleanup');
+    const merged = mergeStubFile(mine, v2.stub);
+    assert.deepEqual(
+      merged.added.map((s) => s.name),
+      ['cleanupOnCreate', 'cleanupOnUpdate', 'cleanupOnResume'],
+    );
+    assertOnlyInsertions(mine, merged.text);
+    // One import per module: the new names join the file's import from the generated module.
+    const fromModule = merged.text
+      .split('\n')
+      .filter((l) => l.includes('from "../generated/example.com/v1/myresources.js"'));
+    assert.equal(fromModule.length, 1, fromModule.join('\n'));
+    assert.match(
+      fromModule[0],
+      /^import \{ MyResourceMyapp, .*type MyResourceMyappStatus, MyResourceCleanup, MyResourceCleanupPermanentError, MyResourceCleanupTemporaryError, type MyResourceCleanupStatus \} from/,
+    );
+    assert.ok(merged.text.endsWith('MyResourceCleanup.onResume(cleanupOnResume);\n'));
 
-  const again = mergeStubFile(merged.text, v2.stub);
-  assert.equal(again.text, merged.text);
-  assert.deepEqual(again.added, []);
+    const again = mergeStubFile(merged.text, v2.stub);
+    assert.equal(again.text, merged.text);
+    assert.deepEqual(again.added, []);
 
-  // The merged file still compiles against the regenerated code.
-  const errors = typeCheckProject({ generated: v2.generated, stubs: [{ ...v2.stub, content: merged.text }] });
-  assert.deepEqual(formatErrors(errors), []);
-});
+    // The merged file still compiles against the regenerated code.
+    const errors = typeCheckProject({ generated: v2.generated, stubs: [{ ...v2.stub, content: merged.text }] });
+    assert.deepEqual(formatErrors(errors), []);
+  },
+);
 
-test('handlers that are gone: the merge deletes nothing (orphans are the stubs scan\'s diagnostics)', () => {
+test("handlers that are gone: the merge deletes nothing (orphans are the stubs scan's diagnostics)", () => {
   const v2 = run('cleanup');
   const v1 = run();
   const result = mergeStubFile(v2.stub.content, v1.stub);
@@ -83,18 +112,27 @@ test('a handler registered in another file of the stubs directory is present: it
   const { stub } = run('cleanup');
   const head = stub.content.slice(0, stub.content.indexOf('\n/**'));
   const withoutCleanup = mergeStubFile(head + '\n', stub, new Set(['MyResourceCleanup']));
-  assert.deepEqual(withoutCleanup.added.map((s) => s.name), []);
+  assert.deepEqual(
+    withoutCleanup.added.map((s) => s.name),
+    [],
+  );
   const onlyMyapp = mergeStubFile('', stub, new Set(['MyResourceCleanup']));
-  assert.deepEqual(onlyMyapp.added.map((s) => s.name), ['myappOnCreate', 'myappOnUpdate', 'myappOnResume']);
+  assert.deepEqual(
+    onlyMyapp.added.map((s) => s.name),
+    ['myappOnCreate', 'myappOnUpdate', 'myappOnResume'],
+  );
   assert.ok(!onlyMyapp.text.includes('MyResourceCleanup'), 'no import for the handler registered elsewhere');
 });
 
 test('a type-only import from the module becomes a mixed one when values join it', () => {
   const { stub } = run();
-  const mine = 'import type { MyResource } from "../generated/example.com/v1/myresources.js";\n\nexport type Mine = MyResource;\n';
+  const mine =
+    'import type { MyResource } from "../generated/example.com/v1/myresources.js";\n\nexport type Mine = MyResource;\n';
   const merged = mergeStubFile(mine, stub);
   const lines = merged.text.split('\n').filter((l) => l.includes('myresources.js'));
-  assert.deepEqual(lines, ['import { type MyResource, MyResourceMyapp, MyResourceMyappPermanentError, MyResourceMyappTemporaryError, type MyResourceMyappStatus } from "../generated/example.com/v1/myresources.js";']);
+  assert.deepEqual(lines, [
+    'import { type MyResource, MyResourceMyapp, MyResourceMyappPermanentError, MyResourceMyappTemporaryError, type MyResourceMyappStatus } from "../generated/example.com/v1/myresources.js";',
+  ]);
 });
 
 test('a file without imports gets them before its first statement; name clashes are never duplicated', () => {
@@ -102,10 +140,17 @@ test('a file without imports gets them before its first statement; name clashes 
   const bare = '// my operator\n\nexport const limit = 3;\n';
   const merged = mergeStubFile(bare, stub);
   assert.deepEqual(merged.added.length, 3);
-  assert.ok(merged.text.startsWith('// my operator\n\nimport type { HandlerContext } from "kopfgen/runtime";\nimport { MyResourceMyapp, '));
+  assert.ok(
+    merged.text.startsWith(
+      '// my operator\n\nimport type { HandlerContext } from "kopfgen/runtime";\nimport { MyResourceMyapp, ',
+    ),
+  );
   assert.ok(merged.text.includes('\nexport const limit = 3;\n'));
   // A declaration that already uses a stub's name keeps it from being added a second time.
   const clash: GeneratedFile = stub;
   const own = 'export function myappOnCreate(): void {}\n';
-  assert.deepEqual(mergeStubFile(own, clash).added.map((s) => s.name), ['myappOnUpdate', 'myappOnResume']);
+  assert.deepEqual(
+    mergeStubFile(own, clash).added.map((s) => s.name),
+    ['myappOnUpdate', 'myappOnResume'],
+  );
 });

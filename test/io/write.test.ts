@@ -19,10 +19,16 @@ test('a file edited between planning and applying keeps the edit; nothing at all
   ];
   const plan = await planWrite(files, { outDir, cwd });
   await fs.writeFile(join(outDir, 'a.ts'), 'export type A = "edited meanwhile";\n');
-  await assert.rejects(applyPlan(plan), (e: unknown) => e instanceof ConcurrentEditError && /gen\/a\.ts changed while kopfgen was running/.test(e.message));
+  await assert.rejects(
+    applyPlan(plan),
+    (e: unknown) => e instanceof ConcurrentEditError && /gen\/a\.ts changed while kopfgen was running/.test(e.message),
+  );
   assert.equal(await fs.readFile(join(outDir, 'a.ts'), 'utf8'), 'export type A = "edited meanwhile";\n');
   assert.deepEqual(await fs.readdir(outDir), ['a.ts'], 'b.ts not written, no temporaries left');
 
   const fresh = await planWrite(files, { outDir, cwd });
-  assert.ok(fresh.diagnostics.some((d) => d.code === 'KG310'), 'replanned, the edited file is no longer kopfgen’s and is refused');
+  assert.ok(
+    fresh.diagnostics.some((d) => d.code === 'KG310'),
+    'replanned, the edited file is no longer kopfgen’s and is refused',
+  );
 });

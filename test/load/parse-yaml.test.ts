@@ -15,12 +15,17 @@ import { REPO, tempDir } from '../helpers/golden-support.js';
 const BAD = 'test/fixtures/crds/bad';
 
 function run(...files: string[]) {
-  return generate(files.map((f) => ({ file: `${BAD}/${f}`, text: readFileSync(join(REPO, BAD, f), 'utf8') })), { stubs: false });
+  return generate(
+    files.map((f) => ({ file: `${BAD}/${f}`, text: readFileSync(join(REPO, BAD, f), 'utf8') })),
+    { stubs: false },
+  );
 }
 
 /** `code file:line:col pointer` of each diagnostic of at least `severity`. */
 function brief(diagnostics: Diagnostic[], severities = ['error']): string[] {
-  return diagnostics.filter((d) => severities.includes(d.severity)).map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.pointer}`);
+  return diagnostics
+    .filter((d) => severities.includes(d.severity))
+    .map((d) => `${d.code} ${d.file}:${d.line}:${d.col} ${d.pointer}`);
 }
 
 test('malformed YAML: KG104 at the position the parser stopped', () => {
@@ -57,7 +62,10 @@ test('byte-identical duplicates are merged with a KG112 note', () => {
   const r = run('duplicate-a.yaml', 'duplicate-a-copy.yaml');
   assert.deepEqual(brief(r.diagnostics, ['error', 'warning', 'note']), [`KG112 ${BAD}/duplicate-a.yaml:1:1 `]);
   assert.equal(r.stats.crds, 1);
-  assert.deepEqual(r.files.map((f) => f.path), ['bad.kopfgen.dev/v1/twins.ts', 'index.ts']);
+  assert.deepEqual(
+    r.files.map((f) => f.path),
+    ['bad.kopfgen.dev/v1/twins.ts', 'index.ts'],
+  );
 });
 
 test('a Helm template: KG105 at the first directive, nothing else reported for the file', () => {
@@ -80,12 +88,16 @@ test('`{{ ... }}` inside descriptions and comments is text, not Helm', () => {
 
 test('inputs without any CRD: KG103, and the skipped document gets a KG106 note', () => {
   const r = run('not-a-crd.yaml');
-  assert.deepEqual(brief(r.diagnostics, ['error', 'note']), [`KG103 ${BAD}/not-a-crd.yaml:1:1 `, `KG106 ${BAD}/not-a-crd.yaml:1:1 `]);
+  assert.deepEqual(brief(r.diagnostics, ['error', 'note']), [
+    `KG103 ${BAD}/not-a-crd.yaml:1:1 `,
+    `KG106 ${BAD}/not-a-crd.yaml:1:1 `,
+  ]);
   assert.deepEqual(r.files, []);
 });
 
 test('an apiextensions apiVersion other than v1 and v1beta1: KG107 at the apiVersion', () => {
-  const text = 'apiVersion: apiextensions.k8s.io/v2\nkind: CustomResourceDefinition\nmetadata: { name: a.b.c }\nspec: {}\n';
+  const text =
+    'apiVersion: apiextensions.k8s.io/v2\nkind: CustomResourceDefinition\nmetadata: { name: a.b.c }\nspec: {}\n';
   const r = generate([{ file: 'v2.yaml', text }], { stubs: false });
   assert.deepEqual(brief(r.diagnostics), ['KG107 v2.yaml:1:13 /apiVersion']);
   assert.deepEqual(r.files, []);
@@ -93,20 +105,32 @@ test('an apiextensions apiVersion other than v1 and v1beta1: KG107 at the apiVer
 
 test('KG103 stands at the first input by name, whatever order the inputs come in', () => {
   const text = readFileSync(join(REPO, BAD, 'not-a-crd.yaml'), 'utf8');
-  const r = generate([{ file: 'b.yaml', text }, { file: 'a.yaml', text }], { stubs: false });
+  const r = generate(
+    [
+      { file: 'b.yaml', text },
+      { file: 'a.yaml', text },
+    ],
+    { stubs: false },
+  );
   assert.deepEqual(brief(r.diagnostics), ['KG103 a.yaml:1:1 ']);
 });
 
 test('one run reports every problem of every file', () => {
   const r = run('malformed.yaml', 'no-schema.yaml', 'non-structural.yaml', 'helm.yaml');
-  assert.deepEqual(brief(r.diagnostics).map((d) => d.split(' ')[0]), ['KG105', 'KG104', 'KG109', 'KG110', 'KG111']);
+  assert.deepEqual(
+    brief(r.diagnostics).map((d) => d.split(' ')[0]),
+    ['KG105', 'KG104', 'KG109', 'KG110', 'KG111'],
+  );
 });
 
 test('readInputs: a missing file is KG101, an empty directory KG102, a glob matching nothing KG116', async () => {
   const dir = tempDir('read');
   mkdirSync(join(dir, 'empty'));
   const r = await readInputs(['missing.yaml', 'empty', 'nothing/**/*.yaml'], { cwd: dir });
-  assert.deepEqual(r.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col}`), ['KG101 missing.yaml:1:1', 'KG102 empty:1:1', 'KG116 nothing/**/*.yaml:1:1']);
+  assert.deepEqual(
+    r.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col}`),
+    ['KG101 missing.yaml:1:1', 'KG102 empty:1:1', 'KG116 nothing/**/*.yaml:1:1'],
+  );
   assert.deepEqual(r.sources, []);
 });
 
@@ -114,15 +138,28 @@ test('readInputs: directories recursively (yaml, yml and json), files as named, 
   const dir = tempDir('read');
   mkdirSync(join(dir, 'crds/nested/deeper'), { recursive: true });
   mkdirSync(join(dir, 'crds/.hidden'), { recursive: true });
-  for (const f of ['crds/a.yaml', 'crds/nested/b.yml', 'crds/nested/deeper/c.yaml', 'crds/notes.txt', 'crds/.hidden/d.yaml', 'single.json']) {
+  for (const f of [
+    'crds/a.yaml',
+    'crds/nested/b.yml',
+    'crds/nested/deeper/c.yaml',
+    'crds/notes.txt',
+    'crds/.hidden/d.yaml',
+    'single.json',
+  ]) {
     writeFileSync(join(dir, f), `# ${f}\n`);
   }
   const r = await readInputs(['crds', 'crds/a.yaml', 'single.json'], { cwd: dir });
   assert.deepEqual(r.diagnostics, []);
-  assert.deepEqual(r.sources.map((s) => s.file), ['crds/a.yaml', 'crds/nested/b.yml', 'crds/nested/deeper/c.yaml', 'single.json']);
+  assert.deepEqual(
+    r.sources.map((s) => s.file),
+    ['crds/a.yaml', 'crds/nested/b.yml', 'crds/nested/deeper/c.yaml', 'single.json'],
+  );
   assert.equal(r.sources[0].text, '# crds/a.yaml\n');
   const g = await readInputs(['crds/**/*.yaml', 'crds/nested/?.yml'], { cwd: dir });
-  assert.deepEqual(g.sources.map((s) => s.file), ['crds/a.yaml', 'crds/nested/b.yml', 'crds/nested/deeper/c.yaml']);
+  assert.deepEqual(
+    g.sources.map((s) => s.file),
+    ['crds/a.yaml', 'crds/nested/b.yml', 'crds/nested/deeper/c.yaml'],
+  );
 });
 
 test('globToRegExp: `*` and `?` stay within a segment, `**/` spans any depth', () => {
@@ -150,7 +187,14 @@ test('JSON: a CRD, a List and an array of CRDs are read, with positions into the
       group: 'example.com',
       scope: 'Namespaced',
       names: { kind: plural[0].toUpperCase() + plural.slice(1, -1), plural },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } },
+        },
+      ],
     },
   });
   const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } };
@@ -160,16 +204,26 @@ test('JSON: a CRD, a List and an array of CRDs are read, with positions into the
     { file: 'array.json', text: JSON.stringify([cm, crd('threes')], null, '\t') },
   ];
   const parsed = inputs.map((s) => parseSource(s));
-  assert.deepEqual(parsed.map((p) => p.crds.map((c) => `${c.name} ${c.pointer} ${c.pos.file}:${c.pos.line}:${c.pos.col}`)), [
-    ['ones.example.com  one.json:1:1'],
-    [`twos.example.com /items/0 list.json:${at(inputs[1].text, inputs[1].text.indexOf('{"apiVersion":"apiextensions'))}`],
-    [`threes.example.com /1 array.json:${at(inputs[2].text, inputs[2].text.lastIndexOf('\n\t{') + 2)}`],
-  ]);
-  assert.deepEqual(parsed.map((p) => p.diagnostics.map((d) => `${d.code} ${d.pointer} ${d.file}:${d.line}:${d.col}`)), [
-    [],
-    [`KG106 /items/1 list.json:${at(inputs[1].text, inputs[1].text.indexOf('{"apiVersion":"v1","kind":"ConfigMap"'))}`],
-    ['KG106 /0 array.json:2:2'],
-  ]);
+  assert.deepEqual(
+    parsed.map((p) => p.crds.map((c) => `${c.name} ${c.pointer} ${c.pos.file}:${c.pos.line}:${c.pos.col}`)),
+    [
+      ['ones.example.com  one.json:1:1'],
+      [
+        `twos.example.com /items/0 list.json:${at(inputs[1].text, inputs[1].text.indexOf('{"apiVersion":"apiextensions'))}`,
+      ],
+      [`threes.example.com /1 array.json:${at(inputs[2].text, inputs[2].text.lastIndexOf('\n\t{') + 2)}`],
+    ],
+  );
+  assert.deepEqual(
+    parsed.map((p) => p.diagnostics.map((d) => `${d.code} ${d.pointer} ${d.file}:${d.line}:${d.col}`)),
+    [
+      [],
+      [
+        `KG106 /items/1 list.json:${at(inputs[1].text, inputs[1].text.indexOf('{"apiVersion":"v1","kind":"ConfigMap"'))}`,
+      ],
+      ['KG106 /0 array.json:2:2'],
+    ],
+  );
   // A node's position is where JSON.stringify put it.
   const group = parsed[0].crds[0].node.get('spec');
   const value = group?.kind === 'map' ? group.get('group') : undefined;

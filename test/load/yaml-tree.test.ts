@@ -39,10 +39,13 @@ test('maps, sequences and scalars with positions and document pointers', () => {
 
 test('duplicate keys: each repeat reported at its key, in block and flow maps, and only one entry kept', () => {
   const { root, duplicates, source } = read('a: 1\nb: {x: 1, x: 2}\na: 3\n');
-  assert.deepEqual(duplicates.map((d) => source.pos(d.offset)), [
-    { file: 't.yaml', line: 2, col: 11 },
-    { file: 't.yaml', line: 3, col: 1 },
-  ]);
+  assert.deepEqual(
+    duplicates.map((d) => source.pos(d.offset)),
+    [
+      { file: 't.yaml', line: 2, col: 11 },
+      { file: 't.yaml', line: 3, col: 1 },
+    ],
+  );
   const a = child(root, 'a');
   assert.equal(a?.kind === 'scalar' && a.value, 1);
 });
@@ -51,8 +54,14 @@ test('a duplicate key is reported where the yaml package reports it: after its t
   const text = 'a:\n  !!str k: 1\n  !!str k: 2\n';
   const { duplicates } = read(text);
   const [doc] = parseAllDocuments(text);
-  assert.deepEqual(duplicates.map((d) => d.offset), doc.errors.map((e) => e.pos[0]));
-  assert.deepEqual(duplicates.map((d) => d.offset), [24]);
+  assert.deepEqual(
+    duplicates.map((d) => d.offset),
+    doc.errors.map((e) => e.pos[0]),
+  );
+  assert.deepEqual(
+    duplicates.map((d) => d.offset),
+    [24],
+  );
 });
 
 test('keys the yaml package tells apart are not duplicates (1 and "1")', () => {
@@ -77,18 +86,34 @@ function nested(depth: number): string {
   return '['.repeat(depth - 1) + 'x' + ']'.repeat(depth - 1) + '\n';
 }
 
-const limitCases: { name: string; given: string; want: { kind: string; line: number; col: number; message: RegExp } | undefined }[] = [
+const limitCases: {
+  name: string;
+  given: string;
+  want: { kind: string; line: number; col: number; message: RegExp } | undefined;
+}[] = [
   { name: 'nesting at the limit', given: nested(MAX_DEPTH), want: undefined },
-  { name: 'one level beyond the limit: at the innermost node', given: nested(MAX_DEPTH + 1), want: { kind: 'depth', line: 1, col: MAX_DEPTH + 1, message: /nesting deeper than 512 levels/ } },
+  {
+    name: 'one level beyond the limit: at the innermost node',
+    given: nested(MAX_DEPTH + 1),
+    want: { kind: 'depth', line: 1, col: MAX_DEPTH + 1, message: /nesting deeper than 512 levels/ },
+  },
   {
     name: 'an alias expanded beyond the limit: at the alias',
     given: `a: &a ${nested(MAX_DEPTH - 1).trim()}\nb: [*a]\nc: *a\n`,
     want: { kind: 'depth', line: 2, col: 5, message: /where this alias is expanded/ },
   },
-  { name: 'an alias that contains itself: at the alias', given: 'a: &a [1, *a]\n', want: { kind: 'aliases', line: 1, col: 11, message: /a cycle/ } },
+  {
+    name: 'an alias that contains itself: at the alias',
+    given: 'a: &a [1, *a]\n',
+    want: { kind: 'aliases', line: 1, col: 11, message: /a cycle/ },
+  },
   {
     name: 'an alias bomb: at the alias that crosses the budget',
-    given: ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 6 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`)].join('\n') + '\n',
+    given:
+      [
+        'a0: &a0 [x, x, x, x, x, x, x, x, x, x]',
+        ...Array.from({ length: 6 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`),
+      ].join('\n') + '\n',
     want: { kind: 'aliases', line: 5, col: 45, message: /alias bomb/ },
   },
   {

@@ -22,10 +22,7 @@ describe('deploymentObject', () => {
   });
 
   it('runs `kopfgen run <module>`, with --namespace exactly when the RBAC is namespaced', () => {
-    assert.deepEqual(
-      [container(cluster).command, container(cluster).args],
-      [['kopfgen'], ['run', 'dist/operator.js']],
-    );
+    assert.deepEqual([container(cluster).command, container(cluster).args], [['kopfgen'], ['run', 'dist/operator.js']]);
     assert.deepEqual(container(scoped).args, ['run', 'dist/operator.js', '--namespace', 'team-a']);
     assert.deepEqual(runArgs(target([resource()], { namespace: 'x' })), [
       'run',

@@ -2,10 +2,24 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { GenerateOptions } from '../../src/api.js';
 import type { Diagnostic } from '../../src/diagnostics.js';
-import { resolveHandlers, unmatchedHandlerKeys, type HandledCrd, type HandledVersion } from '../../src/model/handler-pass.js';
+import {
+  resolveHandlers,
+  unmatchedHandlerKeys,
+  type HandledCrd,
+  type HandledVersion,
+} from '../../src/model/handler-pass.js';
 import type { CrdModel } from '../../src/model/ir.js';
 import { parseColumnPath } from '../../src/model/handler-paths.js';
-import { ANNOTATION_COL, ANNOTATION_LINE, FILE, columnLine, crd, obj, scalar, statusProperty } from '../helpers/handler-fixtures.js';
+import {
+  ANNOTATION_COL,
+  ANNOTATION_LINE,
+  FILE,
+  columnLine,
+  crd,
+  obj,
+  scalar,
+  statusProperty,
+} from '../helpers/handler-fixtures.js';
 
 const codes = (ds: Diagnostic[]) => ds.map((d) => `${d.severity} ${d.code} ${d.line}:${d.col}`);
 
@@ -37,12 +51,22 @@ test('column paths: fields, quoted fields and steps that cannot be followed', ()
     { kind: 'opaque', text: '[?(@.type=="Ready")]' },
     { kind: 'field', name: 'status' },
   ]);
-  assert.deepEqual(parseColumnPath('{.status.x[0]}').slice(1), [{ kind: 'field', name: 'x' }, { kind: 'opaque', text: '[0]' }]);
+  assert.deepEqual(parseColumnPath('{.status.x[0]}').slice(1), [
+    { kind: 'field', name: 'x' },
+    { kind: 'opaque', text: '[0]' },
+  ]);
   assert.equal(parseColumnPath('.status..phase')[1].kind, 'opaque');
 });
 
 test('printer column .status.myapp.phase in an open status names handler myapp and synthesises its status', () => {
-  const model = crd({ versions: [{ status: obj({}, { open: true }), columns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }] }] });
+  const model = crd({
+    versions: [
+      {
+        status: obj({}, { open: true }),
+        columns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }],
+      },
+    ],
+  });
   const diagnostics = pass([model], {});
   assert.deepEqual(diagnostics, []);
   const [h] = handled(model, 0).handlers;
@@ -50,14 +74,21 @@ test('printer column .status.myapp.phase in an open status names handler myapp a
   assert.deepEqual(h.sources, ['printer-column']);
   assert.equal(h.synthesized, true);
   assert.deepEqual(h.pos, { file: FILE, line: columnLine(0, 0), col: 21 });
-  assert.equal(h.pointer, '/spec/versions/0/additionalPrinterColumns/0/jsonPath', 'pointer and position name the same place');
+  assert.equal(
+    h.pointer,
+    '/spec/versions/0/additionalPrinterColumns/0/jsonPath',
+    'pointer and position name the same place',
+  );
   assert.equal(h.columns[0].name, 'Status');
   assert.ok(h.status.type === 'object' && h.status.preserveUnknownFields, 'the synthesised status stays open');
   // Placed in the returned version's schema, so the resource's status type shows it.
   assert.equal(statusProperty(handled(model, 0).version, 'myapp'), h.status);
   const phase = statusProperty(handled(model, 0).version, 'myapp.phase');
   assert.equal(phase?.type, 'string');
-  assert.equal(phase?.pointer, '/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/myapp/properties/phase');
+  assert.equal(
+    phase?.pointer,
+    '/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/myapp/properties/phase',
+  );
 });
 
 test('synthesis: column types map to scalar types, nested paths nest, .status.<id> alone is scalar', () => {
@@ -77,7 +108,10 @@ test('synthesis: column types map to scalar types, nested paths nest, .status.<i
   });
   assert.deepEqual(pass([model], {}), []);
   const v = handled(model);
-  assert.deepEqual(v.handlers.map((h) => h.id), ['create_fn', 'scale']);
+  assert.deepEqual(
+    v.handlers.map((h) => h.id),
+    ['create_fn', 'scale'],
+  );
   assert.equal(statusProperty(v.version, 'scale.replicas')?.type, 'integer');
   assert.equal(statusProperty(v.version, 'scale.ratio')?.type, 'number');
   assert.equal(statusProperty(v.version, 'scale.health.ready')?.type, 'boolean');
@@ -90,7 +124,12 @@ test('synthesis: column types map to scalar types, nested paths nest, .status.<i
 test('annotation kopfgen.dev/handlers names handlers, positioned inside the value', () => {
   const model = crd({
     annotations: { 'kopfgen.dev/handlers': 'myapp, cleanup' },
-    versions: [{ status: obj({}, { open: true }), columns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }] }],
+    versions: [
+      {
+        status: obj({}, { open: true }),
+        columns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }],
+      },
+    ],
   });
   assert.deepEqual(pass([model], {}), []);
   const [cleanup, myapp] = handled(model, 0).handlers;
@@ -100,7 +139,9 @@ test('annotation kopfgen.dev/handlers names handlers, positioned inside the valu
   assert.equal(cleanup.pointer, '/metadata/annotations/kopfgen.dev~1handlers');
   assert.deepEqual(myapp.sources, ['printer-column', 'annotation'], 'sources merge');
   // Without columns, an open status still gets an (empty, open) object type.
-  assert.ok(cleanup.status.type === 'object' && cleanup.status.properties.length === 0 && cleanup.status.preserveUnknownFields);
+  assert.ok(
+    cleanup.status.type === 'object' && cleanup.status.properties.length === 0 && cleanup.status.preserveUnknownFields,
+  );
 });
 
 test('options.handlers by Kind and by plural.group; unknown keys are reported', () => {
@@ -108,10 +149,19 @@ test('options.handlers by Kind and by plural.group; unknown keys are reported', 
   const b = crd({ kind: 'Beta', group: 'b.io', versions: [{ status: obj({}, { open: true }) }] });
   const options = { handlers: { Alpha: ['one'], 'betas.b.io': ['two', 'one'], Gamma: ['x'] } };
   assert.deepEqual(pass([a, b], options), []);
-  assert.deepEqual(handled(a, 0).handlers.map((h) => [h.id, h.sources]), [['one', ['config']]]);
-  assert.deepEqual(handled(b, 0).handlers.map((h) => h.id), ['one', 'two']);
+  assert.deepEqual(
+    handled(a, 0).handlers.map((h) => [h.id, h.sources]),
+    [['one', ['config']]],
+  );
+  assert.deepEqual(
+    handled(b, 0).handlers.map((h) => h.id),
+    ['one', 'two'],
+  );
   const diagnostics = unmatchedHandlerKeys([a, b], options);
-  assert.deepEqual(diagnostics.map((d) => [d.code, d.pointer]), [['KG207', '/handlers/Gamma']]);
+  assert.deepEqual(
+    diagnostics.map((d) => [d.code, d.pointer]),
+    [['KG207', '/handlers/Gamma']],
+  );
 });
 
 test('status.<id> defined by the schema is the handler status, columns are cross-checked (KG204)', () => {
@@ -139,7 +189,12 @@ test('status.<id> defined by the schema is the handler status, columns are cross
 test('kopf and invalid ids are rejected: errors when named explicitly, warnings from columns', () => {
   const model = crd({
     annotations: { 'kopfgen.dev/handlers': 'kopf, -bad, ok' },
-    versions: [{ status: obj({}, { open: true }), columns: [{ name: 'Progress', type: 'string', jsonPath: '.status.kopf.progress' }] }],
+    versions: [
+      {
+        status: obj({}, { open: true }),
+        columns: [{ name: 'Progress', type: 'string', jsonPath: '.status.kopf.progress' }],
+      },
+    ],
   });
   const diagnostics = pass([model], { handlers: { MyResource: ['x'.repeat(64)] } });
   assert.deepEqual(
@@ -148,11 +203,17 @@ test('kopf and invalid ids are rejected: errors when named explicitly, warnings 
   );
   const bad = diagnostics.find((d) => d.message.includes('`-bad`'));
   assert.deepEqual([bad?.line, bad?.col], [ANNOTATION_LINE, ANNOTATION_COL + 6]);
-  assert.deepEqual(handled(model, 0).handlers.map((h) => h.id), ['ok']);
+  assert.deepEqual(
+    handled(model, 0).handlers.map((h) => h.id),
+    ['ok'],
+  );
 });
 
 test('an annotation naming no ids is reported (KG206)', () => {
-  const model = crd({ annotations: { 'kopfgen.dev/handlers': ' , ' }, versions: [{ status: obj({}, { open: true }) }] });
+  const model = crd({
+    annotations: { 'kopfgen.dev/handlers': ' , ' },
+    versions: [{ status: obj({}, { open: true }) }],
+  });
   assert.deepEqual(codes(pass([model], {})), [`warning KG206 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
   assert.deepEqual(handled(model, 0).handlers, []);
 });
@@ -164,13 +225,25 @@ test('a handler whose status the API server would prune (kopf #574): KG203', () 
     versions: [{ status: closed, columns: [{ name: 'Status', type: 'string', jsonPath: '.status.other.phase' }] }],
   });
   const diagnostics = pass([model], {});
-  assert.deepEqual(codes(diagnostics), [`error KG203 ${ANNOTATION_LINE}:${ANNOTATION_COL}`, `warning KG203 ${columnLine(0, 0)}:21`]);
-  assert.match(diagnostics[0].message, /prune status\.myapp.*without `myapp` and without x-kubernetes-preserve-unknown-fields.*#574/);
+  assert.deepEqual(codes(diagnostics), [
+    `error KG203 ${ANNOTATION_LINE}:${ANNOTATION_COL}`,
+    `warning KG203 ${columnLine(0, 0)}:21`,
+  ]);
+  assert.match(
+    diagnostics[0].message,
+    /prune status\.myapp.*without `myapp` and without x-kubernetes-preserve-unknown-fields.*#574/,
+  );
   assert.deepEqual(handled(model, 0).handlers, []);
   // A schema without any status prunes it too, unless the root keeps unknown fields.
-  const none = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status: null }, { status: null, rootOpen: true }] });
+  const none = crd({
+    annotations: { 'kopfgen.dev/handlers': 'myapp' },
+    versions: [{ status: null }, { status: null, rootOpen: true }],
+  });
   assert.deepEqual(codes(pass([none], {})), [`error KG203 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
-  assert.deepEqual(handled(none, 1).handlers.map((h) => h.id), ['myapp']);
+  assert.deepEqual(
+    handled(none, 1).handlers.map((h) => h.id),
+    ['myapp'],
+  );
 });
 
 test('paths that cannot be followed are accepted and explained (KG205), never crash', () => {
@@ -189,15 +262,28 @@ test('paths that cannot be followed are accepted and explained (KG205), never cr
     ],
   });
   const diagnostics = pass([model], {});
-  assert.deepEqual(codes(diagnostics), [0, 1, 2, 3, 4].map((i) => `note KG205 ${columnLine(0, i)}:21`));
-  assert.deepEqual(handled(model, 0).handlers.map((h) => h.id), ['myapp']);
+  assert.deepEqual(
+    codes(diagnostics),
+    [0, 1, 2, 3, 4].map((i) => `note KG205 ${columnLine(0, i)}:21`),
+  );
+  assert.deepEqual(
+    handled(model, 0).handlers.map((h) => h.id),
+    ['myapp'],
+  );
   assert.equal(statusProperty(handled(model, 0).version, 'myapp.items')?.type, 'unknown');
 });
 
 test('structural status: plain fields and conditions are not handlers and need no explanation', () => {
   const status = obj({
     phase: scalar('string'),
-    conditions: { type: 'array', pointer: '', pos: { file: FILE, line: 1, col: 1 }, nullable: false, doc: {}, items: obj({ type: scalar('string'), status: scalar('string') }) },
+    conditions: {
+      type: 'array',
+      pointer: '',
+      pos: { file: FILE, line: 1, col: 1 },
+      nullable: false,
+      doc: {},
+      items: obj({ type: scalar('string'), status: scalar('string') }),
+    },
     workers: obj({ replicas: scalar('integer') }),
   });
   const model = crd({
@@ -215,7 +301,10 @@ test('structural status: plain fields and conditions are not handlers and need n
   });
   const diagnostics = pass([model], {});
   assert.deepEqual(codes(diagnostics), [`warning KG204 ${columnLine(0, 3)}:21`]);
-  assert.deepEqual(handled(model, 0).handlers.map((h) => h.id), ['workers']);
+  assert.deepEqual(
+    handled(model, 0).handlers.map((h) => h.id),
+    ['workers'],
+  );
 });
 
 test('conflicting columns for one field are reported (KG208), first column wins', () => {
@@ -231,12 +320,17 @@ test('conflicting columns for one field are reported (KG208), first column wins'
       },
     ],
   });
-  assert.deepEqual(codes(pass([model], {})), [`warning KG208 ${columnLine(0, 1)}:21`, `warning KG208 ${columnLine(0, 2)}:21`]);
+  assert.deepEqual(codes(pass([model], {})), [
+    `warning KG208 ${columnLine(0, 1)}:21`,
+    `warning KG208 ${columnLine(0, 2)}:21`,
+  ]);
   assert.equal(statusProperty(handled(model, 0).version, 'myapp.phase')?.type, 'string');
 });
 
 test('every version gets its own handlers; an untyped status.<id> is typed from columns', () => {
-  const untyped = obj({ myapp: { type: 'unknown', pointer: '', pos: { file: FILE, line: 1, col: 1 }, nullable: false, doc: {} } });
+  const untyped = obj({
+    myapp: { type: 'unknown', pointer: '', pos: { file: FILE, line: 1, col: 1 }, nullable: false, doc: {} },
+  });
   const model = crd({
     versions: [
       { name: 'v1', status: untyped, columns: [{ name: 'S', type: 'string', jsonPath: '.status.myapp.phase' }] },
@@ -251,7 +345,12 @@ test('every version gets its own handlers; an untyped status.<id> is typed from 
 test('an empty configured list opts a kind out: no handlers from columns or the annotation, nothing synthesised, no KG207', () => {
   const spec = {
     annotations: { 'kopfgen.dev/handlers': 'cleanup' },
-    versions: [{ status: obj({}, { open: true }), columns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }] }],
+    versions: [
+      {
+        status: obj({}, { open: true }),
+        columns: [{ name: 'Status', type: 'string', jsonPath: '.status.myapp.phase' }],
+      },
+    ],
   };
   for (const key of ['MyResource', 'myresources.example.com']) {
     const model = crd(spec);
@@ -263,7 +362,11 @@ test('an empty configured list opts a kind out: no handlers from columns or the 
   }
   const kept = crd(spec);
   pass([kept], { handlers: { Other: [] } });
-  assert.deepEqual(handled(kept, 0).handlers.map((h) => h.id), ['cleanup', 'myapp'], 'another kind opting out changes nothing here');
+  assert.deepEqual(
+    handled(kept, 0).handlers.map((h) => h.id),
+    ['cleanup', 'myapp'],
+    'another kind opting out changes nothing here',
+  );
 });
 
 test('the remaining cross-checks, each at its place: ids from columns and config, columns below a schema-defined status, whole-status columns', () => {
@@ -302,7 +405,10 @@ test('the remaining cross-checks, each at its place: ids from columns and config
   const below = pass([defined], {});
   assert.deepEqual(codes(below), [`warning KG204 ${columnLine(0, 0)}:21`, `note KG205 ${columnLine(0, 1)}:21`]);
   assert.match(below[0].message, /reads `sub` below status\.myapp\.phase, which the schema types as string/);
-  assert.deepEqual(handled(defined, 0).handlers.map((h) => [h.id, h.columns.length]), [['myapp', 3]]);
+  assert.deepEqual(
+    handled(defined, 0).handlers.map((h) => [h.id, h.columns.length]),
+    [['myapp', 3]],
+  );
 
   // Columns showing status.<id> whole: of different types, or beside columns reading its fields (KG208).
   const whole = crd({
@@ -318,14 +424,23 @@ test('the remaining cross-checks, each at its place: ids from columns and config
       },
     ],
   });
-  assert.deepEqual(codes(pass([whole], {})), [`warning KG208 ${columnLine(0, 1)}:21`, `warning KG208 ${columnLine(0, 2)}:21`]);
+  assert.deepEqual(codes(pass([whole], {})), [
+    `warning KG208 ${columnLine(0, 1)}:21`,
+    `warning KG208 ${columnLine(0, 2)}:21`,
+  ]);
   const [count, myapp] = handled(whole, 0).handlers;
   assert.equal(count.status.type, 'integer', 'the first column types a whole status');
-  assert.ok(myapp.status.type === 'object' && myapp.status.properties.some((p) => p.name === 'phase'), 'fields win over a whole-status column');
+  assert.ok(
+    myapp.status.type === 'object' && myapp.status.properties.some((p) => p.name === 'phase'),
+    'fields win over a whole-status column',
+  );
 });
 
 test('the pass writes nothing into the IR: synthesised statuses live in the returned copies, untouched nodes are shared', () => {
-  const untyped = obj({ myapp: { type: 'unknown', pointer: '', pos: { file: FILE, line: 1, col: 1 }, nullable: false, doc: {} }, other: scalar('string') });
+  const untyped = obj({
+    myapp: { type: 'unknown', pointer: '', pos: { file: FILE, line: 1, col: 1 }, nullable: false, doc: {} },
+    other: scalar('string'),
+  });
   const model = crd({
     annotations: { 'kopfgen.dev/handlers': 'cleanup' },
     versions: [
@@ -334,13 +449,22 @@ test('the pass writes nothing into the IR: synthesised statuses live in the retu
     ],
   });
   const before = JSON.stringify(model);
-  const { crds: [result] } = resolveHandlers([model], {});
+  const {
+    crds: [result],
+  } = resolveHandlers([model], {});
   assert.equal(JSON.stringify(model), before, 'the model is as built');
   assert.equal(statusProperty(model.versions[0], 'myapp.phase'), undefined);
   assert.equal(statusProperty(model.versions[1], 'cleanup'), undefined);
   const [v1, v2] = result.versions;
   assert.equal(statusProperty(v1.version, 'myapp.phase')?.type, 'string');
-  assert.equal(statusProperty(v1.version, 'other'), statusProperty(model.versions[0], 'other'), 'untouched nodes are the built ones');
-  assert.deepEqual(v2.handlers.map((h) => h.id), ['cleanup']);
+  assert.equal(
+    statusProperty(v1.version, 'other'),
+    statusProperty(model.versions[0], 'other'),
+    'untouched nodes are the built ones',
+  );
+  assert.deepEqual(
+    v2.handlers.map((h) => h.id),
+    ['cleanup'],
+  );
   assert.equal(statusProperty(v2.version, 'cleanup'), v2.handlers[0].status);
 });

@@ -64,7 +64,10 @@ test('unserved versions get no names; a non-storage version adds its version to 
   ];
   const model = crd({ versions });
   model.versions[0].served = false;
-  assert.deepEqual(nameCrd(withoutHandlers(model), 'MyResource').versions.map((v) => v.names.prefix), ['MyResource']);
+  assert.deepEqual(
+    nameCrd(withoutHandlers(model), 'MyResource').versions.map((v) => v.names.prefix),
+    ['MyResource'],
+  );
   model.versions[0].served = true;
   const prefixes = nameCrd(withoutHandlers(model), 'MyResource').versions.map((v) => v.names.prefix);
   assert.deepEqual(prefixes, ['MyResourceV1beta1', 'MyResource']);

@@ -8,7 +8,10 @@ import { test } from 'node:test';
 import { loadModels } from '../helpers/load-models.js';
 
 function crd(schema: string, apiVersion = 'v1'): string {
-  const indented = schema.split('\n').map((l) => (l ? `          ${l}` : l)).join('\n');
+  const indented = schema
+    .split('\n')
+    .map((l) => (l ? `          ${l}` : l))
+    .join('\n');
   return `apiVersion: apiextensions.k8s.io/${apiVersion}
 kind: CustomResourceDefinition
 metadata: { name: widgets.example.com }
@@ -27,7 +30,9 @@ ${indented}`;
 
 function problems(text: string): string[] {
   const { diagnostics } = loadModels([{ file: 'crd.yaml', text }]);
-  return diagnostics.filter((d) => d.severity !== 'note').map((d) => `${d.code} ${d.severity} ${d.line}:${d.col} ${d.pointer}`);
+  return diagnostics
+    .filter((d) => d.severity !== 'note')
+    .map((d) => `${d.code} ${d.severity} ${d.line}:${d.col} ${d.pointer}`);
 }
 
 const R = '/spec/versions/0/schema/openAPIV3Schema';
@@ -56,10 +61,15 @@ properties:
   { name: 'nullable root', given: 'type: object\nnullable: true\n', want: [`KG135 error 15:21 ${R}/nullable`] },
   {
     name: 'metadata restricting more than name',
-    given: 'type: object\nproperties:\n  metadata:\n    type: object\n    properties:\n      labels: { type: object }\n',
+    given:
+      'type: object\nproperties:\n  metadata:\n    type: object\n    properties:\n      labels: { type: object }\n',
     want: [`KG135 error 19:25 ${R}/properties/metadata/properties/labels`],
   },
-  { name: '$ref', given: 'type: object\nproperties:\n  a: { type: object, $ref: "#/x" }\n', want: [`KG132 error 16:38 ${R}/properties/a/$ref`] },
+  {
+    name: '$ref',
+    given: 'type: object\nproperties:\n  a: { type: object, $ref: "#/x" }\n',
+    want: [`KG132 error 16:38 ${R}/properties/a/$ref`],
+  },
   {
     name: 'uniqueItems: true',
     given: 'type: object\nproperties:\n  a: { type: array, uniqueItems: true, items: { type: string } }\n',
@@ -67,7 +77,8 @@ properties:
   },
   {
     name: 'properties beside additionalProperties',
-    given: 'type: object\nproperties:\n  a:\n    type: object\n    properties: { x: { type: string } }\n    additionalProperties: { type: string }\n',
+    given:
+      'type: object\nproperties:\n  a:\n    type: object\n    properties: { x: { type: string } }\n    additionalProperties: { type: string }\n',
     want: [`KG133 error 19:37 ${R}/properties/a/additionalProperties`],
   },
   {
@@ -83,21 +94,32 @@ properties:
   {
     name: 'embedded resource that is not an object',
     given: 'type: object\nproperties:\n  a: { type: string, x-kubernetes-embedded-resource: true }\n',
-    want: [`KG134 error 16:64 ${R}/properties/a/x-kubernetes-embedded-resource`, `KG134 error 16:64 ${R}/properties/a/x-kubernetes-embedded-resource`],
+    want: [
+      `KG134 error 16:64 ${R}/properties/a/x-kubernetes-embedded-resource`,
+      `KG134 error 16:64 ${R}/properties/a/x-kubernetes-embedded-resource`,
+    ],
   },
   {
     name: 'list-type map without keys, and a key that is not a property',
-    given: 'type: object\nproperties:\n  a:\n    type: array\n    x-kubernetes-list-type: map\n    items: { type: object, properties: { n: { type: string } } }\n  b:\n    type: array\n    x-kubernetes-list-type: map\n    x-kubernetes-list-map-keys: [name]\n    items: { type: object, properties: { n: { type: string } } }\n',
-    want: [`KG134 error 18:39 ${R}/properties/a/x-kubernetes-list-type`, `KG134 error 23:44 ${R}/properties/b/x-kubernetes-list-map-keys/0`],
+    given:
+      'type: object\nproperties:\n  a:\n    type: array\n    x-kubernetes-list-type: map\n    items: { type: object, properties: { n: { type: string } } }\n  b:\n    type: array\n    x-kubernetes-list-type: map\n    x-kubernetes-list-map-keys: [name]\n    items: { type: object, properties: { n: { type: string } } }\n',
+    want: [
+      `KG134 error 18:39 ${R}/properties/a/x-kubernetes-list-type`,
+      `KG134 error 23:44 ${R}/properties/b/x-kubernetes-list-map-keys/0`,
+    ],
   },
   {
     name: 'a type and a description inside anyOf',
     given: 'type: object\nproperties:\n  a:\n    type: string\n    anyOf: [{ type: string, description: d }]\n',
-    want: [`KG136 error 18:52 ${R}/properties/a/anyOf/0/description`, `KG136 error 18:31 ${R}/properties/a/anyOf/0/type`],
+    want: [
+      `KG136 error 18:52 ${R}/properties/a/anyOf/0/description`,
+      `KG136 error 18:31 ${R}/properties/a/anyOf/0/type`,
+    ],
   },
   {
     name: 'a property inside allOf that is not specified outside',
-    given: 'type: object\nproperties:\n  a:\n    type: object\n    properties: { x: { type: string } }\n    allOf: [{ properties: { y: { minLength: 1 } } }]\n',
+    given:
+      'type: object\nproperties:\n  a:\n    type: object\n    properties: { x: { type: string } }\n    allOf: [{ properties: { y: { minLength: 1 } } }]\n',
     want: [`KG136 error 19:42 ${R}/properties/a/allOf/0/properties/y`],
   },
 ];
@@ -109,6 +131,12 @@ for (const c of cases) {
 }
 
 test('v1beta1: structural rules are warnings (the server accepts a non-structural v1beta1 schema), OpenAPI rules errors', () => {
-  const text = crd('type: object\nproperties:\n  a: { type: object, $ref: "#/x" }\n  b: { type: string, x-kubernetes-int-or-string: true }\n', 'v1beta1');
-  assert.deepEqual(problems(text), [`KG132 error 16:38 ${R}/properties/a/$ref`, `KG134 warning 17:24 ${R}/properties/b/type`]);
+  const text = crd(
+    'type: object\nproperties:\n  a: { type: object, $ref: "#/x" }\n  b: { type: string, x-kubernetes-int-or-string: true }\n',
+    'v1beta1',
+  );
+  assert.deepEqual(problems(text), [
+    `KG132 error 16:38 ${R}/properties/a/$ref`,
+    `KG134 warning 17:24 ${R}/properties/b/type`,
+  ]);
 });

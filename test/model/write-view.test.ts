@@ -9,12 +9,25 @@ import { serverDefaulted, writeViewNodes } from '../../src/model/write-view.js';
 import { readSchema } from '../helpers/schema-case.js';
 
 const cases: { name: string; given: string; want: string[]; rootImplied?: boolean }[] = [
-  { name: 'no default: no node differs', given: '{"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}}', want: [] },
-  { name: 'a default on an optional property changes nothing', given: '{"type": "object", "properties": {"a": {"type": "string", "default": "x"}}}', want: [] },
-  { name: 'required with a default: the node differs', given: '{"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "default": "x"}}}', want: [''] },
+  {
+    name: 'no default: no node differs',
+    given: '{"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}}',
+    want: [],
+  },
+  {
+    name: 'a default on an optional property changes nothing',
+    given: '{"type": "object", "properties": {"a": {"type": "string", "default": "x"}}}',
+    want: [],
+  },
+  {
+    name: 'required with a default: the node differs',
+    given: '{"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "default": "x"}}}',
+    want: [''],
+  },
   {
     name: 'a default null still counts',
-    given: '{"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "nullable": true, "default": null}}}',
+    given:
+      '{"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "nullable": true, "default": null}}}',
     want: [''],
   },
   {
@@ -28,7 +41,8 @@ const cases: { name: string; given: string; want: string[]; rootImplied?: boolea
   },
   {
     name: 'members a Kubernetes object types itself are not walked at the root',
-    given: '{"type": "object", "properties": {"metadata": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "default": "n"}}}}}',
+    given:
+      '{"type": "object", "properties": {"metadata": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "default": "n"}}}}}',
     want: [],
     rootImplied: true,
   },
@@ -53,7 +67,16 @@ describe('writeViewNodes', () => {
 
 describe('serverDefaulted', () => {
   it('is required and defaulted, nothing else', () => {
-    const { schema } = readSchema('{"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "string", "default": ""}, "b": {"type": "string"}, "c": {"type": "string", "default": "x"}}}');
-    assert.deepEqual(schema.properties.map((p) => [p.name, serverDefaulted(p)]), [['a', true], ['b', false], ['c', false]]);
+    const { schema } = readSchema(
+      '{"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "string", "default": ""}, "b": {"type": "string"}, "c": {"type": "string", "default": "x"}}}',
+    );
+    assert.deepEqual(
+      schema.properties.map((p) => [p.name, serverDefaulted(p)]),
+      [
+        ['a', true],
+        ['b', false],
+        ['c', false],
+      ],
+    );
   });
 });

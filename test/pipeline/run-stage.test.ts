@@ -37,7 +37,10 @@ function run(assignment: number[][], handlers?: Record<string, string[]>) {
 
 test('the same decisions whether the files are in one share or spread over two', () => {
   const one = run([[0, 1, 2, 3]]);
-  const two = run([[1, 2], [0, 3]]);
+  const two = run([
+    [1, 2],
+    [0, 3],
+  ]);
   assert.deepEqual(two.diagnostics, one.diagnostics);
   assert.equal(one.crds, 2);
   const decisions = (plan: typeof one) =>
@@ -51,18 +54,33 @@ test('the same decisions whether the files are in one share or spread over two',
 
 test('an identical duplicate is merged with a note, a different one is an error, each at the later file', () => {
   const plan = run([[0, 1, 2, 3]]);
-  assert.deepEqual(plan.diagnostics.map((d) => `${d.file} ${d.code}`), ['c.yaml KG112', 'd.yaml KG113']);
+  assert.deepEqual(
+    plan.diagnostics.map((d) => `${d.file} ${d.code}`),
+    ['c.yaml KG112', 'd.yaml KG113'],
+  );
   assert.equal(plan.requests[0].emit, false, 'an error stops emission everywhere');
 });
 
 test('KG207 once for the run: a configured kind matched in any share is not reported', () => {
-  const plan = run([[0, 2], [1, 3]], { Widget: ['x'], 'widgets.b.io': ['y'], Nothing: ['z'] });
+  const plan = run(
+    [
+      [0, 2],
+      [1, 3],
+    ],
+    { Widget: ['x'], 'widgets.b.io': ['y'], Nothing: ['z'] },
+  );
   const unmatched = plan.diagnostics.filter((d) => d.code === 'KG207');
-  assert.deepEqual(unmatched.map((d) => d.pointer), ['/handlers/Nothing']);
+  assert.deepEqual(
+    unmatched.map((d) => d.pointer),
+    ['/handlers/Nothing'],
+  );
 });
 
 test('KG103 when no input holds a CRD', () => {
   const ordered = [{ file: 'x.yaml', text: 'kind: ConfigMap\n' }];
   const plan = decideRun(ordered, [[0]], [[loadFile(ordered[0]).summary]], {}, undefined);
-  assert.deepEqual(plan.diagnostics.map((d) => d.code), ['KG106', 'KG103']);
+  assert.deepEqual(
+    plan.diagnostics.map((d) => d.code),
+    ['KG106', 'KG103'],
+  );
 });

@@ -12,10 +12,23 @@ import { collectEvents, policyEnv } from '../helpers/resource-env.js';
 
 describe('Controller', () => {
   it('does not bring back an object whose DELETED event arrived while its patch was in flight', async () => {
-    const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+    const resource = defineResource({
+      group: 'example.com',
+      version: 'v1',
+      plural: 'myresources',
+      kind: 'MyResource',
+      scope: 'Namespaced',
+      statusSubresource: true,
+      printerColumns: [],
+    });
     const registry = new Registry();
     defineHandler(resource, 'myapp').onCreate(() => undefined, { registry });
-    const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: {} };
+    const body = {
+      apiVersion: 'example.com/v1',
+      kind: 'MyResource',
+      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' },
+      spec: {},
+    };
     let worker!: Controller;
     let patched!: () => void;
     const done = new Promise<void>((resolve) => (patched = resolve));
@@ -28,7 +41,14 @@ describe('Controller', () => {
         return answer;
       },
     } as unknown as KubeClient;
-    const env: ResourceEnv = { client, resource, logger: createLogger({ write: () => {} }), signal: new AbortController().signal, now: () => new Date(), ...policyEnv() };
+    const env: ResourceEnv = {
+      client,
+      resource,
+      logger: createLogger({ write: () => {} }),
+      signal: new AbortController().signal,
+      now: () => new Date(),
+      ...policyEnv(),
+    };
     const slots = new Slots(1);
     worker = new Controller(env, registry.handlers, slots);
     worker.upsert(structuredClone(body));
@@ -38,12 +58,42 @@ describe('Controller', () => {
   });
 
   it('a handler failed by its limits before an attempt completes the cause in the same patch', async () => {
-    const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+    const resource = defineResource({
+      group: 'example.com',
+      version: 'v1',
+      plural: 'myresources',
+      kind: 'MyResource',
+      scope: 'Namespaced',
+      statusSubresource: true,
+      printerColumns: [],
+    });
     const registry = new Registry();
     let calls = 0;
-    defineHandler(resource, 'myapp').onCreate(() => { calls++; }, { registry, retries: 3 });
-    const record = encodeProgress({ started: '2026-01-01T00:00:00Z', purpose: 'create', retries: 3, delayed: '2026-01-01T00:01:00Z', message: 'flaky' });
-    const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5', annotations: { [progressAnnotation('myapp')]: record } }, spec: {} };
+    defineHandler(resource, 'myapp').onCreate(
+      () => {
+        calls++;
+      },
+      { registry, retries: 3 },
+    );
+    const record = encodeProgress({
+      started: '2026-01-01T00:00:00Z',
+      purpose: 'create',
+      retries: 3,
+      delayed: '2026-01-01T00:01:00Z',
+      message: 'flaky',
+    });
+    const body = {
+      apiVersion: 'example.com/v1',
+      kind: 'MyResource',
+      metadata: {
+        name: 'a',
+        namespace: 'ns',
+        uid: 'u1',
+        resourceVersion: '5',
+        annotations: { [progressAnnotation('myapp')]: record },
+      },
+      spec: {},
+    };
     const patches: Record<string, any>[] = [];
     let rv = 5;
     let state: Record<string, unknown> = body;
@@ -56,7 +106,14 @@ describe('Controller', () => {
         return structuredClone(state);
       },
     } as unknown as KubeClient;
-    const env: ResourceEnv = { client, resource, logger: createLogger({ write: () => {} }), signal: new AbortController().signal, now: () => new Date(), ...policyEnv() };
+    const env: ResourceEnv = {
+      client,
+      resource,
+      logger: createLogger({ write: () => {} }),
+      signal: new AbortController().signal,
+      now: () => new Date(),
+      ...policyEnv(),
+    };
     const slots = new Slots(1);
     const worker = new Controller(env, registry.handlers, slots);
     worker.upsert(structuredClone(body));
@@ -73,12 +130,22 @@ describe('Controller', () => {
 describe('Controller: failures', () => {
   it('a write that cannot succeed counts as attempts of the handler (retries end it), backs off exponentially, one line per failure', async () => {
     const resource = defineResource({
-      group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
-      statusSubresource: true, printerColumns: [],
+      group: 'example.com',
+      version: 'v1',
+      plural: 'myresources',
+      kind: 'MyResource',
+      scope: 'Namespaced',
+      statusSubresource: true,
+      printerColumns: [],
     });
     const registry = new Registry();
     let calls = 0;
-    defineHandler(resource, 'myapp').onCreate(() => { calls++; }, { registry, retries: 3 });
+    defineHandler(resource, 'myapp').onCreate(
+      () => {
+        calls++;
+      },
+      { registry, retries: 3 },
+    );
     const metadata = { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' };
     const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata, spec: {} };
     const lines: string[] = [];
@@ -86,28 +153,48 @@ describe('Controller: failures', () => {
     const client = {
       async request() {
         patches.push(Date.now());
-        throw new KubeError('PATCH: 422 too long', 422, { message: 'metadata.annotations: Too long: must have at most 262144 bytes' });
+        throw new KubeError('PATCH: 422 too long', 422, {
+          message: 'metadata.annotations: Too long: must have at most 262144 bytes',
+        });
       },
     } as unknown as KubeClient;
     const logger = createLogger({ write: (l) => lines.push(l) });
     const events = collectEvents();
-    const env: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => new Date(), ...policyEnv(events), backoff: { baseMs: 50, maxMs: 10_000 } };
+    const env: ResourceEnv = {
+      client,
+      resource,
+      logger,
+      signal: new AbortController().signal,
+      now: () => new Date(),
+      ...policyEnv(events),
+      backoff: { baseMs: 50, maxMs: 10_000 },
+    };
     const slots = new Slots(1);
     const controller = new Controller(env, registry.handlers, slots);
     controller.upsert(structuredClone(body));
     const started = Date.now();
-    while (lines.filter((l) => l.includes('ERROR')).length < 5 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
+    while (lines.filter((l) => l.includes('ERROR')).length < 5 && Date.now() - started < 10_000)
+      await new Promise((r) => setTimeout(r, 10));
     controller.stop();
     await slots.drained();
     assert.equal(calls, 3, 'retries: 3 ended the handler although no attempt could be recorded');
     const failures = lines.filter((l) => l.includes('ERROR'));
     assert.equal(failures.length, 5, `one line per failure:\n${lines.join('\n')}`);
-    assert.match(failures[0], /ERROR myresources ns\/a: handler myapp failed: patch on myresources rejected: the object's annotations would exceed 256 KiB .* \(attempt 1\), retrying in 0.05s \(failure 1 in a row\)/);
-    assert.match(failures[2], /handler myapp failed permanently: .*\(gave up after 3 attempt\(s\)\) \(attempt 3\), not retrying it/);
+    assert.match(
+      failures[0],
+      /ERROR myresources ns\/a: handler myapp failed: patch on myresources rejected: the object's annotations would exceed 256 KiB .* \(attempt 1\), retrying in 0.05s \(failure 1 in a row\)/,
+    );
+    assert.match(
+      failures[2],
+      /handler myapp failed permanently: .*\(gave up after 3 attempt\(s\)\) \(attempt 3\), not retrying it/,
+    );
     assert.match(failures[3], /myresources ns\/a: processing failed, retrying in 0.4s \(failure 4 in a row\)/);
     const gaps = patches.slice(1).map((t, i) => t - patches[i]);
     // attempts at 0, 50, 150, 350, 750 ms: each gap at least the doubling backoff (timers never fire early)
-    assert.ok(gaps.every((gap, i) => gap >= 50 * 2 ** i - 2), `exponential gaps: ${gaps.join(', ')}`);
+    assert.ok(
+      gaps.every((gap, i) => gap >= 50 * 2 ** i - 2),
+      `exponential gaps: ${gaps.join(', ')}`,
+    );
     const messages = new Set(events.recorded.map((e) => `${e.reason}: ${e.message}`));
     assert.equal(messages.size, 3, [...messages].join('\n')); // the repeated failure, the final one, the completion that cannot be written
   });

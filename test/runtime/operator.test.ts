@@ -5,8 +5,13 @@ import { defineHandler, defineResource, Registry } from '../../src/runtime/index
 import { defaultLeaseName, electionOptions } from '../../src/runtime/operator.js';
 
 const resource = defineResource({
-  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
-  statusSubresource: true, printerColumns: [],
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 
 function registryWith(...ids: string[]): Registry {

@@ -5,7 +5,8 @@ import { isNewer, Store } from '../../src/runtime/store.js';
 
 const at = (rv: string) => ({ metadata: { resourceVersion: rv } });
 const obj = (uid: string, rv: string) => ({
-  kind: 'MyResource', metadata: { uid, resourceVersion: rv, managedFields: [{}] },
+  kind: 'MyResource',
+  metadata: { uid, resourceVersion: rv, managedFields: [{}] },
 });
 
 describe('isNewer', () => {

@@ -4,11 +4,18 @@ import { describe, it } from 'node:test';
 import { KubeError } from '../../src/runtime/kube/client.js';
 import {
   watchTimeoutSeconds,
-  initialState, transition, type Transition, type WatchedKind, type WatcherInput, type WatcherState,
+  initialState,
+  transition,
+  type Transition,
+  type WatchedKind,
+  type WatcherInput,
+  type WatcherState,
 } from '../../src/runtime/watcher.js';
 
 const watched: WatchedKind = {
-  apiVersion: 'example.com/v1', kind: 'MyResource', path: '/apis/example.com/v1/myresources',
+  apiVersion: 'example.com/v1',
+  kind: 'MyResource',
+  path: '/apis/example.com/v1/myresources',
 };
 const obj = (uid: string, rv: string) => ({ metadata: { name: uid, uid, resourceVersion: rv } });
 type Watching = Extract<WatcherState, { phase: 'watching' }>;
@@ -41,7 +48,10 @@ describe('watcher: listing', () => {
   });
   it('a failed list backs off (growing, capped at 30 s) and lists again from the first page', () => {
     const cases: { given: number; want: number }[] = [
-      { given: 0, want: 500 }, { given: 1, want: 1000 }, { given: 6, want: 30_000 }, { given: 20, want: 30_000 },
+      { given: 0, want: 500 },
+      { given: 1, want: 1000 },
+      { given: 6, want: 30_000 },
+      { given: 20, want: 30_000 },
     ];
     for (const { given, want } of cases) {
       const state: WatcherState = { phase: 'listing', continueToken: 'c', uids: new Set(['x']), failures: given };
@@ -82,7 +92,9 @@ describe('watcher: watching', () => {
   });
   it('another failure backs off (growing, capped at 10 s) and resumes from the same resourceVersion', () => {
     const cases: { given: number; want: number }[] = [
-      { given: 0, want: 200 }, { given: 2, want: 800 }, { given: 9, want: 10_000 },
+      { given: 0, want: 200 },
+      { given: 2, want: 800 },
+      { given: 9, want: 10_000 },
     ];
     for (const { given, want } of cases) {
       for (const input of [{ kind: 'failed', error: new Error('reset') } as const, event('ERROR', { code: 500 })]) {
@@ -105,7 +117,16 @@ describe('watcher: watching', () => {
 
 describe('watcher: timeouts', () => {
   it('the server-side timeout falls in 50-75 % of the idle limit, so a healthy quiet watch ends before it', () => {
-    const cases: [number, number, number][] = [[60, 0, 30], [60, 0.999, 44], [60, 0.5, 37], [1, 0, 1]];
-    for (const [idle, random, want] of cases) assert.equal(watchTimeoutSeconds(idle, () => random), want);
+    const cases: [number, number, number][] = [
+      [60, 0, 30],
+      [60, 0.999, 44],
+      [60, 0.5, 37],
+      [1, 0, 1],
+    ];
+    for (const [idle, random, want] of cases)
+      assert.equal(
+        watchTimeoutSeconds(idle, () => random),
+        want,
+      );
   });
 });

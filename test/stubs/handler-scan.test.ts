@@ -44,7 +44,8 @@ test('blanking comments keeps offsets and newlines; strings are kept whole', () 
 });
 
 test('exported names of a module and of index.ts', () => {
-  const module = 'export interface A {}\nexport const B = 1;\nexport class C extends D {}\nexport type E = string;\nexport function F() {}\n';
+  const module =
+    'export interface A {}\nexport const B = 1;\nexport class C extends D {}\nexport type E = string;\nexport function F() {}\n';
   assert.deepEqual([...exportedNames(module)].sort(), ['A', 'B', 'C', 'E', 'F']);
   const index = 'export type { A, B as Bee } from "./x.js";\nexport { C } from "./x.js";\n';
   assert.deepEqual([...exportedNames(index)].sort(), ['A', 'Bee', 'C']);

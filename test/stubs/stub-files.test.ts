@@ -26,11 +26,14 @@ test('stub paths: <plural>.ts, or <plural>.<group>.ts for a plural the run has t
     { name: 'widgets.b.io', plural: 'widgets', group: 'b.io' },
     { name: 'gadgets.a.io', plural: 'gadgets', group: 'a.io' },
   ]);
-  assert.deepEqual([...paths], [
-    ['widgets.a.io', 'widgets.a.io.ts'],
-    ['widgets.b.io', 'widgets.b.io.ts'],
-    ['gadgets.a.io', 'gadgets.ts'],
-  ]);
+  assert.deepEqual(
+    [...paths],
+    [
+      ['widgets.a.io', 'widgets.a.io.ts'],
+      ['widgets.b.io', 'widgets.b.io.ts'],
+      ['gadgets.a.io', 'gadgets.ts'],
+    ],
+  );
 });
 
 test('one stub per handler and cause, from the templates given, importing the named handler exports', () => {
@@ -41,7 +44,10 @@ test('one stub per handler and cause, from the templates given, importing the na
   const file = emitStubFile(nameCrd(crds[0], 'MyResource'), 'myresources.ts', {}, TEMPLATES);
   assert.ok(file);
   assert.equal(file.role, 'stub');
-  assert.deepEqual(file.stubs?.map((s) => s.name), ['myappOnCreate', 'myappOnUpdate', 'myappOnResume']);
+  assert.deepEqual(
+    file.stubs?.map((s) => s.name),
+    ['myappOnCreate', 'myappOnUpdate', 'myappOnResume'],
+  );
   assert.equal(
     file.content,
     '// MyResource from crds/test.yaml (myresources.example.com)\n' +
@@ -66,8 +72,11 @@ test('no stub file for a CRD without handlers', () => {
   assert.equal(emitStubFile(nameCrd(crds[0], 'MyResource'), 'myresources.ts', {}, TEMPLATES), undefined);
 });
 
-test('the stub\'s log line, under the runtime\'s handler logger, names the object and handler once', () => {
-  const model = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status: obj({ myapp: obj({ phase: scalar('string') }) }) }] });
+test("the stub's log line, under the runtime's handler logger, names the object and handler once", () => {
+  const model = crd({
+    annotations: { 'kopfgen.dev/handlers': 'myapp' },
+    versions: [{ status: obj({ myapp: obj({ phase: scalar('string') }) }) }],
+  });
   const { crds } = resolveHandlers([model], {});
   const file = emitStubFile(nameCrd(crds[0], 'MyResource'), 'myresources.ts', {}, readStubTemplates());
   const call = /ctx\.logger\.info\('([^']*)'\)/.exec(file?.stubs?.[0].text ?? '');

@@ -23,11 +23,18 @@ type StatusOf<R> = R extends { status?: infer S } ? S : unknown;
 export type MergePatch<T> = T extends readonly unknown[]
   ? T
   : T extends object
-    ? { -readonly [K in keyof T]?: MergePatch<Exclude<T[K], undefined>> | (Record<never, never> extends Pick<T, K> ? null : never) }
+    ? {
+        -readonly [K in keyof T]?:
+          MergePatch<Exclude<T[K], undefined>> | (Record<never, never> extends Pick<T, K> ? null : never);
+      }
     : T;
 
 /** The patch of one section (`spec`, `status`) of `W`: typed where the resource types it, else open. */
-type SectionPatch<S> = [NonNullable<S>] extends [object] ? ([unknown] extends [S] ? Record<string, unknown> : MergePatch<NonNullable<S>>) : Record<string, unknown>;
+type SectionPatch<S> = [NonNullable<S>] extends [object]
+  ? [unknown] extends [S]
+    ? Record<string, unknown>
+    : MergePatch<NonNullable<S>>
+  : Record<string, unknown>;
 
 /**
  * JSON merge patch (RFC 7386) of the object: `null` deletes a key. Applied after the handler, also

@@ -32,7 +32,9 @@ export interface ResourceDescriptor<R = unknown, W = R> {
   readonly __input?: W;
 }
 
-export function defineResource<R, W = R>(descriptor: Omit<ResourceDescriptor<R, W>, '__resource' | '__input'>): ResourceDescriptor<R, W> {
+export function defineResource<R, W = R>(
+  descriptor: Omit<ResourceDescriptor<R, W>, '__resource' | '__input'>,
+): ResourceDescriptor<R, W> {
   return Object.freeze({ ...descriptor, printerColumns: Object.freeze([...descriptor.printerColumns]) });
 }
 
@@ -56,7 +58,9 @@ export type Exact<R, S> = R extends readonly (infer E)[]
     : R;
 
 /** A handler callback: returns the handler's status (merged into `status.<id>`) or nothing. */
-export type HandlerFn<Res, S, Ret extends S | void, W = Res> = (context: HandlerContext<Res, W>) => Promisable<Ret & Exact<Ret, S>>;
+export type HandlerFn<Res, S, Ret extends S | void, W = Res> = (
+  context: HandlerContext<Res, W>,
+) => Promisable<Ret & Exact<Ret, S>>;
 
 export interface HandlerDefinition<Res, S, W = Res> {
   readonly id: string;
@@ -69,7 +73,10 @@ export interface HandlerDefinition<Res, S, W = Res> {
   onField<Ret extends S | void>(field: string, fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
 }
 
-export function defineHandler<Res, S, W = Res>(resource: ResourceDescriptor<Res, W>, id: string): HandlerDefinition<Res, S, W> {
+export function defineHandler<Res, S, W = Res>(
+  resource: ResourceDescriptor<Res, W>,
+  id: string,
+): HandlerDefinition<Res, S, W> {
   const register =
     (cause: Cause) =>
     (fn: (context: HandlerContext<Res, W>) => unknown, options: HandlerOptions = {}, field?: string): void => {

@@ -49,14 +49,18 @@ export class Registry {
         h.field === handler.field,
     );
     // Two callbacks for one id and cause would race for the same status.<id> and progress record.
-    if (clash) throw new Error(`handler ${handler.id} (${handler.cause}) is already registered for ${resourceKey(handler.resource)}`);
+    if (clash)
+      throw new Error(
+        `handler ${handler.id} (${handler.cause}) is already registered for ${resourceKey(handler.resource)}`,
+      );
     this.handlers.push(handler);
   }
 
   /** The distinct resources that have handlers, in registration order. */
   resources(): ResourceDescriptor[] {
     const seen = new Map<string, ResourceDescriptor>();
-    for (const h of this.handlers) if (!seen.has(resourceKey(h.resource))) seen.set(resourceKey(h.resource), h.resource);
+    for (const h of this.handlers)
+      if (!seen.has(resourceKey(h.resource))) seen.set(resourceKey(h.resource), h.resource);
     return [...seen.values()];
   }
 
@@ -70,4 +74,5 @@ export class Registry {
  * second copy of this module: both copies find the same instance under a global symbol.
  */
 const globalKey = Symbol.for('kopfgen.defaultRegistry');
-export const defaultRegistry: Registry = ((globalThis as Record<symbol, unknown>)[globalKey] ??= new Registry()) as Registry;
+export const defaultRegistry: Registry = ((globalThis as Record<symbol, unknown>)[globalKey] ??=
+  new Registry()) as Registry;

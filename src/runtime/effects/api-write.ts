@@ -47,13 +47,27 @@ function failed(env: ResourceEnv, verb: string, meta: Named, subresource: string
   const resource = subresource ? `${env.resource.plural}/${subresource}` : env.resource.plural;
   const request = { verb, resource, group: env.resource.group, namespace: meta.namespace, name: meta.name };
   const status = error instanceof KubeError ? error.status : 0;
-  const server = error instanceof KubeError && isKubernetesObject(error.body) && typeof error.body.message === 'string' ? error.body.message : message(error);
+  const server =
+    error instanceof KubeError && isKubernetesObject(error.body) && typeof error.body.message === 'string'
+      ? error.body.message
+      : message(error);
   return new RequestFailed(request, status, server, { cause: error });
 }
 
-async function patchWithRetries(env: ResourceEnv, meta: Named, subresource: string | undefined, patch: ObjectPatch, precondition: boolean) {
+async function patchWithRetries(
+  env: ResourceEnv,
+  meta: Named,
+  subresource: string | undefined,
+  patch: ObjectPatch,
+  precondition: boolean,
+) {
   try {
-    return await patchLoop(env, resourcePath(env.resource, meta.namespace, meta.name, subresource), patch, precondition);
+    return await patchLoop(
+      env,
+      resourcePath(env.resource, meta.namespace, meta.name, subresource),
+      patch,
+      precondition,
+    );
   } catch (error) {
     throw failed(env, 'patch', meta, subresource, error);
   }
@@ -63,7 +77,8 @@ async function patchLoop(env: ResourceEnv, path: string, patch: ObjectPatch, pre
   for (let attempt = 1; ; attempt++) {
     try {
       return await env.client.request<KubernetesObject>('PATCH', path, {
-        body: patch, contentType: 'application/merge-patch+json',
+        body: patch,
+        contentType: 'application/merge-patch+json',
       });
     } catch (error) {
       if (error instanceof KubeError && error.status === 409 && precondition) throw new Conflict(error.message);

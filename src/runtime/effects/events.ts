@@ -19,8 +19,12 @@ function reference(env: ResourceEnv, body: KubernetesObject): EventInput['object
   const meta = body.metadata ?? {};
   const { group, version, kind } = env.resource;
   return {
-    apiVersion: body.apiVersion ?? (group ? `${group}/${version}` : version), kind: body.kind ?? kind,
-    name: String(meta.name), namespace: meta.namespace, uid: String(meta.uid), resourceVersion: meta.resourceVersion,
+    apiVersion: body.apiVersion ?? (group ? `${group}/${version}` : version),
+    kind: body.kind ?? kind,
+    name: String(meta.name),
+    namespace: meta.namespace,
+    uid: String(meta.uid),
+    resourceVersion: meta.resourceVersion,
   };
 }
 

@@ -29,10 +29,13 @@ async function attempt(step: RunStep, context: HandlerContext<unknown>, abort: A
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Attempt>((resolve) => {
     if (left === undefined) return;
-    timer = setTimeout(() => {
-      abort.abort(new Error('handler timeout'));
-      resolve({ ok: false, error: timedOut(step.handler.options.timeout) });
-    }, Math.max(0, left * 1000));
+    timer = setTimeout(
+      () => {
+        abort.abort(new Error('handler timeout'));
+        resolve({ ok: false, error: timedOut(step.handler.options.timeout) });
+      },
+      Math.max(0, left * 1000),
+    );
   });
   const run = (async (): Promise<Attempt> => {
     try {
@@ -76,11 +79,23 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
   const view = clone(body);
   const meta = view.metadata ?? {};
   const context: HandlerContext<unknown> = {
-    body: view, spec: view.spec, status: view.status, meta,
-    name: String(meta.name), namespace: meta.namespace, uid: String(meta.uid), cause: step.cause,
-    patch: emptyPatch(), logger: childLogger(env.logger, `${objectRef(body)} ${step.handler.id}`),
-    retry: step.record?.retries ?? 0, started, runtime: now.getTime() - started.getTime(),
-    diff: step.diff, old: step.old, new: step.new, signal,
+    body: view,
+    spec: view.spec,
+    status: view.status,
+    meta,
+    name: String(meta.name),
+    namespace: meta.namespace,
+    uid: String(meta.uid),
+    cause: step.cause,
+    patch: emptyPatch(),
+    logger: childLogger(env.logger, `${objectRef(body)} ${step.handler.id}`),
+    retry: step.record?.retries ?? 0,
+    started,
+    runtime: now.getTime() - started.getTime(),
+    diff: step.diff,
+    old: step.old,
+    new: step.new,
+    signal,
   };
   return context;
 }
@@ -99,8 +114,18 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
     const attempts = (step.record?.retries ?? 0) + 1;
     const outcome = interrupted(env, result, applyLimits(classify(result, options), options, attempts, started, end));
     const record = nextRecord(step.record, step.cause, outcome, started, end);
-    recordAttempt(env, { handler: step.handler.id, cause: step.cause, outcome: outcome.kind, started: now, ended: end });
-    return { outcome, record, patch: serialisable(() => outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks)) };
+    recordAttempt(env, {
+      handler: step.handler.id,
+      cause: step.cause,
+      outcome: outcome.kind,
+      started: now,
+      ended: end,
+    });
+    return {
+      outcome,
+      record,
+      patch: serialisable(() => outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks)),
+    };
   } finally {
     env.signal.removeEventListener('abort', onStop);
   }

@@ -31,7 +31,8 @@ export function createLogger(options: { level?: Level; write?: (line: string) =>
 
 /** A logger that prefixes every message, e.g. with the object a handler works on. */
 export function childLogger(parent: Logger, prefix: string): Logger {
-  const wrap = (fn: Logger['info']) => (message: string, fields?: Record<string, unknown>) => fn(`${prefix}: ${message}`, fields);
+  const wrap = (fn: Logger['info']) => (message: string, fields?: Record<string, unknown>) =>
+    fn(`${prefix}: ${message}`, fields);
   return { debug: wrap(parent.debug), info: wrap(parent.info), warn: wrap(parent.warn), error: wrap(parent.error) };
 }
 
@@ -59,6 +60,8 @@ export function logOutcome(env: ResourceEnv, body: KubernetesObject, id: string,
 
 /** The one line for a reconcile that failed, naming the object (the error policy wrote `line`). */
 export function logFailure(env: ResourceEnv, body: KubernetesObject | undefined, uid: string, line: string): void {
-  const named = body ? `${env.resource.plural} ${objectRef(body)}: ${line}` : `${env.resource.plural} uid ${uid}: ${line}`;
+  const named = body
+    ? `${env.resource.plural} ${objectRef(body)}: ${line}`
+    : `${env.resource.plural} uid ${uid}: ${line}`;
   env.logger.error(named, { resource: env.resource.plural, object: body ? objectRef(body) : undefined, uid });
 }

@@ -73,7 +73,11 @@ export class KubeClient {
   readonly server: URL;
   private readonly connection: Connection;
 
-  constructor(readonly config: KubeConfig, connection: Connection = {}, private readonly fence?: WriteFence) {
+  constructor(
+    readonly config: KubeConfig,
+    connection: Connection = {},
+    private readonly fence?: WriteFence,
+  ) {
     const cluster = config.getCurrentCluster();
     if (!cluster) throw new Error('no current cluster in the kubeconfig');
     this.server = new URL(cluster.server);
@@ -123,7 +127,8 @@ export class KubeClient {
     await this.config.applyToHTTPSOptions(opts);
     connection.agent ??= this.makeAgent(opts);
     const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(opts.headers ?? {})) if (value !== undefined) headers[key] = String(value);
+    for (const [key, value] of Object.entries(opts.headers ?? {}))
+      if (value !== undefined) headers[key] = String(value);
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     connection.auth = { headers, at: Date.now() };
     return headers;
@@ -140,7 +145,11 @@ export class KubeClient {
     return url;
   }
 
-  private async open(method: string, path: string, options: RequestOptions): Promise<{ req: http.ClientRequest; res: Promise<http.IncomingMessage> }> {
+  private async open(
+    method: string,
+    path: string,
+    options: RequestOptions,
+  ): Promise<{ req: http.ClientRequest; res: Promise<http.IncomingMessage> }> {
     const url = this.url(path, options.query);
     const headers: Record<string, string> = { ...(await this.headers()), Accept: 'application/json' };
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
@@ -155,7 +164,10 @@ export class KubeClient {
       answered = resolve;
       req.on('error', reject);
     });
-    if (options.timeoutMs) req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${options.timeoutMs} ms`)));
+    if (options.timeoutMs)
+      req.setTimeout(options.timeoutMs, () =>
+        req.destroy(new Error(`${method} ${url.pathname}: no answer within ${options.timeoutMs} ms`)),
+      );
     req.end(payload);
     return { req, res };
   }
@@ -186,7 +198,12 @@ export class KubeClient {
     if (status < 200 || status >= 300) {
       const message = isPlainObject(body) && 'message' in body ? String(body.message) : text.slice(0, 200);
       const retryAfter = Number(response.headers['retry-after']);
-      throw new KubeError(`${method} ${path}: ${status} ${message}`, status, body, Number.isFinite(retryAfter) ? retryAfter : undefined);
+      throw new KubeError(
+        `${method} ${path}: ${status} ${message}`,
+        status,
+        body,
+        Number.isFinite(retryAfter) ? retryAfter : undefined,
+      );
     }
     return body as T;
   }
@@ -200,7 +217,11 @@ export class KubeClient {
    * `onOpen` is called once the server answered 200.
    */
   async stream(
-    path: string, query: RequestOptions['query'], onLine: (line: unknown) => void, signal: AbortSignal, idleMs: number,
+    path: string,
+    query: RequestOptions['query'],
+    onLine: (line: unknown) => void,
+    signal: AbortSignal,
+    idleMs: number,
     onOpen?: () => void,
   ): Promise<void> {
     const started = performance.now();

@@ -37,8 +37,10 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Why `namespace` cannot name a namespace (Kubernetes' IsDNS1123Label), or undefined. */
 export function namespaceProblem(namespace: string): string | undefined {
   if (namespace.length <= 63 && DNS1123_LABEL.test(namespace)) return undefined;
-  return `namespace ${JSON.stringify(namespace)} is not a valid namespace name: at most 63 characters, ` +
-    'lower-case letters, digits and "-", starting and ending with a letter or digit (RFC 1123 label)';
+  return (
+    `namespace ${JSON.stringify(namespace)} is not a valid namespace name: at most 63 characters, ` +
+    'lower-case letters, digits and "-", starting and ending with a letter or digit (RFC 1123 label)'
+  );
 }
 
 /** One access the runtime needs: verb on group/resource(/subresource) in a namespace ('' = all). */
@@ -60,14 +62,20 @@ function accessName(access: Access): string {
 export function resourceAccesses(resource: ResourceDescriptor, namespace: string | undefined): Access[] {
   const ns = resource.scope === 'Namespaced' ? (namespace ?? '') : '';
   const base = { group: resource.group, resource: resource.plural, namespace: ns };
-  const accesses: Access[] = [{ ...base, verb: 'watch' }, { ...base, verb: 'patch' }];
+  const accesses: Access[] = [
+    { ...base, verb: 'watch' },
+    { ...base, verb: 'patch' },
+  ];
   if (resource.statusSubresource) accesses.push({ ...base, verb: 'patch', subresource: 'status' });
   return accesses;
 }
 
 export function sharedAccesses(namespace: string | undefined, leaseNamespace: string | undefined): Access[] {
   const events = { group: '', resource: 'events', namespace: namespace ?? '' };
-  const accesses: Access[] = [{ ...events, verb: 'create' }, { ...events, verb: 'patch' }];
+  const accesses: Access[] = [
+    { ...events, verb: 'create' },
+    { ...events, verb: 'patch' },
+  ];
   if (leaseNamespace !== undefined) {
     const lease = { group: 'coordination.k8s.io', resource: 'leases', namespace: leaseNamespace };
     for (const verb of ['get', 'create', 'update']) accesses.push({ ...lease, verb });
@@ -120,7 +128,9 @@ async function clusterView(client: KubeClient, resource: ResourceDescriptor, war
   } catch (error) {
     if (error instanceof KubeError && (error.status === 403 || error.status === 404)) {
       const why = error.status === 403 ? 'reading it is forbidden' : 'not found (a built-in resource?)';
-      warnings.push(`the CRD ${name} cannot be checked against the generated descriptor: ${why}; trusting the descriptor`);
+      warnings.push(
+        `the CRD ${name} cannot be checked against the generated descriptor: ${why}; trusting the descriptor`,
+      );
       return resource;
     }
     throw error;
@@ -128,8 +138,10 @@ async function clusterView(client: KubeClient, resource: ResourceDescriptor, war
   const regenerate = 'regenerate the types from the installed CRD (kopfgen generate)';
   if (crd.statusSubresource !== resource.statusSubresource) {
     const has = (yes: boolean) => (yes ? 'has' : 'has no');
-    warnings.push(`${describe(resource)}: the cluster's CRD ${has(crd.statusSubresource)} status subresource, the ` +
-      `generated descriptor says it ${has(resource.statusSubresource)}; following the cluster: ${regenerate}`);
+    warnings.push(
+      `${describe(resource)}: the cluster's CRD ${has(crd.statusSubresource)} status subresource, the ` +
+        `generated descriptor says it ${has(resource.statusSubresource)}; following the cluster: ${regenerate}`,
+    );
   }
   const others = crd.served.filter((v) => v !== resource.version);
   if (crd.served.includes(resource.version) && others.length) {
@@ -157,11 +169,13 @@ async function listProblem(client: KubeClient, resource: ResourceDescriptor, nam
 async function allowed(client: KubeClient, access: Access): Promise<boolean> {
   const { verb, group, resource, subresource, namespace } = access;
   const body = {
-    apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview',
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
     spec: { resourceAttributes: { verb, group, resource, subresource, namespace: namespace || undefined } },
   };
   const answer = await client.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
-    body, timeoutMs: 10_000,
+    body,
+    timeoutMs: 10_000,
   });
   return isPlainObject(answer) && isPlainObject(answer.status) && answer.status.allowed === true;
 }
@@ -196,7 +210,7 @@ async function checks(client: KubeClient, resources: ResourceDescriptor[], optio
     ...sharedAccesses(options.namespace, options.leaseNamespace),
   ];
   for (const access of accesses) if (!(await allowed(client, access))) denied.push(access);
-  user ??= tokenSubject(await client.authorization()) ?? 'the operator\'s user';
+  user ??= tokenSubject(await client.authorization()) ?? "the operator's user";
   for (const access of denied) problems.push(`${accessName(access)} is forbidden for ${user}`);
   if (problems.length) throw new StartupError(problems.join('\n'));
   return { resources: checked, warnings };
@@ -219,8 +233,13 @@ export async function startupChecks(
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(new StartupError(`the startup checks (discovery, CRDs, the first list, access) did not finish within ${
-        seconds} s (--cache-sync-timeout): is the API server at ${client.server.origin} answering?`));
+      reject(
+        new StartupError(
+          `the startup checks (discovery, CRDs, the first list, access) did not finish within ${
+            seconds
+          } s (--cache-sync-timeout): is the API server at ${client.server.origin} answering?`,
+        ),
+      );
     }, seconds * 1000);
   });
   try {

@@ -6,12 +6,25 @@
 import type { Logger } from '../api/context.js';
 import { KubeError, type KubeClient } from '../kube/client.js';
 import {
-  decideLease, DEFAULT_TIMINGS, releaseRecord, timingProblems, type LeaderTimings, type LeaseStep,
+  decideLease,
+  DEFAULT_TIMINGS,
+  releaseRecord,
+  timingProblems,
+  type LeaderTimings,
+  type LeaseStep,
 } from './lease-decision.js';
 import { defaultIdentity, leaseNamespace } from './leader-identity.js';
 import {
-  describeLease, leasePath, leasesPath, newLease, recordOf, sameRecord, updatedLease,
-  type Lease, type LeaseRecord, type LeaseRef,
+  describeLease,
+  leasePath,
+  leasesPath,
+  newLease,
+  recordOf,
+  sameRecord,
+  updatedLease,
+  type Lease,
+  type LeaseRecord,
+  type LeaseRef,
 } from './lease-record.js';
 
 /** The one call the elector makes; a KubeClient is one. */
@@ -92,7 +105,10 @@ class FailureLog {
   private kind: string | undefined;
   private count = 0;
 
-  constructor(private readonly logger: Logger, private readonly fields: Record<string, unknown>) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly fields: Record<string, unknown>,
+  ) {}
 
   failed(what: string, error: unknown): void {
     const status = error instanceof KubeError ? error.status : undefined;
@@ -158,8 +174,9 @@ export class LeaderElector {
    */
   holds(): boolean {
     const writtenAt = this.writtenAt;
-    return this.holdsRecord() && writtenAt !== undefined
-      && performance.now() < writtenAt + this.timings.renewDeadlineMs;
+    return (
+      this.holdsRecord() && writtenAt !== undefined && performance.now() < writtenAt + this.timings.renewDeadlineMs
+    );
   }
 
   state(): LeaderState {
@@ -272,20 +289,25 @@ export class LeaderElector {
    * `sentAt` (the same moment on the monotonic clock) starts the renew deadline.
    */
   private async write(
-    step: Extract<LeaseStep, { record: LeaseRecord }>, now: number, sentAt: number,
+    step: Extract<LeaseStep, { record: LeaseRecord }>,
+    now: number,
+    sentAt: number,
   ): Promise<WriteOutcome> {
     const verb = step.kind === 'create' ? 'creating' : step.kind === 'renew' ? 'renewing' : 'taking over';
     const what = `${verb} ${describeLease(this.ref)}`;
     try {
       const timeoutMs = this.requestTimeout();
       const previous = this.observed?.lease;
-      const lease = step.kind === 'create' || !previous
-        ? await this.client.request<Lease>('POST', leasesPath(this.ref), {
-          body: newLease(this.ref, step.record), timeoutMs,
-        })
-        : await this.client.request<Lease>('PUT', leasePath(this.ref), {
-          body: updatedLease(previous, step.record), timeoutMs,
-        });
+      const lease =
+        step.kind === 'create' || !previous
+          ? await this.client.request<Lease>('POST', leasesPath(this.ref), {
+              body: newLease(this.ref, step.record),
+              timeoutMs,
+            })
+          : await this.client.request<Lease>('PUT', leasePath(this.ref), {
+              body: updatedLease(previous, step.record),
+              timeoutMs,
+            });
       this.observed = { lease, record: recordOf(lease), at: now };
       this.writtenAt = sentAt;
       this.armDeadline(sentAt, now);
@@ -327,8 +349,11 @@ export class LeaderElector {
         this.logger.info(message, { identity: this.identity });
         return;
       }
-      this.logger.warn(`releasing ${describeLease(this.ref)} failed: ${(error as Error).message}; `
-        + `a standby takes over when it expires (${this.timings.leaseDurationMs} ms)`, { identity: this.identity });
+      this.logger.warn(
+        `releasing ${describeLease(this.ref)} failed: ${(error as Error).message}; ` +
+          `a standby takes over when it expires (${this.timings.leaseDurationMs} ms)`,
+        { identity: this.identity },
+      );
     }
   }
 
@@ -352,7 +377,8 @@ export class LeaderElector {
     const controller = new AbortController();
     this.term = { controller, since: now };
     this.logger.info(`leading: acquired ${describeLease(this.ref)}`, {
-      identity: this.identity, transitions: this.observed?.record?.leaseTransitions,
+      identity: this.identity,
+      transitions: this.observed?.record?.leaseTransitions,
     });
     this.workDone = false;
     let work: Promise<void>;

@@ -46,6 +46,7 @@ export function defaultIdentity(from: Surroundings = processSurroundings): strin
  * POD_NAMESPACE, else 'default' (controller-runtime's getInClusterNamespace reads the same file).
  */
 export function leaseNamespace(option: string | undefined, from: Surroundings = processSurroundings): string {
-  return option?.trim() || from.readFile(SERVICE_ACCOUNT_NAMESPACE)?.trim() || from.env.POD_NAMESPACE?.trim()
-    || 'default';
+  return (
+    option?.trim() || from.readFile(SERVICE_ACCOUNT_NAMESPACE)?.trim() || from.env.POD_NAMESPACE?.trim() || 'default'
+  );
 }

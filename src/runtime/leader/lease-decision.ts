@@ -131,9 +131,7 @@ export function decideLease(view: LeaseView): LeaseStep {
  * no holder, leaseDurationSeconds 1, transitions kept, so a standby takes over at its next look.
  * Undefined when the record is not ours: nothing to release.
  */
-export function releaseRecord(
-  now: number, record: LeaseRecord | undefined, identity: string,
-): LeaseRecord | undefined {
+export function releaseRecord(now: number, record: LeaseRecord | undefined, identity: string): LeaseRecord | undefined {
   if (!record || record.holderIdentity !== identity) return undefined;
   const { leaseTransitions } = record;
   return { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions };

@@ -81,8 +81,13 @@ export function recordOf(lease: Lease): LeaseRecord {
  * lease changed since it last looked (and so whether to restart its expiry clock); the fields are the bytes.
  */
 export function sameRecord(a: LeaseRecord, b: LeaseRecord): boolean {
-  return a.holderIdentity === b.holderIdentity && a.leaseDurationSeconds === b.leaseDurationSeconds
-    && a.acquireTime === b.acquireTime && a.renewTime === b.renewTime && a.leaseTransitions === b.leaseTransitions;
+  return (
+    a.holderIdentity === b.holderIdentity &&
+    a.leaseDurationSeconds === b.leaseDurationSeconds &&
+    a.acquireTime === b.acquireTime &&
+    a.renewTime === b.renewTime &&
+    a.leaseTransitions === b.leaseTransitions
+  );
 }
 
 function specOf(record: LeaseRecord): NonNullable<Lease['spec']> {

@@ -23,11 +23,7 @@ export const DEFAULT_STALL_SECONDS = 90;
 
 const seconds = (from: Date, to: Date) => Math.round((to.getTime() - from.getTime()) / 1000);
 
-export function liveness(
-  watches: readonly WatchState[],
-  now: Date,
-  stallSeconds = DEFAULT_STALL_SECONDS,
-): ProbeResult {
+export function liveness(watches: readonly WatchState[], now: Date, stallSeconds = DEFAULT_STALL_SECONDS): ProbeResult {
   const problems = watches.flatMap((w) => {
     const silent = w.lastSeen ? seconds(w.lastSeen, now) : 0;
     if (silent <= stallSeconds) return [];

@@ -5,11 +5,26 @@
  * patch produced, until nothing is left to do or every pending handler waits for a retry.
  */
 import type { DiffItem } from '../api/context.js';
-import { buildEssence, diff, encodeEssence, lastHandledEssence, parseField, reduceDiff, type Essence } from './essence.js';
+import {
+  buildEssence,
+  diff,
+  encodeEssence,
+  lastHandledEssence,
+  parseField,
+  reduceDiff,
+  type Essence,
+} from './essence.js';
 import type { Marks } from './marks.js';
 import { applyMergePatch, getPath, isKubernetesObject } from '../json.js';
 import { exhausted } from './outcome.js';
-import { currentProgress, handlerKey, isFinished, purgeProgress, readProgress, type ProgressRecord } from './progress.js';
+import {
+  currentProgress,
+  handlerKey,
+  isFinished,
+  purgeProgress,
+  readProgress,
+  type ProgressRecord,
+} from './progress.js';
 import type { Cause, RegisteredHandler } from '../api/registry.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import { combinePatches, type ObjectPatch } from './patches.js';
@@ -77,9 +92,16 @@ function changingCause(input: DecideInput): Changing | undefined {
   const essence = buildEssence(body, marks);
   const old = lastHandledEssence(body, marks);
   const changes = diff(old, essence);
-  const cause: Cause | undefined = old === undefined ? 'create' : changes.length > 0 ? 'update' : initial ? 'resume' : undefined;
+  const cause: Cause | undefined =
+    old === undefined ? 'create' : changes.length > 0 ? 'update' : initial ? 'resume' : undefined;
   if (!cause) return undefined;
-  const whole = (handler: RegisteredHandler): Candidate => ({ handler, key: handlerKey(handler), diff: changes, old, new: essence });
+  const whole = (handler: RegisteredHandler): Candidate => ({
+    handler,
+    key: handlerKey(handler),
+    diff: changes,
+    old,
+    new: essence,
+  });
   const candidates: Candidate[] = [];
   for (const handler of handlers) {
     if (handler.cause === cause) candidates.push(whole(handler));
@@ -88,7 +110,14 @@ function changingCause(input: DecideInput): Changing | undefined {
     else if (handler.cause === 'field' && cause !== 'resume' && handler.field) {
       const path = parseField(handler.field);
       const fieldDiff = reduceDiff(changes, path);
-      if (fieldDiff.length > 0) candidates.push({ handler, key: handlerKey(handler), diff: fieldDiff, old: getPath(old, path), new: getPath(essence, path) });
+      if (fieldDiff.length > 0)
+        candidates.push({
+          handler,
+          key: handlerKey(handler),
+          diff: fieldDiff,
+          old: getPath(old, path),
+          new: getPath(essence, path),
+        });
     }
   }
   return { cause, candidates, essence };
@@ -102,7 +131,8 @@ function next(input: DecideInput, cause: Cause, candidates: Candidate[]): Step |
     const record = currentProgress(readProgress(input.body, candidate.key, input.marks), cause);
     if (isFinished(record)) continue;
     const reason = exhausted(candidate.handler.options, record, input.now);
-    if (record && reason) return { kind: 'fail', handler: candidate.handler, key: candidate.key, cause, record, message: reason };
+    if (record && reason)
+      return { kind: 'fail', handler: candidate.handler, key: candidate.key, cause, record, message: reason };
     const delayed = record?.delayed ? new Date(record.delayed) : undefined;
     if (delayed && delayed > input.now) {
       if (!earliest || delayed < earliest) earliest = delayed;
@@ -121,33 +151,57 @@ function deleting(input: DecideInput, deleteHandlers: Candidate[]): Step {
   if (!finalizers.includes(own)) return { kind: 'none' }; // not ours to hold back
   const step = next(input, 'delete', deleteHandlers);
   if (step) return step;
-  const patch = finalizerPatch(input.body, finalizers.filter((f) => f !== own));
+  const patch = finalizerPatch(
+    input.body,
+    finalizers.filter((f) => f !== own),
+  );
   return { kind: 'patch', patch, reason: 'delete handlers done: removing the finalizer', completes: 'delete' };
 }
 
 export function decide(input: DecideInput): Step {
   const { body, handlers } = input;
   const finalizer = input.marks.finalizer;
-  const deleteHandlers = handlers.filter((h) => h.cause === 'delete').map((handler) => ({ handler, key: handlerKey(handler), diff: [], old: undefined, new: undefined }));
+  const deleteHandlers = handlers
+    .filter((h) => h.cause === 'delete')
+    .map((handler) => ({ handler, key: handlerKey(handler), diff: [], old: undefined, new: undefined }));
   if (body.metadata?.deletionTimestamp) return deleting(input, deleteHandlers);
   const finalizers = finalizersOf(body);
   const hasFinalizer = finalizers.includes(finalizer);
   if (deleteHandlers.length > 0 && !hasFinalizer) {
-    return { kind: 'patch', patch: finalizerPatch(body, [...finalizers, finalizer]), reason: 'adding the finalizer for delete handlers' };
+    return {
+      kind: 'patch',
+      patch: finalizerPatch(body, [...finalizers, finalizer]),
+      reason: 'adding the finalizer for delete handlers',
+    };
   }
   if (deleteHandlers.length === 0 && hasFinalizer) {
-    return { kind: 'patch', patch: finalizerPatch(body, finalizers.filter((f) => f !== finalizer)), reason: 'no delete handlers: removing the finalizer' };
+    return {
+      kind: 'patch',
+      patch: finalizerPatch(
+        body,
+        finalizers.filter((f) => f !== finalizer),
+      ),
+      reason: 'no delete handlers: removing the finalizer',
+    };
   }
   const changing = changingCause(input);
   if (!changing) return { kind: 'none' };
   const step = next(input, changing.cause, changing.candidates);
   if (step) return step;
   // Every handler of the cause finished: remember the essence and purge the progress, as kopf does.
-  const annotations: Record<string, string | null> = { ...purgeProgress(body, input.marks), [input.marks.lastHandled]: encodeEssence(changing.essence) };
+  const annotations: Record<string, string | null> = {
+    ...purgeProgress(body, input.marks),
+    [input.marks.lastHandled]: encodeEssence(changing.essence),
+  };
   const current = body.metadata?.annotations;
   const changes = Object.entries(annotations).some(([key, value]) => (current?.[key] ?? null) !== value);
   if (!changes) return { kind: 'none' }; // e.g. a resume without resume handlers: nothing to write
-  return { kind: 'patch', patch: { metadata: { annotations } }, reason: `${changing.cause} handled`, completes: changing.cause };
+  return {
+    kind: 'patch',
+    patch: { metadata: { annotations } },
+    reason: `${changing.cause} handled`,
+    completes: changing.cause,
+  };
 }
 
 /**

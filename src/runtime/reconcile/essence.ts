@@ -28,7 +28,12 @@ function looksLikeProgress(value: unknown): boolean {
   if (typeof value !== 'string' || !value.startsWith('{')) return false;
   try {
     const parsed: unknown = JSON.parse(value);
-    return isPlainObject(parsed) && typeof parsed.started === 'string' && typeof parsed.purpose === 'string' && typeof parsed.retries === 'number';
+    return (
+      isPlainObject(parsed) &&
+      typeof parsed.started === 'string' &&
+      typeof parsed.purpose === 'string' &&
+      typeof parsed.retries === 'number'
+    );
   } catch {
     return false;
   }
@@ -91,7 +96,9 @@ export class Digest {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (isPlainObject(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -141,10 +148,14 @@ export function encodeEssence(essence: Essence): string {
 export function decodeEssence(raw: string): Essence | undefined {
   try {
     if (raw.startsWith(DIGESTED_PREFIX)) {
-      const parsed: unknown = JSON.parse(raw.slice(DIGESTED_PREFIX.length), (_key, value: unknown) => (isMarker(value) ? new Digest(value[DIGEST_KEY]) : value));
+      const parsed: unknown = JSON.parse(raw.slice(DIGESTED_PREFIX.length), (_key, value: unknown) =>
+        isMarker(value) ? new Digest(value[DIGEST_KEY]) : value,
+      );
       return isPlainObject(parsed) ? parsed : undefined;
     }
-    const json = raw.startsWith(GZIP_PREFIX) ? gunzipSync(Buffer.from(raw.slice(GZIP_PREFIX.length), 'base64')).toString('utf8') : raw;
+    const json = raw.startsWith(GZIP_PREFIX)
+      ? gunzipSync(Buffer.from(raw.slice(GZIP_PREFIX.length), 'base64')).toString('utf8')
+      : raw;
     const parsed: unknown = JSON.parse(json);
     return isPlainObject(parsed) ? parsed : undefined;
   } catch {

@@ -28,7 +28,10 @@ export class RequestFailed extends Error {
     readonly serverMessage: string,
     options?: { cause?: unknown },
   ) {
-    super(`${request.verb} ${request.resource}${request.name ? ` ${request.name}` : ''}: ${status || 'no answer'} ${serverMessage}`, options);
+    super(
+      `${request.verb} ${request.resource}${request.name ? ` ${request.name}` : ''}: ${status || 'no answer'} ${serverMessage}`,
+      options,
+    );
     this.name = 'RequestFailed';
   }
 }

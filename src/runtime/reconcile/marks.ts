@@ -30,7 +30,8 @@ const SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0
 /** The marks for `options`, or a message saying which value Kubernetes would refuse. */
 export function resolveMarks(options: MarksOptions = {}): Marks | string {
   const prefix = options.prefix ?? DEFAULT_PREFIX;
-  if (!SUBDOMAIN.test(prefix)) return `marks prefix ${JSON.stringify(prefix)} is not a DNS subdomain (e.g. billing.example.com)`;
+  if (!SUBDOMAIN.test(prefix))
+    return `marks prefix ${JSON.stringify(prefix)} is not a DNS subdomain (e.g. billing.example.com)`;
   return {
     prefix,
     finalizer: options.finalizer ?? `${prefix}/finalizer`,

@@ -70,28 +70,55 @@ export function timeLeft(options: HandlerOptions, started: Date, now: Date): num
  */
 export function exhausted(options: HandlerOptions, record: ProgressRecord | undefined, now: Date): string | undefined {
   if (!record) return undefined;
-  if (options.retries !== undefined && record.retries >= options.retries) return `gave up after ${record.retries} attempt(s)`;
+  if (options.retries !== undefined && record.retries >= options.retries)
+    return `gave up after ${record.retries} attempt(s)`;
   const left = timeLeft(options, new Date(record.started), now);
   if (left !== undefined && left <= 0) return `timed out after ${options.timeout}s`;
   return undefined;
 }
 
 /** Applies the retries/timeout limits to a temporary outcome of attempt number `attempts` (1-based). */
-export function applyLimits(outcome: Outcome, options: HandlerOptions, attempts: number, started: Date, now: Date): Outcome {
+export function applyLimits(
+  outcome: Outcome,
+  options: HandlerOptions,
+  attempts: number,
+  started: Date,
+  now: Date,
+): Outcome {
   if (outcome.kind !== 'temporary') return outcome;
   if (options.retries !== undefined && attempts >= options.retries) {
-    return { ...outcome, kind: 'permanent', delay: undefined, message: `${outcome.message} (gave up after ${attempts} attempt(s))` };
+    return {
+      ...outcome,
+      kind: 'permanent',
+      delay: undefined,
+      message: `${outcome.message} (gave up after ${attempts} attempt(s))`,
+    };
   }
   const left = timeLeft(options, started, now);
   if (left !== undefined && left - (outcome.delay ?? 0) <= 0) {
-    return { ...outcome, kind: 'permanent', delay: undefined, message: `${outcome.message} (timed out after ${options.timeout}s)` };
+    return {
+      ...outcome,
+      kind: 'permanent',
+      delay: undefined,
+      message: `${outcome.message} (timed out after ${options.timeout}s)`,
+    };
   }
   return outcome;
 }
 
 /** The progress record after an attempt. */
-export function nextRecord(previous: ProgressRecord | undefined, cause: Cause, outcome: Outcome, started: Date, now: Date): ProgressRecord {
-  const base: ProgressRecord = { started: started.toISOString(), purpose: cause, retries: (previous?.retries ?? 0) + 1 };
+export function nextRecord(
+  previous: ProgressRecord | undefined,
+  cause: Cause,
+  outcome: Outcome,
+  started: Date,
+  now: Date,
+): ProgressRecord {
+  const base: ProgressRecord = {
+    started: started.toISOString(),
+    purpose: cause,
+    retries: (previous?.retries ?? 0) + 1,
+  };
   switch (outcome.kind) {
     case 'success':
       return { ...base, stopped: now.toISOString(), success: true };
@@ -100,6 +127,10 @@ export function nextRecord(previous: ProgressRecord | undefined, cause: Cause, o
     case 'permanent':
       return { ...base, stopped: now.toISOString(), failure: true, message: outcome.message };
     case 'temporary':
-      return { ...base, delayed: new Date(now.getTime() + (outcome.delay ?? 0) * 1000).toISOString(), message: outcome.message };
+      return {
+        ...base,
+        delayed: new Date(now.getTime() + (outcome.delay ?? 0) * 1000).toISOString(),
+        message: outcome.message,
+      };
   }
 }

@@ -54,11 +54,21 @@ export function emptyPatch(): Patch {
   return { metadata: {}, spec: {}, status: {} };
 }
 
-export function outcomePatch(id: string, key: string, outcome: Outcome, handlerPatch: Patch, record: ProgressRecord, marks: Marks): ObjectPatch {
+export function outcomePatch(
+  id: string,
+  key: string,
+  outcome: Outcome,
+  handlerPatch: Patch,
+  record: ProgressRecord,
+  marks: Marks,
+): ObjectPatch {
   const status = clone(handlerPatch.status ?? {});
   // A handler's status is its own object: merged key by key like kopf merges the result into status.<id>.
   if (outcome.status !== undefined) status[id] = combineMergePatches(status[id], outcome.status);
-  const annotations = { ...clone(handlerPatch.metadata?.annotations ?? {}), [progressAnnotation(key, marks)]: encodeProgress(record) };
+  const annotations = {
+    ...clone(handlerPatch.metadata?.annotations ?? {}),
+    [progressAnnotation(key, marks)]: encodeProgress(record),
+  };
   const labels = handlerPatch.metadata?.labels;
   const withLabels = labels && Object.keys(labels).length > 0;
   const patch: ObjectPatch = { metadata: withLabels ? { annotations, labels: clone(labels) } : { annotations } };
@@ -68,7 +78,10 @@ export function outcomePatch(id: string, key: string, outcome: Outcome, handlerP
 }
 
 /** `status` goes to the `/status` subresource when the resource has one (the main endpoint ignores it then). */
-export function splitPatch(patch: ObjectPatch, statusSubresource: boolean): { main?: ObjectPatch; status?: ObjectPatch } {
+export function splitPatch(
+  patch: ObjectPatch,
+  statusSubresource: boolean,
+): { main?: ObjectPatch; status?: ObjectPatch } {
   const { status, ...rest } = patch;
   const hasRest = Object.keys(rest).length > 0;
   if (!statusSubresource || !status) return { main: hasRest || status ? patch : undefined };

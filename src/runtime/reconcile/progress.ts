@@ -39,7 +39,12 @@ const SAFE_NAME = /^[A-Za-z0-9]([-._A-Za-z0-9]*[A-Za-z0-9])?$/;
 /** `<prefix>/<name>` for a handler key, the name within 63 characters and Kubernetes' charset, never one of the other marks. */
 export function progressAnnotation(handlerKey: string, marks: Marks = DEFAULT_MARKS): string {
   const plain = `${marks.prefix}/${handlerKey}`;
-  if (handlerKey.length <= NAME_LIMIT && SAFE_NAME.test(handlerKey) && plain !== marks.lastHandled && plain !== marks.finalizer) {
+  if (
+    handlerKey.length <= NAME_LIMIT &&
+    SAFE_NAME.test(handlerKey) &&
+    plain !== marks.lastHandled &&
+    plain !== marks.finalizer
+  ) {
     return plain;
   }
   const digest = createHash('sha256').update(handlerKey).digest('hex').slice(0, 10);
@@ -55,7 +60,11 @@ export function handlerKey(handler: { id: string; cause: Cause; field?: string }
   return handler.id; // create, update and delete never share a cause, so they share the plain id
 }
 
-export function readProgress(body: KubernetesObject, key: string, marks: Marks = DEFAULT_MARKS): ProgressRecord | undefined {
+export function readProgress(
+  body: KubernetesObject,
+  key: string,
+  marks: Marks = DEFAULT_MARKS,
+): ProgressRecord | undefined {
   return parseProgress(body.metadata?.annotations?.[progressAnnotation(key, marks)]);
 }
 

@@ -84,17 +84,28 @@ export class Reconciler {
   }
 
   /** Runs (or fails) one handler and records its outcome; true when the write completed the cause. */
-  private async handle(uid: string, body: KubernetesObject, step: HandlerStep, input: Parameters<typeof decide>[0]): Promise<boolean> {
+  private async handle(
+    uid: string,
+    body: KubernetesObject,
+    step: HandlerStep,
+    input: Parameters<typeof decide>[0],
+  ): Promise<boolean> {
     let outcome: Outcome | undefined;
     try {
-      const result = step.kind === 'fail' ? failWithoutRunning(step, input.now, this.env.marks) : await runHandler(this.env, step, body);
+      const result =
+        step.kind === 'fail'
+          ? failWithoutRunning(step, input.now, this.env.marks)
+          : await runHandler(this.env, step, body);
       outcome = result.outcome;
       const { patch, completes } = withCompletion({ ...input, now: this.env.now() }, result.patch);
       await this.record(uid, body, { id: step.handler.id, cause: step.cause }, result.outcome, patch);
       return completes;
     } catch (error) {
       const { handler, key, cause, record } = step;
-      throw new HandlerStepFailed({ id: handler.id, key, cause, options: handler.options, record, outcome: outcome?.kind }, error);
+      throw new HandlerStepFailed(
+        { id: handler.id, key, cause, options: handler.options, record, outcome: outcome?.kind },
+        error,
+      );
     }
   }
 

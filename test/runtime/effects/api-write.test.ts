@@ -8,7 +8,15 @@ import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js'
 import { createLogger } from '../../../src/runtime/effects/log.js';
 import { policyEnv } from '../../helpers/resource-env.js';
 
-const resource = defineResource({ group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+const resource = defineResource({
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
+});
 const body = { metadata: { name: 'a', namespace: 'ns', uid: 'u', resourceVersion: '5' } };
 
 /** A client whose PATCHes get the given answers in turn (an error, or the object); records the paths. */
@@ -23,7 +31,14 @@ function env(answers: (KubeError | Record<string, unknown>)[]) {
     },
   } as unknown as KubeClient;
   const logger = createLogger({ write: () => {} });
-  const exec: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => new Date(), ...policyEnv() };
+  const exec: ResourceEnv = {
+    client,
+    resource,
+    logger,
+    signal: new AbortController().signal,
+    now: () => new Date(),
+    ...policyEnv(),
+  };
   return { exec, calls };
 }
 

@@ -10,10 +10,19 @@ import type { Outcome } from '../../../src/runtime/reconcile/outcome.js';
 import { collectEvents, policyEnv } from '../../helpers/resource-env.js';
 
 const resource = defineResource({
-  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
-  statusSubresource: true, printerColumns: [],
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
-const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '7' } };
+const body = {
+  apiVersion: 'example.com/v1',
+  kind: 'MyResource',
+  metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '7' },
+};
 
 /** Events never reach the client here: the recorder is replaced by a collector. */
 const unused: unknown = {};
@@ -21,8 +30,12 @@ const unused: unknown = {};
 function env() {
   const events = collectEvents();
   const exec: ResourceEnv = {
-    client: unused as KubeClient, resource, logger: createLogger({ write: () => {} }),
-    signal: new AbortController().signal, now: () => new Date('2026-01-01T00:00:00Z'), ...policyEnv(events),
+    client: unused as KubeClient,
+    resource,
+    logger: createLogger({ write: () => {} }),
+    signal: new AbortController().signal,
+    now: () => new Date('2026-01-01T00:00:00Z'),
+    ...policyEnv(events),
   };
   return { exec, events };
 }
@@ -46,16 +59,29 @@ describe('outcomeEvent', () => {
     outcomeEvent(exec, body, 'myapp', { kind: 'temporary', delay: 0, message: 'db down' });
     outcomeEvent(exec, body, 'myapp', { kind: 'temporary', delay: 0, message: 'db down' });
     outcomeEvent(exec, body, 'myapp', { kind: 'permanent', message: 'bad' });
-    assert.deepEqual(events.recorded.map((e) => [e.type, e.reason, e.message]), [
-      ['Warning', 'myappFailed', 'Handler myapp failed temporarily: db down, retry in 0s'],
-      ['Warning', 'myappFailed', 'Handler myapp failed temporarily: db down, retry in 0s'],
-      ['Warning', 'myappFailed', 'Handler myapp failed permanently: bad'],
-    ]);
-    assert.deepEqual(events.recorded[0].object, { apiVersion: 'example.com/v1', kind: 'MyResource', name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '7' });
+    assert.deepEqual(
+      events.recorded.map((e) => [e.type, e.reason, e.message]),
+      [
+        ['Warning', 'myappFailed', 'Handler myapp failed temporarily: db down, retry in 0s'],
+        ['Warning', 'myappFailed', 'Handler myapp failed temporarily: db down, retry in 0s'],
+        ['Warning', 'myappFailed', 'Handler myapp failed permanently: bad'],
+      ],
+    );
+    assert.deepEqual(events.recorded[0].object, {
+      apiVersion: 'example.com/v1',
+      kind: 'MyResource',
+      name: 'a',
+      namespace: 'ns',
+      uid: 'u1',
+      resourceVersion: '7',
+    });
   });
   it('a partial body (a store entry without apiVersion/kind) is referenced through the resource', () => {
     const { exec, events } = env();
     warn(exec, { metadata: { name: 'a', namespace: 'ns', uid: 'u1' } }, 'ReconcileFailed', 'x');
-    assert.deepEqual([events.recorded[0].object.apiVersion, events.recorded[0].object.kind], ['example.com/v1', 'MyResource']);
+    assert.deepEqual(
+      [events.recorded[0].object.apiVersion, events.recorded[0].object.kind],
+      ['example.com/v1', 'MyResource'],
+    );
   });
 });

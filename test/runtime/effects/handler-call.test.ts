@@ -12,12 +12,19 @@ import { policyEnv } from '../../helpers/resource-env.js';
 import { DEFAULT_MARKS } from '../../../src/runtime/reconcile/marks.js';
 
 const resource = defineResource({
-  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
-  statusSubresource: true, printerColumns: [],
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 const body = {
-  apiVersion: 'example.com/v1', kind: 'MyResource',
-  metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: { image: 'nginx' },
+  apiVersion: 'example.com/v1',
+  kind: 'MyResource',
+  metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' },
+  spec: { image: 'nginx' },
 };
 
 function setup(fn: (context: HandlerContext<unknown>) => unknown, options: { timeout?: number } = {}) {
@@ -25,11 +32,21 @@ function setup(fn: (context: HandlerContext<unknown>) => unknown, options: { tim
   defineHandler(resource, 'myapp').onCreate(fn, { registry, ...options });
   const handler = registry.handlers[0];
   const step: RunStep = {
-    kind: 'run', handler, key: 'myapp', cause: 'create', record: undefined, diff: [], old: undefined, new: undefined,
+    kind: 'run',
+    handler,
+    key: 'myapp',
+    cause: 'create',
+    record: undefined,
+    diff: [],
+    old: undefined,
+    new: undefined,
   };
   const abort = new AbortController();
   const env: ResourceEnv = {
-    client: {} as KubeClient, resource, logger: createLogger({ write: () => {} }), signal: abort.signal,
+    client: {} as KubeClient,
+    resource,
+    logger: createLogger({ write: () => {} }),
+    signal: abort.signal,
     now: () => new Date(),
     ...policyEnv(),
   };
@@ -55,18 +72,24 @@ describe('runHandler', () => {
   });
   it('a handler past its timeout fails permanently and its signal is aborted', async () => {
     let signal: AbortSignal | undefined;
-    const { step, env } = setup((context) => {
-      signal = context.signal;
-      return new Promise(() => undefined); // never settles
-    }, { timeout: 0.02 });
+    const { step, env } = setup(
+      (context) => {
+        signal = context.signal;
+        return new Promise(() => undefined); // never settles
+      },
+      { timeout: 0.02 },
+    );
     const result = await runHandler(env, step, body);
     assert.deepEqual([result.outcome.kind, result.outcome.message], ['permanent', 'timed out after 0.02s']);
     assert.equal(signal?.aborted, true);
   });
   it('a handler that gives up because the operator stops is retried at once, without an Event', async () => {
-    const { step, env, abort } = setup((context) => new Promise((_, reject) => {
-      context.signal.addEventListener('abort', () => reject(new Error('aborted')));
-    }));
+    const { step, env, abort } = setup(
+      (context) =>
+        new Promise((_, reject) => {
+          context.signal.addEventListener('abort', () => reject(new Error('aborted')));
+        }),
+    );
     const running = runHandler(env, step, body);
     abort.abort();
     const { outcome } = await running;
@@ -88,7 +111,11 @@ describe('failWithoutRunning', () => {
     const started = '2026-01-01T00:00:00Z';
     const record = { started, purpose: 'create' as const, retries: 3, delayed: '2026-01-01T00:01:00Z' };
     const now = new Date('2026-01-01T00:02:00Z');
-    const result = failWithoutRunning({ ...step, kind: 'fail', record, message: 'gave up after 3 attempt(s)' }, now, DEFAULT_MARKS);
+    const result = failWithoutRunning(
+      { ...step, kind: 'fail', record, message: 'gave up after 3 attempt(s)' },
+      now,
+      DEFAULT_MARKS,
+    );
     assert.equal(result.outcome.kind, 'permanent');
     assert.deepEqual(
       [result.record.failure, result.record.delayed, result.record.stopped, result.record.retries],

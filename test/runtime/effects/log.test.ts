@@ -9,15 +9,27 @@ import type { Outcome } from '../../../src/runtime/reconcile/outcome.js';
 import { policyEnv } from '../../helpers/resource-env.js';
 
 const resource = defineResource({
-  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
-  statusSubresource: true, printerColumns: [],
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 
 function env() {
   const lines: string[] = [];
   const logger = createLogger({ level: 'debug', write: (l) => lines.push(l.slice(25)) }); // without the timestamp
   const signal = new AbortController().signal;
-  const exec: ResourceEnv = { client: {} as KubeClient, resource, logger, signal, now: () => new Date(), ...policyEnv() };
+  const exec: ResourceEnv = {
+    client: {} as KubeClient,
+    resource,
+    logger,
+    signal,
+    now: () => new Date(),
+    ...policyEnv(),
+  };
   return { exec, lines };
 }
 

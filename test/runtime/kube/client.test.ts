@@ -20,8 +20,12 @@ describe('KubeClient', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const config = new KubeConfig();
     config.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
-      users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x',
+      clusters: [
+        { name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
+      ],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
     });
     client = new KubeClient(config);
   });
@@ -36,8 +40,10 @@ describe('KubeClient', () => {
     received.length = 0;
     await fenced.request('GET', '/a');
     for (const method of ['PATCH', 'POST', 'PUT', 'DELETE']) {
-      await assert.rejects(fenced.request(method, '/b', { body: {} }), (error: unknown) =>
-        error instanceof FencedError && error.message === `${method} /b not sent: not leading`);
+      await assert.rejects(
+        fenced.request(method, '/b', { body: {} }),
+        (error: unknown) => error instanceof FencedError && error.message === `${method} /b not sent: not leading`,
+      );
     }
     assert.deepEqual(received, ['GET /a'], 'no write reached the server');
     reason = undefined;
@@ -51,7 +57,13 @@ describe('KubeClient', () => {
     client.observe((record) => records.push(record));
     await client.request('GET', '/a');
     await assert.rejects(client.fenced(() => undefined).request('GET', '/missing'));
-    assert.deepEqual(records.map((r) => [r.verb, r.code]), [['GET', 200], ['GET', 404]]);
+    assert.deepEqual(
+      records.map((r) => [r.verb, r.code]),
+      [
+        ['GET', 200],
+        ['GET', 404],
+      ],
+    );
     assert.ok(records.every((r) => r.seconds >= 0));
   });
 });

@@ -6,12 +6,22 @@ import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js'
 import { checkCluster, checkResource, StartupError } from '../../../src/runtime/kube/discovery.js';
 
 const resource = defineResource({
-  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
-  statusSubresource: true, printerColumns: [],
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 
 function client(answer: () => unknown): KubeClient {
-  const fake = { server: new URL('https://127.0.0.1:6443'), async request() { return answer(); } };
+  const fake = {
+    server: new URL('https://127.0.0.1:6443'),
+    async request() {
+      return answer();
+    },
+  };
   return fake as unknown as KubeClient;
 }
 
@@ -24,11 +34,15 @@ describe('discovery', () => {
         want: /does not serve myresources\.example\.com\/v1 \(kind MyResource\)/,
       },
       {
-        given: () => { throw new KubeError('404', 404, undefined); },
+        given: () => {
+          throw new KubeError('404', 404, undefined);
+        },
         want: /is the CRD myresources\.example\.com installed with version v1\?/,
       },
       {
-        given: () => { throw new KubeError('GET: 403 forbidden', 403, undefined); },
+        given: () => {
+          throw new KubeError('GET: 403 forbidden', 403, undefined);
+        },
         want: /cannot read \/apis\/example\.com\/v1: GET: 403 forbidden/,
       },
     ];
@@ -40,7 +54,9 @@ describe('discovery', () => {
     }
   });
   it('an unreachable API server names its address', async () => {
-    const unreachable = client(() => { throw new Error('connect ECONNREFUSED'); });
+    const unreachable = client(() => {
+      throw new Error('connect ECONNREFUSED');
+    });
     const want = /cannot reach the Kubernetes API at https:\/\/127\.0\.0\.1:6443: connect ECONNREFUSED/;
     await assert.rejects(checkCluster(unreachable), want);
   });

@@ -4,13 +4,16 @@ import { describe, it } from 'node:test';
 import { defineResource } from '../../../src/runtime/index.js';
 import { KubeError, type KubeClient, type RequestOptions } from '../../../src/runtime/kube/client.js';
 import { StartupError } from '../../../src/runtime/kube/discovery.js';
-import {
-  namespaceProblem, startupChecks, tokenSubject, userOf,
-} from '../../../src/runtime/kube/startup-checks.js';
+import { namespaceProblem, startupChecks, tokenSubject, userOf } from '../../../src/runtime/kube/startup-checks.js';
 
 const resource = defineResource({
-  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
-  statusSubresource: true, printerColumns: [],
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 
 type Answer = (method: string, path: string, options: RequestOptions) => unknown;
@@ -25,7 +28,12 @@ interface Cluster {
 }
 
 const crd = (status: boolean) => ({
-  spec: { versions: [{ name: 'v1', served: true, subresources: status ? { status: {} } : {} }, { name: 'v2', served: false }] },
+  spec: {
+    versions: [
+      { name: 'v1', served: true, subresources: status ? { status: {} } : {} },
+      { name: 'v2', served: false },
+    ],
+  },
 });
 
 function fakeClient(cluster: Cluster): KubeClient {
@@ -60,8 +68,16 @@ const jwt = (sub: string) => `Bearer x.${Buffer.from(JSON.stringify({ sub })).to
 describe('startup checks', () => {
   it('namespace names: RFC 1123 labels only', () => {
     const cases: [string, boolean][] = [
-      ['default', true], ['team-a', true], ['a1', true], ['x'.repeat(63), true],
-      ['Bad_NS!', false], ['UPPER', false], ['-lead', false], ['trail-', false], ['', false], ['x'.repeat(64), false],
+      ['default', true],
+      ['team-a', true],
+      ['a1', true],
+      ['x'.repeat(63), true],
+      ['Bad_NS!', false],
+      ['UPPER', false],
+      ['-lead', false],
+      ['trail-', false],
+      ['', false],
+      ['x'.repeat(64), false],
       ['dots.are.subdomains', false],
     ];
     for (const [given, valid] of cases) assert.equal(namespaceProblem(given) === undefined, valid, given);
@@ -69,7 +85,11 @@ describe('startup checks', () => {
   });
 
   it('who the operator is: from a 403 message or a service account token', () => {
-    const forbidden = new KubeError('myresources.example.com is forbidden: User "system:serviceaccount:ops:op" cannot list', 403, undefined);
+    const forbidden = new KubeError(
+      'myresources.example.com is forbidden: User "system:serviceaccount:ops:op" cannot list',
+      403,
+      undefined,
+    );
     assert.equal(userOf(forbidden), 'system:serviceaccount:ops:op');
     assert.equal(userOf(new Error('other')), undefined);
     assert.equal(tokenSubject(jwt('system:serviceaccount:ops:op')), 'system:serviceaccount:ops:op');
@@ -79,8 +99,11 @@ describe('startup checks', () => {
 
   it('a bad namespace fails before the cluster is asked anything', async () => {
     const client = fakeClient({ hang: true });
-    await assert.rejects(startupChecks(client, [resource], { namespace: 'Bad_NS!' }), (error: unknown) =>
-      error instanceof StartupError && /"Bad_NS!" is not a valid namespace name/.test(error.message));
+    await assert.rejects(
+      startupChecks(client, [resource], { namespace: 'Bad_NS!' }),
+      (error: unknown) =>
+        error instanceof StartupError && /"Bad_NS!" is not a valid namespace name/.test(error.message),
+    );
   });
 
   it('given what the cluster allows, wants one line per forbidden verb and resource, all of them', async () => {
@@ -89,7 +112,8 @@ describe('startup checks', () => {
       { given: { token: jwt(user) }, want: [] },
       {
         given: { token: jwt(user), denied: ['watch myresources', 'patch myresources/status', 'update leases'] },
-        namespace: 'team', lease: 'ops',
+        namespace: 'team',
+        lease: 'ops',
         want: [
           `watch on myresources.example.com (namespace team) is forbidden for ${user}`,
           `patch on myresources/status.example.com (namespace team) is forbidden for ${user}`,
@@ -98,7 +122,9 @@ describe('startup checks', () => {
       },
       {
         given: {
-          list: () => { throw new KubeError(`forbidden: User "${user}" cannot list resource`, 403, undefined); },
+          list: () => {
+            throw new KubeError(`forbidden: User "${user}" cannot list resource`, 403, undefined);
+          },
           denied: ['create events'],
         },
         want: [
@@ -106,7 +132,10 @@ describe('startup checks', () => {
           `create on events (all namespaces) is forbidden for ${user}`,
         ],
       },
-      { given: { denied: ['patch myresources'] }, want: ["patch on myresources.example.com (all namespaces) is forbidden for the operator's user"] },
+      {
+        given: { denied: ['patch myresources'] },
+        want: ["patch on myresources.example.com (all namespaces) is forbidden for the operator's user"],
+      },
     ];
     for (const { given, namespace, lease, want } of cases) {
       const checked = startupChecks(fakeClient(given), [resource], { namespace, leaseNamespace: lease });
@@ -122,21 +151,34 @@ describe('startup checks', () => {
     }
   });
 
-  it('the cluster\'s CRD wins over the descriptor, with a warning to regenerate; a 403 on it is a warning', async () => {
+  it("the cluster's CRD wins over the descriptor, with a warning to regenerate; a 403 on it is a warning", async () => {
     const lacking = await startupChecks(fakeClient({ crd: () => crd(false) }), [resource]);
     assert.equal(lacking.resources[0].statusSubresource, false);
     assert.equal(lacking.warnings.length, 1);
-    assert.match(lacking.warnings[0], /the cluster's CRD has no status subresource, the generated descriptor says it has; following the cluster: regenerate/);
+    assert.match(
+      lacking.warnings[0],
+      /the cluster's CRD has no status subresource, the generated descriptor says it has; following the cluster: regenerate/,
+    );
     const same = await startupChecks(fakeClient({}), [resource]);
     assert.equal(same.resources[0], resource);
     assert.deepEqual(same.warnings, []);
-    const forbidden = await startupChecks(fakeClient({ crd: () => { throw new KubeError('403', 403, undefined); } }), [resource]);
+    const forbidden = await startupChecks(
+      fakeClient({
+        crd: () => {
+          throw new KubeError('403', 403, undefined);
+        },
+      }),
+      [resource],
+    );
     assert.equal(forbidden.resources[0], resource);
     assert.match(forbidden.warnings[0], /cannot be checked against the generated descriptor: reading it is forbidden/);
   });
 
   it('checks that do not finish within the bound: one line saying so', async () => {
-    await assert.rejects(startupChecks(fakeClient({ hang: true }), [resource], { timeoutSeconds: 0.05 }), (error: unknown) =>
-      error instanceof StartupError && /did not finish within 0\.05 s \(--cache-sync-timeout\)/.test(error.message));
+    await assert.rejects(
+      startupChecks(fakeClient({ hang: true }), [resource], { timeoutSeconds: 0.05 }),
+      (error: unknown) =>
+        error instanceof StartupError && /did not finish within 0\.05 s \(--cache-sync-timeout\)/.test(error.message),
+    );
   });
 });

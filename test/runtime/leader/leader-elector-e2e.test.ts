@@ -14,7 +14,13 @@ import type { LeaderTimings } from '../../../src/runtime/leader/lease-decision.j
 import { leasePath, recordOf, type Lease, type LeaseRecord } from '../../../src/runtime/leader/lease-record.js';
 import { TcpSwitch } from '../../helpers/tcp-switch.js';
 import {
-  eventually, skip, START_TIMEOUT, startCluster, stopCluster, TEST_TIMEOUT, type Cluster,
+  eventually,
+  skip,
+  START_TIMEOUT,
+  startCluster,
+  stopCluster,
+  TEST_TIMEOUT,
+  type Cluster,
 } from '../../helpers/envtest.js';
 import { captureLogger, namespace, type CapturedLogger } from '../../helpers/e2e-objects.js';
 
@@ -52,16 +58,25 @@ function candidate(leaseName: string, identity: string, client: KubeClient = clu
   const elector = new LeaderElector({ client, name: leaseName, namespace: ns, identity, logger, ...timings });
   const stop = new AbortController();
   const c: Candidate = {
-    elector, stop, logger, started: [], stopped: [], drained: [], leaders: [], done: Promise.resolve(),
+    elector,
+    stop,
+    logger,
+    started: [],
+    stopped: [],
+    drained: [],
+    leaders: [],
+    done: Promise.resolve(),
   };
   c.done = elector.run(stop.signal, {
     onStartedLeading: (signal) => {
       c.started.push(Date.now());
       return new Promise<void>((resolve) => {
-        signal.addEventListener('abort', () => setTimeout(() => {
-          c.drained.push(Date.now());
-          resolve();
-        }, drainMs));
+        signal.addEventListener('abort', () =>
+          setTimeout(() => {
+            c.drained.push(Date.now());
+            resolve();
+          }, drainMs),
+        );
       });
     },
     onStoppedLeading: () => c.stopped.push(Date.now()),
@@ -84,7 +99,10 @@ interface Child {
 }
 
 /** A candidate in a child process, for SIGKILL; resolves once it leads. */
-async function childCandidate(leaseName: string, identity: string, times: Partial<LeaderTimings> = timings,
+async function childCandidate(
+  leaseName: string,
+  identity: string,
+  times: Partial<LeaderTimings> = timings,
 ): Promise<Child> {
   const script = fileURLToPath(new URL('../../helpers/leader-child.js', import.meta.url));
   const options = { kubeconfig: cluster!.kubeconfig, namespace: ns, name: leaseName, identity, ...times };
@@ -106,10 +124,13 @@ async function childCandidate(leaseName: string, identity: string, times: Partia
 }
 
 describe('leader election on a Lease, against a real API server', { skip }, () => {
-  before(async () => {
-    cluster = startCluster();
-    ns = await namespace(cluster.client, 'lease');
-  }, { timeout: START_TIMEOUT });
+  before(
+    async () => {
+      cluster = startCluster();
+      ns = await namespace(cluster.client, 'lease');
+    },
+    { timeout: START_TIMEOUT },
+  );
 
   after(async () => {
     for (const c of candidates) c.stop.abort();
@@ -143,113 +164,137 @@ describe('leader election on a Lease, against a real API server', { skip }, () =
     assert.equal(standby.started.length, 0);
   });
 
-  it('a graceful stop drains, releases, and the standby takes over within a retry period', {
-    timeout: TEST_TIMEOUT,
-  }, async () => {
-    const drainMs = 300;
-    const a = candidate('graceful', 'a_2', cluster!.client, drainMs);
-    await eventually('a to lead', async () => leading(a));
-    const b = candidate('graceful', 'b_2', cluster!.client, drainMs);
-    await eventually('b to see a', async () => (b.leaders.includes('a_2') ? true : undefined));
-    const stoppedAt = Date.now();
-    a.stop.abort();
-    assert.equal(a.elector.isLeader(), false, 'stops leading at once');
-    await a.done;
-    await eventually('b to lead', async () => leading(b));
-    const handover = b.started[0] - stoppedAt;
-    console.log(`graceful handover: ${handover} ms (drain ${drainMs} ms, retry ${timings.retryPeriodMs} ms)`);
-    assert.ok(a.stopped[0] - stoppedAt < 50, `a's signal aborted at once (${a.stopped[0] - stoppedAt} ms)`);
-    assert.ok(b.started[0] >= a.drained[0], "b starts only after a's work drained: no overlap");
-    assert.ok(handover <= drainMs + timings.retryPeriodMs + MARGIN_MS, `handover took ${handover} ms`);
-    assert.ok(a.logger.lines.some((l) => l.includes('released lease')));
-    const record = await lease('graceful');
-    assert.equal(record.holderIdentity, 'b_2');
-    assert.equal(record.leaseTransitions, 1);
-    assert.equal(record.leaseDurationSeconds, 3);
-  });
+  it(
+    'a graceful stop drains, releases, and the standby takes over within a retry period',
+    {
+      timeout: TEST_TIMEOUT,
+    },
+    async () => {
+      const drainMs = 300;
+      const a = candidate('graceful', 'a_2', cluster!.client, drainMs);
+      await eventually('a to lead', async () => leading(a));
+      const b = candidate('graceful', 'b_2', cluster!.client, drainMs);
+      await eventually('b to see a', async () => (b.leaders.includes('a_2') ? true : undefined));
+      const stoppedAt = Date.now();
+      a.stop.abort();
+      assert.equal(a.elector.isLeader(), false, 'stops leading at once');
+      await a.done;
+      await eventually('b to lead', async () => leading(b));
+      const handover = b.started[0] - stoppedAt;
+      console.log(`graceful handover: ${handover} ms (drain ${drainMs} ms, retry ${timings.retryPeriodMs} ms)`);
+      assert.ok(a.stopped[0] - stoppedAt < 50, `a's signal aborted at once (${a.stopped[0] - stoppedAt} ms)`);
+      assert.ok(b.started[0] >= a.drained[0], "b starts only after a's work drained: no overlap");
+      assert.ok(handover <= drainMs + timings.retryPeriodMs + MARGIN_MS, `handover took ${handover} ms`);
+      assert.ok(a.logger.lines.some((l) => l.includes('released lease')));
+      const record = await lease('graceful');
+      assert.equal(record.holderIdentity, 'b_2');
+      assert.equal(record.leaseTransitions, 1);
+      assert.equal(record.leaseDurationSeconds, 3);
+    },
+  );
 
-  it('with the default timings (15 s, 10 s, 2 s), SIGTERM of the leader hands over within 3 s', {
-    timeout: TEST_TIMEOUT,
-  }, async () => {
-    const { child, events } = await childCandidate('sigterm', 't_5', {});
-    const logger = captureLogger();
-    const b = new LeaderElector({ client: cluster!.client, name: 'sigterm', namespace: ns, identity: 'b_5', logger });
-    const stop = new AbortController();
-    let startedAt = 0;
-    const done = b.run(stop.signal, {
-      onStartedLeading: () => { startedAt = Date.now(); },
-      onStoppedLeading: () => undefined,
-    });
-    try {
-      await eventually('b to see t', async () => (b.state().holder === 't_5' ? true : undefined));
-      const termAt = Date.now();
-      child.kill('SIGTERM');
-      await eventually('b to lead', async () => (b.isLeader() ? true : undefined), 10_000);
-      console.log(`SIGTERM handover with default timings: ${startedAt - termAt} ms`);
-      assert.ok(startedAt - termAt <= 3_000, `${startedAt - termAt} ms`);
-      await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(undefined)));
-      const terms = events.map((e) => e.event).filter((e) => e !== 'leader');
-      assert.deepEqual(terms, ['ready', 'started', 'stopped', 'exited'], 'stopped leading, released, exited');
-      assert.equal(child.exitCode, 0);
-    } finally {
-      stop.abort();
-      await done;
-    }
-  });
+  it(
+    'with the default timings (15 s, 10 s, 2 s), SIGTERM of the leader hands over within 3 s',
+    {
+      timeout: TEST_TIMEOUT,
+    },
+    async () => {
+      const { child, events } = await childCandidate('sigterm', 't_5', {});
+      const logger = captureLogger();
+      const b = new LeaderElector({ client: cluster!.client, name: 'sigterm', namespace: ns, identity: 'b_5', logger });
+      const stop = new AbortController();
+      let startedAt = 0;
+      const done = b.run(stop.signal, {
+        onStartedLeading: () => {
+          startedAt = Date.now();
+        },
+        onStoppedLeading: () => undefined,
+      });
+      try {
+        await eventually('b to see t', async () => (b.state().holder === 't_5' ? true : undefined));
+        const termAt = Date.now();
+        child.kill('SIGTERM');
+        await eventually('b to lead', async () => (b.isLeader() ? true : undefined), 10_000);
+        console.log(`SIGTERM handover with default timings: ${startedAt - termAt} ms`);
+        assert.ok(startedAt - termAt <= 3_000, `${startedAt - termAt} ms`);
+        await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(undefined)));
+        const terms = events.map((e) => e.event).filter((e) => e !== 'leader');
+        assert.deepEqual(terms, ['ready', 'started', 'stopped', 'exited'], 'stopped leading, released, exited');
+        assert.equal(child.exitCode, 0);
+      } finally {
+        stop.abort();
+        await done;
+      }
+    },
+  );
 
-  it('a leader killed with SIGKILL is replaced after the lease duration, not before', {
-    timeout: TEST_TIMEOUT,
-  }, async () => {
-    const { child, events } = await childCandidate('killed', 'k_3');
-    const b = candidate('killed', 'b_3');
-    await eventually('b to see k', async () => (b.leaders.includes('k_3') ? true : undefined));
-    await new Promise((r) => setTimeout(r, 1_000)); // a few renews
-    const killedAt = Date.now();
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
-    await new Promise((r) => setTimeout(r, 200)); // a renew already on the wire lands
-    const last = await lease('killed');
-    assert.equal(last.holderIdentity, 'k_3', 'not released: a killed process cannot');
-    await eventually('b to take over', async () => leading(b), 10_000);
-    const fromKill = b.started[0] - killedAt;
-    const fromRenew = b.started[0] - last.renewTime;
-    console.log(`SIGKILL takeover: ${fromKill} ms after the kill, ${fromRenew} ms after the last renew`);
-    assert.ok(fromRenew >= timings.leaseDurationMs, `not before a lease duration after the last renew (${fromRenew})`);
-    const bound = timings.leaseDurationMs + timings.retryPeriodMs + MARGIN_MS;
-    assert.ok(fromKill <= bound, `within lease + retry (${fromKill} ms)`);
-    assert.ok(!events.some((e) => e.event === 'exited'));
-    const record = await lease('killed');
-    assert.equal(record.holderIdentity, 'b_3');
-    assert.equal(record.leaseTransitions, 1);
-  });
+  it(
+    'a leader killed with SIGKILL is replaced after the lease duration, not before',
+    {
+      timeout: TEST_TIMEOUT,
+    },
+    async () => {
+      const { child, events } = await childCandidate('killed', 'k_3');
+      const b = candidate('killed', 'b_3');
+      await eventually('b to see k', async () => (b.leaders.includes('k_3') ? true : undefined));
+      await new Promise((r) => setTimeout(r, 1_000)); // a few renews
+      const killedAt = Date.now();
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      await new Promise((r) => setTimeout(r, 200)); // a renew already on the wire lands
+      const last = await lease('killed');
+      assert.equal(last.holderIdentity, 'k_3', 'not released: a killed process cannot');
+      await eventually('b to take over', async () => leading(b), 10_000);
+      const fromKill = b.started[0] - killedAt;
+      const fromRenew = b.started[0] - last.renewTime;
+      console.log(`SIGKILL takeover: ${fromKill} ms after the kill, ${fromRenew} ms after the last renew`);
+      assert.ok(
+        fromRenew >= timings.leaseDurationMs,
+        `not before a lease duration after the last renew (${fromRenew})`,
+      );
+      const bound = timings.leaseDurationMs + timings.retryPeriodMs + MARGIN_MS;
+      assert.ok(fromKill <= bound, `within lease + retry (${fromKill} ms)`);
+      assert.ok(!events.some((e) => e.event === 'exited'));
+      const record = await lease('killed');
+      assert.equal(record.holderIdentity, 'b_3');
+      assert.equal(record.leaseTransitions, 1);
+    },
+  );
 
-  it('a leader cut off from the API server stops leading within the renew deadline, before the standby starts', {
-    timeout: TEST_TIMEOUT,
-  }, async () => {
-    const cut = await TcpSwitch.start(cluster!.kubeconfig);
-    switches.push(cut);
-    const a = candidate('cut', 'a_4', cut.client());
-    await eventually('a to lead', async () => leading(a));
-    const b = candidate('cut', 'b_4');
-    await eventually('b to see a', async () => (b.leaders.includes('a_4') ? true : undefined));
-    await new Promise((r) => setTimeout(r, 1_000));
-    const cutAt = Date.now();
-    cut.kill();
-    await eventually('a to stop leading', async () => (a.stopped.length ? true : undefined), 10_000);
-    const last = await lease('cut');
-    const stoppedAfter = a.stopped[0] - cutAt;
-    const afterRenew = a.stopped[0] - last.renewTime;
-    console.log(`cut-off leader stopped ${stoppedAfter} ms after the cut, ${afterRenew} ms after its last renew`);
-    assert.ok(afterRenew <= timings.renewDeadlineMs + 100, 'at the renew deadline of the last renew');
-    assert.ok(stoppedAfter <= timings.renewDeadlineMs + 100, `within the renew deadline of the cut (${stoppedAfter})`);
-    assert.equal(a.elector.isLeader(), false);
-    await eventually('b to take over', async () => leading(b), 10_000);
-    const gap = b.started[0] - a.stopped[0];
-    console.log(`standby took over ${b.started[0] - cutAt} ms after the cut, ${gap} ms after a stopped`);
-    assert.ok(b.started[0] - last.renewTime >= timings.leaseDurationMs, 'b waited out the lease');
-    assert.ok(b.started[0] > a.stopped[0], 'never two leaders');
-    const warnings = a.logger.lines.filter((l) => / WARN /.test(l) && l.includes('failed'));
-    assert.ok(warnings.length <= 2, `one line per kind of failure, not per retry:\n${warnings.join('\n')}`);
-    assert.ok(a.logger.lines.some((l) => l.includes('stopped leading') && l.includes('renew deadline')));
-  });
+  it(
+    'a leader cut off from the API server stops leading within the renew deadline, before the standby starts',
+    {
+      timeout: TEST_TIMEOUT,
+    },
+    async () => {
+      const cut = await TcpSwitch.start(cluster!.kubeconfig);
+      switches.push(cut);
+      const a = candidate('cut', 'a_4', cut.client());
+      await eventually('a to lead', async () => leading(a));
+      const b = candidate('cut', 'b_4');
+      await eventually('b to see a', async () => (b.leaders.includes('a_4') ? true : undefined));
+      await new Promise((r) => setTimeout(r, 1_000));
+      const cutAt = Date.now();
+      cut.kill();
+      await eventually('a to stop leading', async () => (a.stopped.length ? true : undefined), 10_000);
+      const last = await lease('cut');
+      const stoppedAfter = a.stopped[0] - cutAt;
+      const afterRenew = a.stopped[0] - last.renewTime;
+      console.log(`cut-off leader stopped ${stoppedAfter} ms after the cut, ${afterRenew} ms after its last renew`);
+      assert.ok(afterRenew <= timings.renewDeadlineMs + 100, 'at the renew deadline of the last renew');
+      assert.ok(
+        stoppedAfter <= timings.renewDeadlineMs + 100,
+        `within the renew deadline of the cut (${stoppedAfter})`,
+      );
+      assert.equal(a.elector.isLeader(), false);
+      await eventually('b to take over', async () => leading(b), 10_000);
+      const gap = b.started[0] - a.stopped[0];
+      console.log(`standby took over ${b.started[0] - cutAt} ms after the cut, ${gap} ms after a stopped`);
+      assert.ok(b.started[0] - last.renewTime >= timings.leaseDurationMs, 'b waited out the lease');
+      assert.ok(b.started[0] > a.stopped[0], 'never two leaders');
+      const warnings = a.logger.lines.filter((l) => / WARN /.test(l) && l.includes('failed'));
+      assert.ok(warnings.length <= 2, `one line per kind of failure, not per retry:\n${warnings.join('\n')}`);
+      assert.ok(a.logger.lines.some((l) => l.includes('stopped leading') && l.includes('renew deadline')));
+    },
+  );
 });

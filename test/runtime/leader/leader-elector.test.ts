@@ -25,10 +25,14 @@ function start(api: FakeLeaseApi, drainMs = 0) {
     onStartedLeading(signal) {
       seen.started.push(Date.now());
       signals.push(signal);
-      return new Promise<void>((resolve) => signal.addEventListener('abort', () => setTimeout(() => {
-        seen.drained.push(Date.now());
-        resolve();
-      }, drainMs)));
+      return new Promise<void>((resolve) =>
+        signal.addEventListener('abort', () =>
+          setTimeout(() => {
+            seen.drained.push(Date.now());
+            resolve();
+          }, drainMs),
+        ),
+      );
     },
     onStoppedLeading: () => seen.stopped.push(Date.now()),
     onNewLeader: (id) => seen.leaders.push(id),
@@ -64,7 +68,10 @@ describe('LeaderElector loop', () => {
     await sleep(1_100);
     c.stop.abort();
     await c.done;
-    assert.deepEqual(api.requests.slice(0, 2).map((r) => `${r.method} ${r.status}`), ['GET 404', 'POST 201']);
+    assert.deepEqual(
+      api.requests.slice(0, 2).map((r) => `${r.method} ${r.status}`),
+      ['GET 404', 'POST 201'],
+    );
     assert.equal(api.count('GET', since), 0, 'the leader does not read before each renew');
     assert.ok(api.count('PUT', since) >= 4, `renews every retry period (${api.count('PUT', since)} PUTs in 1.1 s)`);
     assert.equal(c.seen.started.length, 1);
@@ -182,9 +189,14 @@ describe('LeaderElector loop', () => {
   it('refuses timings client-go refuses, naming each problem', () => {
     const logger = captureLogger();
     assert.throws(
-      () => new LeaderElector({
-        client: new FakeLeaseApi(), name: 'op', logger, leaseDurationMs: 2_000, renewDeadlineMs: 2_000,
-      }),
+      () =>
+        new LeaderElector({
+          client: new FakeLeaseApi(),
+          name: 'op',
+          logger,
+          leaseDurationMs: 2_000,
+          renewDeadlineMs: 2_000,
+        }),
       /leaseDurationMs \(2000\) must be greater than renewDeadlineMs \(2000\)/,
     );
   });

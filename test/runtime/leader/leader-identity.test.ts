@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  defaultIdentity, leaseNamespace, processSurroundings, SERVICE_ACCOUNT_NAMESPACE, type Surroundings,
+  defaultIdentity,
+  leaseNamespace,
+  processSurroundings,
+  SERVICE_ACCOUNT_NAMESPACE,
+  type Surroundings,
 } from '../../../src/runtime/leader/leader-identity.js';
 
 function surroundings(env: Record<string, string>, files: Record<string, string> = {}): Surroundings {

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  decideLease, releaseRecord, timingProblems, type LeaderTimings, type LeaseStep,
+  decideLease,
+  releaseRecord,
+  timingProblems,
+  type LeaderTimings,
+  type LeaseStep,
 } from '../../../src/runtime/leader/lease-decision.js';
 import type { LeaseRecord } from '../../../src/runtime/leader/lease-record.js';
 
@@ -11,7 +15,12 @@ const T = 1_000_000; // local clock, ms
 
 function held(holder: string, renewTime: number, extra: Partial<LeaseRecord> = {}): LeaseRecord {
   return {
-    holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: 500_000, renewTime, leaseTransitions: 3, ...extra,
+    holderIdentity: holder,
+    leaseDurationSeconds: 15,
+    acquireTime: 500_000,
+    renewTime,
+    leaseTransitions: 3,
+    ...extra,
   };
 }
 
@@ -31,83 +40,114 @@ interface Case {
 const cases: Case[] = [
   {
     name: 'no lease: create it, holding it, transitions 0',
-    now: T, record: undefined, observedAt: T,
+    now: T,
+    record: undefined,
+    observedAt: T,
     want: { kind: 'create', record: mine({ acquireTime: T, leaseTransitions: 0 }) },
   },
   {
     name: 'another holder, seen 1 s ago: wait one retry period',
-    now: T, record: held('pod-b_2', T - 1_000), observedAt: T - 1_000,
+    now: T,
+    record: held('pod-b_2', T - 1_000),
+    observedAt: T - 1_000,
     want: { kind: 'wait', until: T + 2_000, holder: 'pod-b_2' },
   },
   {
     name: 'another holder, expiring within the retry period: look again exactly at expiry',
-    now: T, record: held('pod-b_2', T - 14_000), observedAt: T - 14_000,
+    now: T,
+    record: held('pod-b_2', T - 14_000),
+    observedAt: T - 14_000,
     want: { kind: 'wait', until: T + 1_000, holder: 'pod-b_2' },
   },
   {
     name: 'expiry is judged by when WE saw the record change, not by the renewTime the holder wrote',
     // the holder's clock is 1 h behind: by its renewTime the lease expired long ago, but we saw it 5 s ago
-    now: T, record: held('pod-b_2', T - 3_600_000), observedAt: T - 5_000,
+    now: T,
+    record: held('pod-b_2', T - 3_600_000),
+    observedAt: T - 5_000,
     want: { kind: 'wait', until: T + 2_000, holder: 'pod-b_2' },
   },
   {
     name: 'a holder clock ahead does not keep the lease alive either',
-    now: T, record: held('pod-b_2', T + 3_600_000), observedAt: T - 15_000,
+    now: T,
+    record: held('pod-b_2', T + 3_600_000),
+    observedAt: T - 15_000,
     want: {
-      kind: 'takeOver', previous: 'pod-b_2',
+      kind: 'takeOver',
+      previous: 'pod-b_2',
       record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
   {
     name: 'another holder, unchanged for exactly the lease duration: take over, transitions + 1',
-    now: T, record: held('pod-b_2', T - 15_000), observedAt: T - 15_000,
+    now: T,
+    record: held('pod-b_2', T - 15_000),
+    observedAt: T - 15_000,
     want: {
-      kind: 'takeOver', previous: 'pod-b_2',
+      kind: 'takeOver',
+      previous: 'pod-b_2',
       record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
   {
     name: 'expiry uses the duration the holder wrote (5 s), not ours',
-    now: T, record: held('pod-b_2', T - 6_000, { leaseDurationSeconds: 5 }), observedAt: T - 6_000,
+    now: T,
+    record: held('pod-b_2', T - 6_000, { leaseDurationSeconds: 5 }),
+    observedAt: T - 6_000,
     want: {
-      kind: 'takeOver', previous: 'pod-b_2',
+      kind: 'takeOver',
+      previous: 'pod-b_2',
       record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
   {
     name: 'released (no holder, 1 s): take over at once, even if just seen',
-    now: T, record: held('', T, { leaseDurationSeconds: 1 }), observedAt: T,
+    now: T,
+    record: held('', T, { leaseDurationSeconds: 1 }),
+    observedAt: T,
     want: {
-      kind: 'takeOver', previous: '',
+      kind: 'takeOver',
+      previous: '',
       record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
   {
     name: 'ours, renewed 2 s ago: renew, keeping acquireTime and transitions',
-    now: T, record: held(me, T - 2_000), observedAt: T - 2_000,
+    now: T,
+    record: held(me, T - 2_000),
+    observedAt: T - 2_000,
     want: { kind: 'renew', record: mine({ acquireTime: 500_000, leaseTransitions: 3 }) },
   },
   {
     name: 'ours, 1 ms before the renew deadline: still renew',
-    now: T, record: held(me, T - 9_999), observedAt: T - 9_999,
+    now: T,
+    record: held(me, T - 9_999),
+    observedAt: T - 9_999,
     want: { kind: 'renew', record: mine({ acquireTime: 500_000, leaseTransitions: 3 }) },
   },
   {
     name: 'ours, renew deadline reached: step down, wait until the lease expired for everyone',
-    now: T, record: held(me, T - 10_000), observedAt: T - 10_000,
+    now: T,
+    record: held(me, T - 10_000),
+    observedAt: T - 10_000,
     want: { kind: 'stepDown', until: T + 5_000, deadline: T },
   },
   {
     name: 'ours, read back later than we wrote it: the deadline counts from our own renewTime',
     // a renew whose answer was lost, read again 4 s later: the record changed, so observedAt moved
-    now: T, record: held(me, T - 11_000), observedAt: T - 7_000,
+    now: T,
+    record: held(me, T - 11_000),
+    observedAt: T - 7_000,
     want: { kind: 'stepDown', until: T + 4_000, deadline: T - 1_000 },
   },
   {
     name: 'ours, expired for everyone: take it again as a new term',
-    now: T, record: held(me, T - 15_000), observedAt: T - 15_000,
+    now: T,
+    record: held(me, T - 15_000),
+    observedAt: T - 15_000,
     want: {
-      kind: 'takeOver', previous: me,
+      kind: 'takeOver',
+      previous: me,
       record: mine({ acquireTime: T, leaseTransitions: 4 }),
     },
   },
@@ -154,7 +194,8 @@ describe('timingProblems', () => {
     { name: 'client-go defaults are fine', timings, want: [] },
     {
       name: 'short test timings are fine',
-      timings: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 }, want: [],
+      timings: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 },
+      want: [],
     },
     {
       name: 'renew deadline not below the lease duration',

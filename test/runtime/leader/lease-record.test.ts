@@ -1,13 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  formatMicroTime, leasePath, newLease, parseMicroTime, recordOf, sameRecord, updatedLease,
-  type Lease, type LeaseRecord,
+  formatMicroTime,
+  leasePath,
+  newLease,
+  parseMicroTime,
+  recordOf,
+  sameRecord,
+  updatedLease,
+  type Lease,
+  type LeaseRecord,
 } from '../../../src/runtime/leader/lease-record.js';
 
 const at = Date.parse('2026-12-03T08:29:13.123Z');
 const record: LeaseRecord = {
-  holderIdentity: 'pod-a_1', leaseDurationSeconds: 15, acquireTime: at, renewTime: at + 2_000, leaseTransitions: 2,
+  holderIdentity: 'pod-a_1',
+  leaseDurationSeconds: 15,
+  acquireTime: at,
+  renewTime: at + 2_000,
+  leaseTransitions: 2,
 };
 
 describe('MicroTime', () => {
@@ -32,10 +43,15 @@ describe('the Lease and its record', () => {
 
   it('a new Lease holds the record in its spec', () => {
     assert.deepEqual(newLease(ref, record), {
-      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'my-operator', namespace: 'ops' },
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'my-operator', namespace: 'ops' },
       spec: {
-        holderIdentity: 'pod-a_1', leaseDurationSeconds: 15, acquireTime: '2026-12-03T08:29:13.123000Z',
-        renewTime: '2026-12-03T08:29:15.123000Z', leaseTransitions: 2,
+        holderIdentity: 'pod-a_1',
+        leaseDurationSeconds: 15,
+        acquireTime: '2026-12-03T08:29:13.123000Z',
+        renewTime: '2026-12-03T08:29:15.123000Z',
+        leaseTransitions: 2,
       },
     });
     assert.deepEqual(recordOf(newLease(ref, record)), record);
@@ -55,7 +71,8 @@ describe('the Lease and its record', () => {
 
   it('a released record leaves holderIdentity out', () => {
     const observed: Lease = {
-      metadata: { name: 'my-operator', resourceVersion: '42' }, spec: { holderIdentity: 'pod-a_1' },
+      metadata: { name: 'my-operator', resourceVersion: '42' },
+      spec: { holderIdentity: 'pod-a_1' },
     };
     const lease = updatedLease(observed, { ...record, holderIdentity: '', leaseDurationSeconds: 1 });
     assert.ok(!('holderIdentity' in (lease.spec ?? {})));
@@ -64,7 +81,11 @@ describe('the Lease and its record', () => {
 
   it('a Lease without a spec reads as zero values, as client-go reads it', () => {
     assert.deepEqual(recordOf({ metadata: { name: 'x' } }), {
-      holderIdentity: '', leaseDurationSeconds: 0, acquireTime: 0, renewTime: 0, leaseTransitions: 0,
+      holderIdentity: '',
+      leaseDurationSeconds: 0,
+      acquireTime: 0,
+      renewTime: 0,
+      leaseTransitions: 0,
     });
   });
 

@@ -12,8 +12,13 @@ import {
 const t0 = new Date('2026-01-01T00:00:00Z');
 const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 const source = { component: 'kopfgen', host: 'pod-1' };
-const ref = (name: string) =>
-  ({ apiVersion: 'example.com/v1', kind: 'MyResource', name, namespace: 'ns', uid: `uid-${name}` });
+const ref = (name: string) => ({
+  apiVersion: 'example.com/v1',
+  kind: 'MyResource',
+  name,
+  namespace: 'ns',
+  uid: `uid-${name}`,
+});
 const warning = (message: string, reason = 'CreateFailed', object = 'a'): EventInput => ({
   object: ref(object),
   type: 'Warning',
@@ -82,7 +87,11 @@ const cases: Case[] = [
   {
     name: 'the bucket is per object: another object still writes',
     options: { burst: 1 },
-    given: [[0, warning('m', 'R', 'a')], [0, warning('m', 'R', 'a')], [0, warning('m', 'R', 'b')]],
+    given: [
+      [0, warning('m', 'R', 'a')],
+      [0, warning('m', 'R', 'a')],
+      [0, warning('m', 'R', 'b')],
+    ],
     want: ['create 1', 'drop 2', 'create 1'],
   },
   {

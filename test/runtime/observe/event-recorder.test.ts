@@ -67,7 +67,12 @@ describe('referenceOf', () => {
       spec: {},
     };
     assert.deepEqual(referenceOf(body), {
-      apiVersion: 'example.com/v1', kind: 'MyResource', name: 'a', namespace: 'ns', uid: 'u', resourceVersion: '7',
+      apiVersion: 'example.com/v1',
+      kind: 'MyResource',
+      name: 'a',
+      namespace: 'ns',
+      uid: 'u',
+      resourceVersion: '7',
     });
   });
 });
@@ -102,7 +107,10 @@ describe('EventRecorder against a scripted client', () => {
     recorder.record(input('u1'));
     recorder.record(input('u1'));
     await recorder.flush();
-    assert.deepEqual(calls.map((c) => c.method), ['POST', 'PATCH', 'POST']);
+    assert.deepEqual(
+      calls.map((c) => c.method),
+      ['POST', 'PATCH', 'POST'],
+    );
     assert.equal((calls[2].options.body as CoreEvent).count, 2);
     assert.deepEqual(lines, []);
   });
@@ -167,10 +175,13 @@ describe('EventRecorder against a real API server', { skip }, () => {
   /** Unique per run: KOPFGEN_E2E_KUBECONFIG may name a cluster used before. */
   const ns = `observe-events-${Date.now().toString(36)}`;
 
-  before(() => {
-    cluster = startCluster();
-    cluster.kubectl('create', 'namespace', ns);
-  }, { timeout: START_TIMEOUT });
+  before(
+    () => {
+      cluster = startCluster();
+      cluster.kubectl('create', 'namespace', ns);
+    },
+    { timeout: START_TIMEOUT },
+  );
   after(() => stopCluster(cluster));
 
   async function configMap(name: string) {
@@ -211,7 +222,10 @@ describe('EventRecorder against a real API server', { skip }, () => {
     recorder.record(warning);
     await recorder.flush();
     events = await eventsOf(object.uid);
-    assert.deepEqual(events.map((e) => [e.count, e.lastTimestamp]), [[201, '2026-01-01T00:05:00Z']]);
+    assert.deepEqual(
+      events.map((e) => [e.count, e.lastTimestamp]),
+      [[201, '2026-01-01T00:05:00Z']],
+    );
     assert.equal(lines.filter((l) => l.startsWith('warn')).length, 0);
   });
 
@@ -228,7 +242,10 @@ describe('EventRecorder against a real API server', { skip }, () => {
     recorder.record(warning);
     await recorder.flush();
     const again = await eventsOf(object.uid);
-    assert.deepEqual(again.map((e) => [e.metadata.name, e.count]), [[event.metadata.name, 201]]);
+    assert.deepEqual(
+      again.map((e) => [e.metadata.name, e.count]),
+      [[event.metadata.name, 201]],
+    );
   });
 
   it('11 different messages for one reason: 9 Events, then one combined Event with count 2', { timeout }, async () => {
@@ -239,8 +256,13 @@ describe('EventRecorder against a real API server', { skip }, () => {
     }
     await recorder.flush();
     const events = (await eventsOf(object.uid)).map((e) => `${e.count} ${e.message}`).sort();
-    assert.deepEqual(events, [
-      `1 attempt 1`, ...[2, 3, 4, 5, 6, 7, 8, 9].map((i) => `1 attempt ${i}`), `2 ${COMBINED_PREFIX}attempt 11`,
-    ].sort());
+    assert.deepEqual(
+      events,
+      [
+        `1 attempt 1`,
+        ...[2, 3, 4, 5, 6, 7, 8, 9].map((i) => `1 attempt ${i}`),
+        `2 ${COMBINED_PREFIX}attempt 11`,
+      ].sort(),
+    );
   });
 });

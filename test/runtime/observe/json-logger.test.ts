@@ -21,12 +21,27 @@ describe('JSON logger', () => {
     const [first, second] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.deepEqual(Object.keys(first).slice(0, 2), ['level', 'time']);
     assert.match(String(first.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    assert.deepEqual({ ...first, time: undefined }, {
-      level: 'info', time: undefined, msg: 'handler succeeded', ...fields, outcome: 'success',
-    });
-    assert.deepEqual({ ...second, time: undefined }, {
-      level: 'warn', time: undefined, msg: 'handler failed temporarily', ...fields, outcome: 'temporary', delay: 10,
-    });
+    assert.deepEqual(
+      { ...first, time: undefined },
+      {
+        level: 'info',
+        time: undefined,
+        msg: 'handler succeeded',
+        ...fields,
+        outcome: 'success',
+      },
+    );
+    assert.deepEqual(
+      { ...second, time: undefined },
+      {
+        level: 'warn',
+        time: undefined,
+        msg: 'handler failed temporarily',
+        ...fields,
+        outcome: 'temporary',
+        delay: 10,
+      },
+    );
   });
 
   it('below the level nothing is written; errors as their message; reserved keys renamed', () => {
@@ -41,7 +56,7 @@ describe('JSON logger', () => {
     assert.deepEqual(got, ['error', 'write failed', '409 Conflict', 'x', 'y']);
   });
 
-  it('works under the runtime\'s childLogger', () => {
+  it("works under the runtime's childLogger", () => {
     const { lines, destination } = capture();
     childLogger(createJsonLogger({ destination, level: 'debug' }), 'ns/a').debug('resumed', { handler: 'h' });
     assert.deepEqual(JSON.parse(lines[0]).msg, 'ns/a: resumed');

@@ -88,9 +88,15 @@ describe('metrics facade', () => {
     const metrics = createMetrics({ processMetrics: false });
     assert.equal(await observeRequest(metrics, 'GET', async () => 'body'), 'body');
     const conflict = new KubeError('PATCH /x: 409 conflict', 409, {});
-    await assert.rejects(observeRequest(metrics, 'PATCH', () => Promise.reject(conflict)), conflict);
+    await assert.rejects(
+      observeRequest(metrics, 'PATCH', () => Promise.reject(conflict)),
+      conflict,
+    );
     const reset = new Error('ECONNRESET');
-    await assert.rejects(observeRequest(metrics, 'PATCH', () => Promise.reject(reset)), reset);
+    await assert.rejects(
+      observeRequest(metrics, 'PATCH', () => Promise.reject(reset)),
+      reset,
+    );
     const text = await metrics.scrape();
     assert.equal(value(text, 'kopfgen_api_requests_total{verb="GET",code="200"}'), 1);
     assert.equal(value(text, 'kopfgen_api_requests_total{verb="PATCH",code="409"}'), 1);

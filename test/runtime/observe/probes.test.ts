@@ -4,8 +4,11 @@ import { liveness, readiness, type Role, type WatchState } from '../../../src/ru
 
 const t0 = new Date('2026-01-01T00:00:00Z');
 const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
-const watch = (resource: string, listed: boolean, lastSeen?: number): WatchState =>
-  ({ resource, listed, lastSeen: lastSeen === undefined ? undefined : at(lastSeen) });
+const watch = (resource: string, listed: boolean, lastSeen?: number): WatchState => ({
+  resource,
+  listed,
+  lastSeen: lastSeen === undefined ? undefined : at(lastSeen),
+});
 
 describe('liveness', () => {
   const cases: { name: string; watches: WatchState[]; now: number; stall?: number; want: string[] }[] = [

@@ -1,14 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineHandler, defineResource, Registry } from '../../../src/runtime/index.js';
-import { FINALIZER, LAST_HANDLED_ANNOTATION, buildEssence, encodeEssence } from '../../../src/runtime/reconcile/essence.js';
+import {
+  FINALIZER,
+  LAST_HANDLED_ANNOTATION,
+  buildEssence,
+  encodeEssence,
+} from '../../../src/runtime/reconcile/essence.js';
 import { applyMergePatch } from '../../../src/runtime/json.js';
 import { decide, type Step } from '../../../src/runtime/reconcile/decide.js';
 import { encodeProgress, progressAnnotation, type ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
 import { DEFAULT_MARKS, resolveMarks, type Marks } from '../../../src/runtime/reconcile/marks.js';
 
 const resource = defineResource<{ spec: { image: string; replicas?: number } }>({
-  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced', statusSubresource: true, printerColumns: [],
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 const now = new Date('2026-01-01T00:00:00Z');
 
@@ -19,12 +30,26 @@ function registry(setup: (r: Registry) => void): Registry {
 }
 const noop = () => undefined;
 
-function object(extra: { annotations?: Record<string, string>; finalizers?: string[]; deleting?: boolean; spec?: Record<string, unknown> } = {}): Record<string, unknown> {
+function object(
+  extra: {
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    deleting?: boolean;
+    spec?: Record<string, unknown>;
+  } = {},
+): Record<string, unknown> {
   return {
-    apiVersion: 'example.com/v1', kind: 'MyResource',
+    apiVersion: 'example.com/v1',
+    kind: 'MyResource',
     metadata: {
-      name: 'a', namespace: 'default', uid: 'u1', resourceVersion: '7', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z',
-      annotations: extra.annotations ?? {}, finalizers: extra.finalizers ?? [],
+      name: 'a',
+      namespace: 'default',
+      uid: 'u1',
+      resourceVersion: '7',
+      generation: 1,
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      annotations: extra.annotations ?? {},
+      finalizers: extra.finalizers ?? [],
       ...(extra.deleting ? { deletionTimestamp: '2026-01-01T00:00:01Z' } : {}),
     },
     spec: extra.spec ?? { image: 'nginx' },
@@ -34,7 +59,9 @@ function object(extra: { annotations?: Record<string, string>; finalizers?: stri
 
 /** The same object after its cause was handled: the essence stored as kopf stores it. */
 function handled(body: Record<string, unknown>): Record<string, unknown> {
-  return applyMergePatch(body, { metadata: { annotations: { [LAST_HANDLED_ANNOTATION]: encodeEssence(buildEssence(body)) } } }) as Record<string, unknown>;
+  return applyMergePatch(body, {
+    metadata: { annotations: { [LAST_HANDLED_ANNOTATION]: encodeEssence(buildEssence(body)) } },
+  }) as Record<string, unknown>;
 }
 
 function run(step: Step): string {
@@ -57,7 +84,9 @@ describe('causes', () => {
     const body = object({ spec: { image: 'nginx', replicas: 2 } });
     const first = decide({ body, handlers, now, initial: true, marks: DEFAULT_MARKS });
     const done = { started: now.toISOString(), purpose: 'create', retries: 1, success: true } as ProgressRecord;
-    const after = applyMergePatch(body, { metadata: { annotations: { [progressAnnotation('myapp')]: encodeProgress(done) } } }) as Record<string, unknown>;
+    const after = applyMergePatch(body, {
+      metadata: { annotations: { [progressAnnotation('myapp')]: encodeProgress(done) } },
+    }) as Record<string, unknown>;
     assert.equal(run(first), 'create:myapp');
     const second = decide({ body: after, handlers, now, initial: true, marks: DEFAULT_MARKS });
     assert.equal(run(second), 'create:scale.field.spec.replicas');
@@ -71,8 +100,13 @@ describe('causes', () => {
     assert.deepEqual(step.kind === 'run' && step.diff, [['change', ['spec', 'image'], 'nginx', 'httpd']]);
     const scaled = applyMergePatch(body, { spec: { replicas: 3 } }) as Record<string, unknown>;
     const done = { started: now.toISOString(), purpose: 'update', retries: 1, success: true } as ProgressRecord;
-    const afterMyapp = applyMergePatch(scaled, { metadata: { annotations: { [progressAnnotation('myapp')]: encodeProgress(done) } } }) as Record<string, unknown>;
-    assert.equal(run(decide({ body: afterMyapp, handlers, now, initial: false, marks: DEFAULT_MARKS })), 'update:scale.field.spec.replicas');
+    const afterMyapp = applyMergePatch(scaled, {
+      metadata: { annotations: { [progressAnnotation('myapp')]: encodeProgress(done) } },
+    }) as Record<string, unknown>;
+    assert.equal(
+      run(decide({ body: afterMyapp, handlers, now, initial: false, marks: DEFAULT_MARKS })),
+      'update:scale.field.spec.replicas',
+    );
   });
   it('resume: first sight of an unchanged object; nothing on later sights', () => {
     const body = handled(object());
@@ -85,12 +119,27 @@ describe('causes', () => {
       status: { myapp: { phase: 'Other' } },
       metadata: { resourceVersion: '99', generation: 5, annotations: { [progressAnnotation('x')]: '{}' } },
     }) as Record<string, unknown>;
-    assert.equal(decide({ body: own, handlers: handlers.filter((h) => h.cause !== 'delete'), now, initial: false, marks: DEFAULT_MARKS }).kind, 'none');
+    assert.equal(
+      decide({
+        body: own,
+        handlers: handlers.filter((h) => h.cause !== 'delete'),
+        now,
+        initial: false,
+        marks: DEFAULT_MARKS,
+      }).kind,
+      'none',
+    );
   });
   it('completing a cause stores the essence and purges progress', () => {
     const done = { started: now.toISOString(), purpose: 'create', retries: 1, success: true } as ProgressRecord;
     const body = object({ annotations: { [progressAnnotation('myapp')]: encodeProgress(done) } });
-    const step = decide({ body, handlers: handlers.filter((h) => h.cause === 'create'), now, initial: false, marks: DEFAULT_MARKS });
+    const step = decide({
+      body,
+      handlers: handlers.filter((h) => h.cause === 'create'),
+      now,
+      initial: false,
+      marks: DEFAULT_MARKS,
+    });
     assert.equal(step.kind, 'patch');
     const annotations = step.kind === 'patch' ? step.patch.metadata?.annotations : undefined;
     assert.equal(annotations?.[progressAnnotation('myapp')], null);
@@ -107,30 +156,64 @@ describe('finalizer', () => {
   const withoutDelete = withDelete.filter((h) => h.cause !== 'delete');
 
   it('is added first, with the resourceVersion, while delete handlers exist', () => {
-    const step = decide({ body: object({ finalizers: ['other'] }), handlers: withDelete, now, initial: true, marks: DEFAULT_MARKS });
-    assert.deepEqual(step.kind === 'patch' && step.patch.metadata, { finalizers: ['other', FINALIZER], resourceVersion: '7' });
+    const step = decide({
+      body: object({ finalizers: ['other'] }),
+      handlers: withDelete,
+      now,
+      initial: true,
+      marks: DEFAULT_MARKS,
+    });
+    assert.deepEqual(step.kind === 'patch' && step.patch.metadata, {
+      finalizers: ['other', FINALIZER],
+      resourceVersion: '7',
+    });
   });
   it('is removed when no delete handler exists', () => {
-    const step = decide({ body: object({ finalizers: [FINALIZER, 'other'] }), handlers: withoutDelete, now, initial: true, marks: DEFAULT_MARKS });
+    const step = decide({
+      body: object({ finalizers: [FINALIZER, 'other'] }),
+      handlers: withoutDelete,
+      now,
+      initial: true,
+      marks: DEFAULT_MARKS,
+    });
     assert.deepEqual(step.kind === 'patch' && step.patch.metadata?.finalizers, ['other']);
   });
   it('delete: delete handlers run while the finalizer holds the object, then it is removed', () => {
     const body = object({ finalizers: [FINALIZER], deleting: true });
-    assert.equal(run(decide({ body, handlers: withDelete, now, initial: false, marks: DEFAULT_MARKS })), 'delete:cleanup');
+    assert.equal(
+      run(decide({ body, handlers: withDelete, now, initial: false, marks: DEFAULT_MARKS })),
+      'delete:cleanup',
+    );
     const done = { started: now.toISOString(), purpose: 'delete', retries: 1, success: true } as ProgressRecord;
-    const after = applyMergePatch(body, { metadata: { annotations: { [progressAnnotation('cleanup')]: encodeProgress(done) } } }) as Record<string, unknown>;
+    const after = applyMergePatch(body, {
+      metadata: { annotations: { [progressAnnotation('cleanup')]: encodeProgress(done) } },
+    }) as Record<string, unknown>;
     const step = decide({ body: after, handlers: withDelete, now, initial: false, marks: DEFAULT_MARKS });
     assert.deepEqual(step.kind === 'patch' && step.patch.metadata?.finalizers, []);
     assert.equal(step.kind === 'patch' && step.completes, 'delete');
   });
   it('a permanently failed delete handler also releases the object', () => {
-    const failed = { started: now.toISOString(), purpose: 'delete', retries: 1, failure: true, message: 'no' } as ProgressRecord;
-    const body = object({ finalizers: [FINALIZER], deleting: true, annotations: { [progressAnnotation('cleanup')]: encodeProgress(failed) } });
+    const failed = {
+      started: now.toISOString(),
+      purpose: 'delete',
+      retries: 1,
+      failure: true,
+      message: 'no',
+    } as ProgressRecord;
+    const body = object({
+      finalizers: [FINALIZER],
+      deleting: true,
+      annotations: { [progressAnnotation('cleanup')]: encodeProgress(failed) },
+    });
     const step = decide({ body, handlers: withDelete, now, initial: false, marks: DEFAULT_MARKS });
     assert.deepEqual(step.kind === 'patch' && step.patch.metadata?.finalizers, []);
   });
   it('deleting without our finalizer: nothing to do', () => {
-    assert.equal(decide({ body: object({ deleting: true }), handlers: withDelete, now, initial: false, marks: DEFAULT_MARKS }).kind, 'none');
+    assert.equal(
+      decide({ body: object({ deleting: true }), handlers: withDelete, now, initial: false, marks: DEFAULT_MARKS })
+        .kind,
+      'none',
+    );
   });
 });
 
@@ -139,16 +222,27 @@ describe('progress across restarts', () => {
     defineHandler(resource, 'myapp').onCreate(noop, { registry: r });
     defineHandler(resource, 'other').onCreate(noop, { registry: r });
   }).handlers;
-  const rec = (extra: Partial<ProgressRecord>): string => encodeProgress({ started: now.toISOString(), purpose: 'create', retries: 1, ...extra });
+  const rec = (extra: Partial<ProgressRecord>): string =>
+    encodeProgress({ started: now.toISOString(), purpose: 'create', retries: 1, ...extra });
 
   it('a finished handler is not run again; a delayed one waits for its time', () => {
-    const body = object({ annotations: { [progressAnnotation('myapp')]: rec({ success: true }), [progressAnnotation('other')]: rec({ delayed: '2026-01-01T00:00:30Z' }) } });
+    const body = object({
+      annotations: {
+        [progressAnnotation('myapp')]: rec({ success: true }),
+        [progressAnnotation('other')]: rec({ delayed: '2026-01-01T00:00:30Z' }),
+      },
+    });
     const step = decide({ body, handlers, now, initial: true, marks: DEFAULT_MARKS });
     assert.deepEqual(step, { kind: 'sleep', until: new Date('2026-01-01T00:00:30Z') });
-    assert.equal(run(decide({ body, handlers, now: new Date('2026-01-01T00:00:31Z'), initial: true, marks: DEFAULT_MARKS })), 'create:other');
+    assert.equal(
+      run(decide({ body, handlers, now: new Date('2026-01-01T00:00:31Z'), initial: true, marks: DEFAULT_MARKS })),
+      'create:other',
+    );
   });
   it('awake handlers with fewer attempts go first', () => {
-    const body = object({ annotations: { [progressAnnotation('myapp')]: rec({ retries: 2, delayed: '2025-12-31T00:00:00Z' }) } });
+    const body = object({
+      annotations: { [progressAnnotation('myapp')]: rec({ retries: 2, delayed: '2025-12-31T00:00:00Z' }) },
+    });
     assert.equal(run(decide({ body, handlers, now, initial: false, marks: DEFAULT_MARKS })), 'create:other');
   });
   it("exhausted limits (the handler's retries, timeout) fail the handler without running it", () => {
@@ -156,17 +250,32 @@ describe('progress across restarts', () => {
       defineHandler(resource, 'myapp').onCreate(noop, { registry: r, retries: 3 });
       defineHandler(resource, 'other').onCreate(noop, { registry: r, timeout: 60 });
     }).handlers;
-    const body = object({ annotations: { [progressAnnotation('myapp')]: rec({ retries: 3, delayed: '2025-12-31T00:00:00Z' }) } });
+    const body = object({
+      annotations: { [progressAnnotation('myapp')]: rec({ retries: 3, delayed: '2025-12-31T00:00:00Z' }) },
+    });
     const step = decide({ body, handlers: limited, now, initial: false, marks: DEFAULT_MARKS });
     assert.deepEqual(step.kind === 'fail' && [step.key, step.message], ['myapp', 'gave up after 3 attempt(s)']);
-    const late = object({ annotations: { [progressAnnotation('other')]: rec({ started: '2025-12-31T23:58:00Z', delayed: '2025-12-31T23:59:00Z' }) } });
-    const timedOut = decide({ body: late, handlers: limited.filter((h) => h.id === 'other'), now, initial: false, marks: DEFAULT_MARKS });
+    const late = object({
+      annotations: {
+        [progressAnnotation('other')]: rec({ started: '2025-12-31T23:58:00Z', delayed: '2025-12-31T23:59:00Z' }),
+      },
+    });
+    const timedOut = decide({
+      body: late,
+      handlers: limited.filter((h) => h.id === 'other'),
+      now,
+      initial: false,
+      marks: DEFAULT_MARKS,
+    });
     assert.deepEqual(timedOut.kind === 'fail' && [timedOut.key, timedOut.message], ['other', 'timed out after 60s']);
   });
   it('a failure record of a finished cause stays visible but does not block the next cause', () => {
     const failed = rec({ failure: true, message: 'boom', done: true });
     const upd = registry((r) => defineHandler(resource, 'myapp').onUpdate(noop, { registry: r })).handlers;
-    const body = applyMergePatch(handled(object()), { spec: { image: 'x' }, metadata: { annotations: { [progressAnnotation('myapp')]: failed } } }) as Record<string, unknown>;
+    const body = applyMergePatch(handled(object()), {
+      spec: { image: 'x' },
+      metadata: { annotations: { [progressAnnotation('myapp')]: failed } },
+    }) as Record<string, unknown>;
     assert.equal(run(decide({ body, handlers: upd, now, initial: false, marks: DEFAULT_MARKS })), 'update:myapp');
   });
 });
@@ -177,24 +286,37 @@ describe('marks set per operator', () => {
     defineHandler(resource, 'billing').onCreate(noop, { registry: r });
     defineHandler(resource, 'release').onDelete(noop, { registry: r });
   }).handlers;
-  it('another operator\'s finalizer and last-handled configuration do not count as ours', () => {
+  it("another operator's finalizer and last-handled configuration do not count as ours", () => {
     const theirs = handled(object({ finalizers: [FINALIZER] })); // handled by an operator with the default marks
     const step = decide({ body: theirs, handlers, now, initial: true, marks });
-    assert.deepEqual(step.kind === 'patch' && step.patch.metadata, { finalizers: [FINALIZER, 'b.example.com/finalizer'], resourceVersion: '7' });
-    const held = applyMergePatch(theirs, { metadata: { finalizers: [FINALIZER, 'b.example.com/finalizer'] } }) as Record<string, unknown>;
+    assert.deepEqual(step.kind === 'patch' && step.patch.metadata, {
+      finalizers: [FINALIZER, 'b.example.com/finalizer'],
+      resourceVersion: '7',
+    });
+    const held = applyMergePatch(theirs, {
+      metadata: { finalizers: [FINALIZER, 'b.example.com/finalizer'] },
+    }) as Record<string, unknown>;
     assert.equal(run(decide({ body: held, handlers, now, initial: true, marks })), 'create:billing');
   });
-  it('progress and the last-handled configuration go under our prefix; the other operator\'s marks stay untouched', () => {
+  it("progress and the last-handled configuration go under our prefix; the other operator's marks stay untouched", () => {
     const done = { started: now.toISOString(), purpose: 'create', retries: 1, success: true } as ProgressRecord;
     const other = { started: now.toISOString(), purpose: 'create', retries: 1, success: true } as ProgressRecord;
-    const body = handled(object({
-      finalizers: ['b.example.com/finalizer'],
-      annotations: { [progressAnnotation('billing', marks)]: encodeProgress(done), [progressAnnotation('myapp')]: encodeProgress(other) },
-    }));
+    const body = handled(
+      object({
+        finalizers: ['b.example.com/finalizer'],
+        annotations: {
+          [progressAnnotation('billing', marks)]: encodeProgress(done),
+          [progressAnnotation('myapp')]: encodeProgress(other),
+        },
+      }),
+    );
     const step = decide({ body, handlers, now, initial: false, marks });
     assert.equal(step.kind === 'patch' && step.completes, 'create');
     const annotations = step.kind === 'patch' ? step.patch.metadata?.annotations : undefined;
-    assert.deepEqual(Object.keys(annotations ?? {}).sort(), ['b.example.com/billing', 'b.example.com/last-handled-configuration']);
+    assert.deepEqual(Object.keys(annotations ?? {}).sort(), [
+      'b.example.com/billing',
+      'b.example.com/last-handled-configuration',
+    ]);
     assert.equal(annotations?.['b.example.com/billing'], null);
   });
   it('our deletion waits for our finalizer only; a deletion held by the other operator alone is not ours', () => {

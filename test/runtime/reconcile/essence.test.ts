@@ -3,13 +3,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import {
-  buildEssence, decodeEssence, diff, encodeEssence, ESSENCE_BUDGET, reduceDiff,
+  buildEssence,
+  decodeEssence,
+  diff,
+  encodeEssence,
+  ESSENCE_BUDGET,
+  reduceDiff,
 } from '../../../src/runtime/reconcile/essence.js';
 import { resolveMarks, type Marks } from '../../../src/runtime/reconcile/marks.js';
 import { progressAnnotation } from '../../../src/runtime/reconcile/progress.js';
 
 const object = (annotations: Record<string, string>) => ({
-  apiVersion: 'example.com/v1', kind: 'MyResource',
+  apiVersion: 'example.com/v1',
+  kind: 'MyResource',
   metadata: { name: 'a', namespace: 'default', uid: 'u1', resourceVersion: '7', generation: 1, annotations },
   spec: { image: 'nginx' },
   status: { myapp: { phase: 'Running' } },
@@ -24,23 +30,32 @@ describe('essence', () => {
     const want = { spec: { image: 'nginx' }, metadata: { labels: { app: 'a' }, annotations: { team: 'x' } } };
     assert.deepEqual(buildEssence({ ...body, metadata }), want);
   });
-  it('drops every operator\'s marks: ours under a configured prefix, another\'s last-handled key and progress records', () => {
+  it("drops every operator's marks: ours under a configured prefix, another's last-handled key and progress records", () => {
     const marks = resolveMarks({ prefix: 'b.example.com' }) as Marks;
     const record = JSON.stringify({ started: '2026-01-01T00:00:00Z', purpose: 'create', retries: 1 });
     const body = object({
-      'b.example.com/myapp': '{}', 'b.example.com/last-handled-configuration': '{}', // ours
-      'kopfgen.dev/last-handled-configuration': '{"spec":{}}', 'kopfgen.dev/other': record, // another kopfgen operator's
-      'kopf.zalando.org/last-handled-configuration': '{}', 'kopf.zalando.org/fn': record, // a kopf operator's
-      'kopfgen.dev/user-note': 'kept: not a record', json: '{"started":"x"}',
+      'b.example.com/myapp': '{}',
+      'b.example.com/last-handled-configuration': '{}', // ours
+      'kopfgen.dev/last-handled-configuration': '{"spec":{}}',
+      'kopfgen.dev/other': record, // another kopfgen operator's
+      'kopf.zalando.org/last-handled-configuration': '{}',
+      'kopf.zalando.org/fn': record, // a kopf operator's
+      'kopfgen.dev/user-note': 'kept: not a record',
+      json: '{"started":"x"}',
     });
-    const want = { spec: { image: 'nginx' }, metadata: { annotations: { 'kopfgen.dev/user-note': 'kept: not a record', json: '{"started":"x"}' } } };
+    const want = {
+      spec: { image: 'nginx' },
+      metadata: { annotations: { 'kopfgen.dev/user-note': 'kept: not a record', json: '{"started":"x"}' } },
+    };
     assert.deepEqual(buildEssence(body, marks), want);
   });
 });
 
 describe('encodeEssence: within the annotation budget', () => {
   const items = (n: number, value: (i: number) => string) =>
-    Object.fromEntries(Array.from({ length: n }, (_, i) => [`item-${i}`, { name: `item-${i}`, image: value(i), replicas: 3 }]));
+    Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`item-${i}`, { name: `item-${i}`, image: value(i), replicas: 3 }]),
+    );
   it('a small essence is plain JSON, as before', () => {
     const essence = { spec: { image: 'nginx' } };
     assert.equal(encodeEssence(essence), '{"spec":{"image":"nginx"}}\n');
@@ -54,10 +69,18 @@ describe('encodeEssence: within the annotation budget', () => {
     assert.deepEqual(decodeEssence(encoded), essence);
     const changed = structuredClone(essence);
     changed.spec.items['item-7'].replicas = 4;
-    assert.deepEqual(diff(decodeEssence(encoded), changed), [['change', ['spec', 'items', 'item-7', 'replicas'], 3, 4]]);
+    assert.deepEqual(diff(decodeEssence(encoded), changed), [
+      ['change', ['spec', 'items', 'item-7', 'replicas'], 3, 4],
+    ]);
   });
   it('a 200 KB essence that does not compress keeps the small values and digests of the large ones', () => {
-    const essence = { spec: { replicas: 2, blob: randomBytes(150_000).toString('base64'), items: items(400, () => randomBytes(60).toString('hex')) } };
+    const essence = {
+      spec: {
+        replicas: 2,
+        blob: randomBytes(150_000).toString('base64'),
+        items: items(400, () => randomBytes(60).toString('hex')),
+      },
+    };
     const encoded = encodeEssence(essence);
     assert.ok(encoded.startsWith('digested+json:') && encoded.length <= ESSENCE_BUDGET, `${encoded.length}`);
     const old = decodeEssence(encoded);
@@ -65,7 +88,11 @@ describe('encodeEssence: within the annotation budget', () => {
     const scaled = { spec: { ...essence.spec, replicas: 3 } };
     assert.deepEqual(diff(old, scaled), [['change', ['spec', 'replicas'], 2, 3]], 'a kept value: exact');
     const blob = randomBytes(150_000).toString('base64');
-    assert.deepEqual(diff(old, { spec: { ...essence.spec, blob } }), [['change', ['spec', 'blob'], undefined, blob]], 'a digested value: the path and the new value');
+    assert.deepEqual(
+      diff(old, { spec: { ...essence.spec, blob } }),
+      [['change', ['spec', 'blob'], undefined, blob]],
+      'a digested value: the path and the new value',
+    );
   });
   it('a user\'s own {"$digest": …} in a plain essence is a value like any other', () => {
     const essence = { spec: { note: { $digest: 'sha256:0' } } };
@@ -90,6 +117,8 @@ describe('diff (kopf-style)', () => {
     const items = diff({ spec: { image: 'a', replicas: 1 } }, { spec: { image: 'b', replicas: 1 } });
     assert.deepEqual(reduceDiff(items, ['spec', 'replicas']), []);
     assert.deepEqual(reduceDiff(items, ['spec', 'image']), [['change', [], 'a', 'b']]);
-    assert.deepEqual(reduceDiff(diff(undefined, { spec: { replicas: 2 } }), ['spec', 'replicas']), [['add', [], undefined, 2]]);
+    assert.deepEqual(reduceDiff(diff(undefined, { spec: { replicas: 2 } }), ['spec', 'replicas']), [
+      ['add', [], undefined, 2],
+    ]);
   });
 });

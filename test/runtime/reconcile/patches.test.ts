@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyMergePatch } from '../../../src/runtime/json.js';
 import {
-  combinePatches, emptyPatch, outcomePatch, splitPatch, type ObjectPatch,
+  combinePatches,
+  emptyPatch,
+  outcomePatch,
+  splitPatch,
+  type ObjectPatch,
 } from '../../../src/runtime/reconcile/patches.js';
 import { encodeProgress, type ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
 import { DEFAULT_MARKS } from '../../../src/runtime/reconcile/marks.js';
@@ -17,13 +21,27 @@ describe('outcome patch', () => {
     patch.status.other = { x: 1 };
     patch.status.myapp = { kept: true };
     patch.metadata.labels = { stage: 'two' };
-    const out = outcomePatch('myapp', 'myapp', { kind: 'temporary', status: { phase: 'Pending' } }, patch, record, DEFAULT_MARKS);
+    const out = outcomePatch(
+      'myapp',
+      'myapp',
+      { kind: 'temporary', status: { phase: 'Pending' } },
+      patch,
+      record,
+      DEFAULT_MARKS,
+    );
     assert.deepEqual(out.status, { other: { x: 1 }, myapp: { kept: true, phase: 'Pending' } });
     assert.deepEqual(out.metadata?.labels, { stage: 'two' });
     assert.equal(out.metadata?.annotations?.['kopfgen.dev/myapp'], encodeProgress(record));
   });
   it('splits status to the subresource when there is one', () => {
-    const out = outcomePatch('myapp', 'myapp', { kind: 'success', status: { phase: 'Starting' } }, emptyPatch(), record, DEFAULT_MARKS);
+    const out = outcomePatch(
+      'myapp',
+      'myapp',
+      { kind: 'success', status: { phase: 'Starting' } },
+      emptyPatch(),
+      record,
+      DEFAULT_MARKS,
+    );
     const split = splitPatch(out, true);
     assert.deepEqual(split.status, { status: { myapp: { phase: 'Starting' } } });
     assert.equal(split.main?.status, undefined);

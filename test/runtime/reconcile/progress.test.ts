@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  encodeProgress, handlerKey, progressAnnotation, purgeProgress, readProgress, type ProgressRecord,
+  encodeProgress,
+  handlerKey,
+  progressAnnotation,
+  purgeProgress,
+  readProgress,
+  type ProgressRecord,
 } from '../../../src/runtime/reconcile/progress.js';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
@@ -25,9 +30,23 @@ describe('progress annotations', () => {
   });
   it('reads back what it writes; the purge keeps failures (marked done)', () => {
     const ok: ProgressRecord = { started: t0.toISOString(), purpose: 'create', retries: 1, success: true };
-    const bad: ProgressRecord = { started: t0.toISOString(), purpose: 'create', retries: 2, failure: true, message: 'why' };
+    const bad: ProgressRecord = {
+      started: t0.toISOString(),
+      purpose: 'create',
+      retries: 2,
+      failure: true,
+      message: 'why',
+    };
     const long = 'x'.repeat(80);
-    const body = { metadata: { annotations: { [progressAnnotation('a')]: encodeProgress(ok), [progressAnnotation(long)]: encodeProgress(bad), other: 'v' } } };
+    const body = {
+      metadata: {
+        annotations: {
+          [progressAnnotation('a')]: encodeProgress(ok),
+          [progressAnnotation(long)]: encodeProgress(bad),
+          other: 'v',
+        },
+      },
+    };
     assert.deepEqual(readProgress(body, long), bad);
     const purge = purgeProgress(body);
     assert.equal(purge[progressAnnotation('a')], null);

@@ -11,21 +11,42 @@ import { Store } from '../../../src/runtime/store.js';
 import { policyEnv } from '../../helpers/resource-env.js';
 
 const resource = defineResource({
-  group: 'example.com', version: 'v1', plural: 'myresources', kind: 'MyResource', scope: 'Namespaced',
-  statusSubresource: true, printerColumns: [],
+  group: 'example.com',
+  version: 'v1',
+  plural: 'myresources',
+  kind: 'MyResource',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
 });
 const now = new Date('2026-01-01T00:00:00Z');
 
 function setup(annotations: Record<string, string>, request: () => unknown) {
   const registry = new Registry();
   let calls = 0;
-  defineHandler(resource, 'myapp').onCreate(() => { calls++; }, { registry });
+  defineHandler(resource, 'myapp').onCreate(
+    () => {
+      calls++;
+    },
+    { registry },
+  );
   const store = new Store();
   const metadata = { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5', annotations };
   store.apply({ apiVersion: 'example.com/v1', kind: 'MyResource', metadata, spec: {} });
-  const client = { async request() { return request(); } } as unknown as KubeClient;
+  const client = {
+    async request() {
+      return request();
+    },
+  } as unknown as KubeClient;
   const logger = createLogger({ write: () => {} });
-  const env: ResourceEnv = { client, resource, logger, signal: new AbortController().signal, now: () => now, ...policyEnv() };
+  const env: ResourceEnv = {
+    client,
+    resource,
+    logger,
+    signal: new AbortController().signal,
+    now: () => now,
+    ...policyEnv(),
+  };
   const gone: string[] = [];
   const hooks = {
     gone: (uid: string) => {
