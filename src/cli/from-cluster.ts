@@ -11,6 +11,7 @@ import type { SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { KubeClient, KubeError } from '../runtime/kube/client.js';
 import { isPlainObject } from '../runtime/json.js';
+import { messageOf } from '../runtime/error-message.js';
 
 export interface ClusterSource {
   /** The kubeconfig context; default: the current context. */
@@ -89,7 +90,7 @@ async function connect(from: ClusterSource): Promise<KubeClient | string> {
     }
     return new KubeClient(config);
   } catch (e) {
-    return `no usable kubeconfig: ${(e as Error).message}`;
+    return `no usable kubeconfig: ${messageOf(e)}`;
   }
 }
 
@@ -107,7 +108,7 @@ function sourceOf(crd: Record<string, unknown>): SourceText {
 }
 
 function failed(e: unknown, what: string): Diagnostic {
-  return problem('KG152', `cannot read ${what} from the cluster: ${(e as Error).message}`, what);
+  return problem('KG152', `cannot read ${what} from the cluster: ${messageOf(e)}`, what);
 }
 
 function problem(code: string, message: string, what = ''): Diagnostic {

@@ -14,6 +14,7 @@ import { createLogger, type Level } from '../runtime/effects/log.js';
 import { createJsonLogger } from '../runtime/observe/json-logger.js';
 import { Operator, StartupError, type LeaderElectionOptions } from '../runtime/operator.js';
 import { defaultRegistry, type Registry } from '../runtime/api/registry.js';
+import { messageOf } from '../runtime/error-message.js';
 
 export interface RunOptions {
   /** Watch one namespace (default: all). */
@@ -98,7 +99,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     else config.loadFromDefault();
     client = new KubeClient(config);
   } catch (error) {
-    write(`kopfgen run: no usable kubeconfig: ${(error as Error).message}`);
+    write(`kopfgen run: no usable kubeconfig: ${messageOf(error)}`);
     return 1;
   }
   const level = options.logLevel ?? 'info';

@@ -31,6 +31,7 @@ import { DEFAULT_STALL_SECONDS, liveness, readiness, type Role, type WatchState 
 import { Slots } from './queue.js';
 import { DEFAULT_MARKS, resolveMarks, type Marks, type MarksOptions } from './reconcile/marks.js';
 import { watchResource, type WatchReporter } from './watcher.js';
+import { messageOf } from './error-message.js';
 
 export { StartupError };
 
@@ -300,7 +301,7 @@ export class Operator {
     } catch (error) {
       const where = `${options.host ?? '0.0.0.0'}:${options.port}`;
       throw new StartupError(
-        `cannot serve /healthz, /readyz and /metrics on ${where} (--health-port): ${(error as Error).message}`,
+        `cannot serve /healthz, /readyz and /metrics on ${where} (--health-port): ${messageOf(error)}`,
       );
     }
   }

@@ -22,6 +22,7 @@ import type { ResourceDescriptor } from './api/define.js';
 import type { KubernetesObject } from './api/kube-types.js';
 import { isKubernetesObject, isPlainObject } from './json.js';
 import { KubeError, resourcePath, type KubeClient } from './kube/client.js';
+import { messageOf } from './error-message.js';
 
 /** What the store receives (kube-rs `watcher::Event`). */
 export type WatcherStep =
@@ -78,10 +79,6 @@ export const initialState = (failures = 0): ListingState => ({ phase: 'listing',
 const LIST_BACKOFF_MAX_MS = 30_000;
 const WATCH_BACKOFF_MAX_MS = 10_000;
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function listPage(state: ListingState, page: ListPage, watched: WatchedKind): Transition {
   const steps: WatcherStep[] = [];
   const uids = new Set(state.uids); // a copy per page: the state passed in stays as it was
@@ -124,7 +121,7 @@ function watchFailed(state: WatchingState, error: unknown, watched: WatchedKind)
   const failures = state.failures + 1;
   const delayMs = Math.min(WATCH_BACKOFF_MAX_MS, 100 * 2 ** failures);
   const note =
-    `watch of ${watched.path} dropped, resuming from resourceVersion ${state.resourceVersion}: ` + message(error);
+    `watch of ${watched.path} dropped, resuming from resourceVersion ${state.resourceVersion}: ` + messageOf(error);
   const then = { ...state, failures };
   return { state: { phase: 'backoff', delayMs, then }, steps: [], note: { level: 'warn', message: note } };
 }
@@ -137,7 +134,7 @@ export function transition(state: WatcherState, input: WatcherInput, watched: Wa
       if (input.kind === 'failed') {
         const failures = state.failures + 1;
         const delayMs = Math.min(LIST_BACKOFF_MAX_MS, 250 * 2 ** failures);
-        const note = `listing ${watched.path} failed, retrying: ${message(input.error)}`;
+        const note = `listing ${watched.path} failed, retrying: ${messageOf(input.error)}`;
         const then = initialState(failures);
         return { state: { phase: 'backoff', delayMs, then }, steps: [], note: { level: 'warn', message: note } };
       }

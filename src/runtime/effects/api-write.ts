@@ -12,6 +12,7 @@ import { describe, KubeError, resourcePath } from '../kube/client.js';
 import { RequestFailed, StatusSubresourceMissing } from '../reconcile/failures.js';
 import { splitPatch, type ObjectPatch } from '../reconcile/patches.js';
 import { objectRef } from './log.js';
+import { messageOf } from '../error-message.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,10 +33,6 @@ export function writeRetryDelay(error: unknown, attempt: number): number | undef
   return error.retryAfter !== undefined ? error.retryAfter * 1000 : Math.min(5000, 100 * 2 ** attempt);
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 interface Named {
   name?: string;
   namespace?: string;
@@ -50,7 +47,7 @@ function failed(env: ResourceEnv, verb: string, meta: Named, subresource: string
   const server =
     error instanceof KubeError && isKubernetesObject(error.body) && typeof error.body.message === 'string'
       ? error.body.message
-      : message(error);
+      : messageOf(error);
   return new RequestFailed(request, status, server, { cause: error });
 }
 
@@ -84,7 +81,7 @@ async function patchLoop(env: ResourceEnv, path: string, patch: ObjectPatch, pre
       if (error instanceof KubeError && error.status === 409 && precondition) throw new Conflict(error.message);
       const wait = writeRetryDelay(error, attempt);
       if (wait === undefined) throw error;
-      env.logger.warn(`patch of ${path} failed (attempt ${attempt}), retrying in ${wait} ms: ${message(error)}`);
+      env.logger.warn(`patch of ${path} failed (attempt ${attempt}), retrying in ${wait} ms: ${messageOf(error)}`);
       await sleep(wait);
     }
   }

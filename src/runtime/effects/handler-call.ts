@@ -17,6 +17,7 @@ import type { Marks } from '../reconcile/marks.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
 import { recordAttempt } from '../observe/handler-metrics.js';
 import { childLogger, objectRef } from './log.js';
+import { messageOf } from '../error-message.js';
 
 /** A timed-out attempt is permanent: the brand marks it so without a PermanentError instance. */
 function timedOut(seconds: number | undefined): Error {
@@ -142,7 +143,7 @@ function serialisable(build: () => ObjectPatch): ObjectPatch {
     JSON.stringify(patch);
     return patch;
   } catch (error) {
-    throw new Unserialisable(error instanceof Error ? error.message : String(error));
+    throw new Unserialisable(messageOf(error));
   }
 }
 

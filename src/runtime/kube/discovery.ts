@@ -5,19 +5,16 @@
 import type { ResourceDescriptor } from '../api/define.js';
 import { isPlainObject } from '../json.js';
 import { describe, KubeError, type KubeClient } from './client.js';
+import { messageOf } from '../error-message.js';
 
 /** The cluster or a resource is not reachable: the operator cannot start. */
 export class StartupError extends Error {}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 export async function checkCluster(client: KubeClient): Promise<void> {
   try {
     await client.request('GET', '/version', { timeoutMs: 10_000 });
   } catch (error) {
-    throw new StartupError(`cannot reach the Kubernetes API at ${client.server.origin}: ${message(error)}`);
+    throw new StartupError(`cannot reach the Kubernetes API at ${client.server.origin}: ${messageOf(error)}`);
   }
 }
 
@@ -34,7 +31,7 @@ export async function checkResource(client: KubeClient, resource: ResourceDescri
     served = servedNames(await client.request(`GET`, path, { timeoutMs: 10_000 }));
   } catch (error) {
     if (!(error instanceof KubeError && error.status === 404)) {
-      throw new StartupError(`cannot read ${path}: ${message(error)}`);
+      throw new StartupError(`cannot read ${path}: ${messageOf(error)}`);
     }
   }
   if (!served.includes(resource.plural)) {

@@ -14,6 +14,7 @@ import type { ResourceDescriptor } from '../api/define.js';
 import { isPlainObject } from '../json.js';
 import { describe, KubeError, resourcePath, type KubeClient } from './client.js';
 import { checkCluster, checkResource, StartupError } from './discovery.js';
+import { messageOf } from '../error-message.js';
 
 export const DEFAULT_CACHE_SYNC_SECONDS = 60;
 
@@ -180,10 +181,6 @@ async function allowed(client: KubeClient, access: Access): Promise<boolean> {
   return isPlainObject(answer) && isPlainObject(answer.status) && answer.status.allowed === true;
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 async function checks(client: KubeClient, resources: ResourceDescriptor[], options: StartupCheckOptions) {
   await checkCluster(client);
   const problems: string[] = [];
@@ -195,7 +192,7 @@ async function checks(client: KubeClient, resources: ResourceDescriptor[], optio
     try {
       await checkResource(client, resource);
     } catch (error) {
-      problems.push(message(error));
+      problems.push(messageOf(error));
       continue;
     }
     checked.push(await clusterView(client, resource, warnings));
@@ -246,7 +243,7 @@ export async function startupChecks(
     return await Promise.race([checks(client, resources, options), bound]);
   } catch (error) {
     if (error instanceof StartupError) throw error;
-    throw new StartupError(`startup checks failed: ${message(error)}`);
+    throw new StartupError(`startup checks failed: ${messageOf(error)}`);
   } finally {
     clearTimeout(timer);
   }

@@ -26,6 +26,7 @@ import {
   type LeaseRecord,
   type LeaseRef,
 } from './lease-record.js';
+import { messageOf } from '../error-message.js';
 
 /** The one call the elector makes; a KubeClient is one. */
 export type LeaseClient = Pick<KubeClient, 'request'>;
@@ -112,7 +113,7 @@ class FailureLog {
 
   failed(what: string, error: unknown): void {
     const status = error instanceof KubeError ? error.status : undefined;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     // the same failure with other numbers in it (a timeout left, a port) is the same kind
     const kind = `${what} ${status ?? message.replace(/\d+/g, 'N')}`;
     this.count++;
@@ -350,7 +351,7 @@ export class LeaderElector {
         return;
       }
       this.logger.warn(
-        `releasing ${describeLease(this.ref)} failed: ${(error as Error).message}; ` +
+        `releasing ${describeLease(this.ref)} failed: ${messageOf(error)}; ` +
           `a standby takes over when it expires (${this.timings.leaseDurationMs} ms)`,
         { identity: this.identity },
       );
@@ -389,7 +390,7 @@ export class LeaderElector {
     }
     this.work = work
       .catch((error: unknown) => {
-        const message = (error as Error)?.message ?? error;
+        const message = messageOf(error);
         this.logger.error(`the leading work failed: ${message}`, { identity: this.identity });
       })
       .finally(() => {
@@ -410,7 +411,7 @@ export class LeaderElector {
     try {
       this.callbacks?.onStoppedLeading();
     } catch (error) {
-      this.logger.error(`onStoppedLeading failed: ${(error as Error)?.message ?? error}`, { identity: this.identity });
+      this.logger.error(`onStoppedLeading failed: ${messageOf(error)}`, { identity: this.identity });
     }
   }
 
@@ -446,7 +447,7 @@ export class LeaderElector {
     try {
       this.callbacks?.onNewLeader?.(holder);
     } catch (error) {
-      this.logger.error(`onNewLeader failed: ${(error as Error)?.message ?? error}`, { identity: this.identity });
+      this.logger.error(`onNewLeader failed: ${messageOf(error)}`, { identity: this.identity });
     }
   }
 

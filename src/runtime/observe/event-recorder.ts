@@ -18,6 +18,7 @@ import {
   type EventStep,
 } from './event-correlator.js';
 import type { OperatorMetrics } from './metrics.js';
+import { messageOf } from '../error-message.js';
 
 export interface EventRecorderOptions {
   client: Pick<KubeClient, 'request'>;
@@ -83,7 +84,7 @@ export class EventRecorder {
       this.pending += 1;
       this.tail = this.tail.then(() => this.write(step)).finally(() => (this.pending -= 1));
     } catch (error) {
-      this.options.logger.warn(`could not record an Event: ${(error as Error).message}`);
+      this.options.logger.warn(`could not record an Event: ${messageOf(error)}`);
     }
   }
 
@@ -124,7 +125,7 @@ export class EventRecorder {
       if (error instanceof KubeError && error.status === 409) return;
       metrics?.event('failed');
       const what = `${event.type} Event ${event.reason} on ${describeObject(event)}`;
-      logger.warn(`could not write the ${what}: ${(error as Error).message}`);
+      logger.warn(`could not write the ${what}: ${messageOf(error)}`);
     }
   }
 }

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { OperatorMetrics } from './metrics.js';
+import { messageOf } from '../error-message.js';
 
 /** What a probe provider says: ok, or the problems that make it fail (one line each). */
 export interface ProbeResult {
@@ -50,7 +51,7 @@ async function probe(name: string, provider: Probe): Promise<Answer> {
   try {
     result = await provider();
   } catch (error) {
-    result = { ok: false, problems: [`the check threw: ${(error as Error).message}`] };
+    result = { ok: false, problems: [`the check threw: ${messageOf(error)}`] };
   }
   if (result.ok) return text(200, 'ok\n');
   const lines = result.problems.length ? result.problems : ['not ok (no reason given)'];
@@ -64,7 +65,7 @@ async function answer(options: HealthServerOptions, path: string): Promise<Answe
     try {
       return { status: 200, contentType: options.metrics.contentType, body: await options.metrics.scrape() };
     } catch (error) {
-      return text(500, `collecting metrics failed: ${(error as Error).message}\n`);
+      return text(500, `collecting metrics failed: ${messageOf(error)}\n`);
     }
   }
   return text(404, 'not found\n');

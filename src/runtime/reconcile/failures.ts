@@ -8,6 +8,7 @@ import type { HandlerOptions } from '../api/registry.js';
 import type { Cause } from '../api/registry.js';
 import type { OutcomeKind } from './outcome.js';
 import type { ProgressRecord } from './progress.js';
+import { messageOf } from '../error-message.js';
 
 /** Which request failed: `patch` on `myresources/status` in namespace `ns`. */
 export interface RequestRef {
@@ -73,7 +74,7 @@ export class HandlerStepFailed extends Error {
     readonly handler: Attribution,
     readonly error: unknown,
   ) {
-    super(error instanceof Error ? error.message : String(error), { cause: error });
+    super(messageOf(error), { cause: error });
     this.name = 'HandlerStepFailed';
   }
 }

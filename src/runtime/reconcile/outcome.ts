@@ -8,6 +8,7 @@
 import { isHandlerError } from '../api/errors.js';
 import type { ProgressRecord } from './progress.js';
 import type { Cause, HandlerOptions } from '../api/registry.js';
+import { messageOf } from '../error-message.js';
 
 export const DEFAULT_BACKOFF_SECONDS = 60;
 
@@ -26,11 +27,6 @@ export interface Outcome {
 }
 
 export type Attempt = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
-}
 
 /** A property of a thrown value (any copy of the error classes, or a look-alike); undefined if absent. */
 function carried(error: unknown, key: 'delay' | 'status'): unknown {
