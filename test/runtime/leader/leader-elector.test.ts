@@ -10,6 +10,7 @@ import { formatMicroTime, recordOf } from '../../../src/runtime/leader/lease-rec
 import { FakeLeaseApi } from '../../helpers/fake-lease-api.js';
 import { eventually } from '../../helpers/envtest.js';
 import { captureLogger } from '../../helpers/e2e-objects.js';
+import { outsideUnitScope } from '../../helpers/test-scope.js';
 
 const timings: LeaderTimings = { leaseDurationMs: 1_000, renewDeadlineMs: 600, retryPeriodMs: 200 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,7 +60,7 @@ function assertAtDeadline(api: FakeLeaseApi, stoppedAt: number): void {
   assert.ok(late >= renewDeadlineMs && late <= renewDeadlineMs + 50, `stopped ${late} ms after the last renew`);
 }
 
-describe('LeaderElector loop', () => {
+describe('LeaderElector loop', { skip: outsideUnitScope('real timers (about 10 s of lease terms)') }, () => {
   it('a lone candidate creates the lease, renews by PUT on its own resourceVersion, no GET per renew', async () => {
     const api = new FakeLeaseApi();
     const c = start(api);
