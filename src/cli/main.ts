@@ -15,6 +15,7 @@ import type { Diagnostic } from '../diagnostics.js';
 import { failureReport, runGenerate } from './generate-command.js';
 import { runInit, type InitFlags } from './init.js';
 import type { ManifestsFlags } from './manifests.js';
+import type { RunOptions } from './run.js';
 import { resolveRun, UsageError, type GenerateFlags } from './options.js';
 import { realPipeline } from './pipeline.js';
 import { jsonReport, Reporter, type Streams } from './report.js';
@@ -227,24 +228,8 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
   return program;
 }
 
-interface RunFlags {
-  namespace?: string;
-  concurrency?: number;
-  kubeconfig?: string;
-  marksPrefix?: string;
-  logLevel?: 'debug' | 'info' | 'warn' | 'error';
-  logFormat?: 'text' | 'json';
-  leaderElection?: boolean;
-  leaderElectionId?: string;
-  leaderElectionNamespace?: string;
-  leaseDuration?: number;
-  renewDeadline?: number;
-  retryPeriod?: number;
-  cacheSyncTimeout?: number;
-  watchIdleTimeout?: number;
-  healthPort?: number;
-  healthHost?: string;
-}
+/** The flags of `kopfgen run`: the run options a command line can set (a type-only import: run.js loads on demand). */
+type RunFlags = Omit<RunOptions, 'registry' | 'until' | 'write'>;
 
 function portNumber(value: string): number {
   const n = Number(value);
