@@ -5,17 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runOperator } from '../../src/cli/run.js';
-import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
+import { defineHandler, Registry } from '../../src/runtime/index.js';
+import { myResourceDescriptor } from '../helpers/resource-env.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 
 function closedPortKubeconfig(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-run-')), 'kubeconfig');

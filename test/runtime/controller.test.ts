@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
+import { defineHandler, Registry } from '../../src/runtime/index.js';
 import type { ResourceEnv } from '../../src/runtime/env.js';
 import { applyMergePatch } from '../../src/runtime/json.js';
 import { KubeError, type KubeClient } from '../../src/runtime/kube/client.js';
@@ -8,19 +8,11 @@ import { createLogger } from '../../src/runtime/effects/log.js';
 import { encodeProgress, progressAnnotation } from '../../src/runtime/reconcile/progress.js';
 import { Controller } from '../../src/runtime/controller.js';
 import { Slots } from '../../src/runtime/queue.js';
-import { collectEvents, policyEnv } from '../helpers/resource-env.js';
+import { collectEvents, policyEnv, myResourceDescriptor } from '../helpers/resource-env.js';
 
 describe('Controller', () => {
   it('does not bring back an object whose DELETED event arrived while its patch was in flight', async () => {
-    const resource = defineResource({
-      group: 'example.com',
-      version: 'v1',
-      plural: 'myresources',
-      kind: 'MyResource',
-      scope: 'Namespaced',
-      statusSubresource: true,
-      printerColumns: [],
-    });
+    const resource = myResourceDescriptor();
     const registry = new Registry();
     defineHandler(resource, 'myapp').onCreate(() => undefined, { registry });
     const body = {
@@ -58,15 +50,7 @@ describe('Controller', () => {
   });
 
   it('a handler failed by its limits before an attempt completes the cause in the same patch', async () => {
-    const resource = defineResource({
-      group: 'example.com',
-      version: 'v1',
-      plural: 'myresources',
-      kind: 'MyResource',
-      scope: 'Namespaced',
-      statusSubresource: true,
-      printerColumns: [],
-    });
+    const resource = myResourceDescriptor();
     const registry = new Registry();
     let calls = 0;
     defineHandler(resource, 'myapp').onCreate(
@@ -129,15 +113,7 @@ describe('Controller', () => {
 
 describe('Controller: failures', () => {
   it('a write that cannot succeed counts as attempts of the handler (retries end it), backs off exponentially, one line per failure', async () => {
-    const resource = defineResource({
-      group: 'example.com',
-      version: 'v1',
-      plural: 'myresources',
-      kind: 'MyResource',
-      scope: 'Namespaced',
-      statusSubresource: true,
-      printerColumns: [],
-    });
+    const resource = myResourceDescriptor();
     const registry = new Registry();
     let calls = 0;
     defineHandler(resource, 'myapp').onCreate(

@@ -1,7 +1,6 @@
 /** The one error policy: what every reconcile failure leads to (backoff, the handler's attempt, Event, log). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineResource } from '../../src/runtime/index.js';
 import { backoffDelay, DEFAULT_BACKOFF, errorPolicy, type Decision } from '../../src/runtime/error-policy.js';
 import { KubeError } from '../../src/runtime/kube/client.js';
 import {
@@ -11,16 +10,9 @@ import {
   Unserialisable,
   type Attribution,
 } from '../../src/runtime/reconcile/failures.js';
+import { myResourceDescriptor } from '../helpers/resource-env.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 const now = new Date('2026-01-01T00:00:10Z');
 const object = { metadata: { name: 'a', namespace: 'x', uid: 'u1' } };
 const request = (verb: string, plural: string, namespace?: string) => ({

@@ -1,18 +1,11 @@
 /** The operator's decisions that need no cluster: when leader election is on, and the default Lease name. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
+import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { defaultLeaseName, electionOptions } from '../../src/runtime/operator.js';
+import { myResourceDescriptor } from '../helpers/resource-env.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 
 function registryWith(...ids: string[]): Registry {
   const registry = new Registry();

@@ -1,22 +1,13 @@
 /** Writing an outcome's patch: which answers are retried, how often, and what a 404 or a conflict means. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineResource } from '../../../src/runtime/index.js';
 import { Conflict, writePatch } from '../../../src/runtime/effects/api-write.js';
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js';
 import { createLogger } from '../../../src/runtime/effects/log.js';
-import { policyEnv } from '../../helpers/resource-env.js';
+import { policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 const body = { metadata: { name: 'a', namespace: 'ns', uid: 'u', resourceVersion: '5' } };
 
 /** A client whose PATCHes get the given answers in turn (an error, or the object); records the paths. */

@@ -1,23 +1,14 @@
 /** Warning Events about handler failures: which outcomes record one, and what it says. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineResource } from '../../../src/runtime/index.js';
 import { eventWorthy, outcomeEvent, warn } from '../../../src/runtime/effects/events.js';
 import { createLogger } from '../../../src/runtime/effects/log.js';
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import type { Outcome } from '../../../src/runtime/reconcile/outcome.js';
-import { collectEvents, policyEnv } from '../../helpers/resource-env.js';
+import { collectEvents, policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 const body = {
   apiVersion: 'example.com/v1',
   kind: 'MyResource',

@@ -1,25 +1,17 @@
 /** One handler attempt: its context, its timeout, a shutdown that interrupts it, and what it came to. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry, TemporaryError } from '../../../src/runtime/index.js';
+import { defineHandler, Registry, TemporaryError } from '../../../src/runtime/index.js';
 import type { HandlerContext } from '../../../src/runtime/api/context.js';
 import { failWithoutRunning, runHandler } from '../../../src/runtime/effects/handler-call.js';
 import { createLogger } from '../../../src/runtime/effects/log.js';
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import type { RunStep } from '../../../src/runtime/reconcile/decide.js';
-import { policyEnv } from '../../helpers/resource-env.js';
+import { policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
 import { DEFAULT_MARKS } from '../../../src/runtime/reconcile/marks.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 const body = {
   apiVersion: 'example.com/v1',
   kind: 'MyResource',

@@ -1,22 +1,13 @@
 /** The log lines: their format, the object's name, one line per outcome and per failure. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineResource } from '../../../src/runtime/index.js';
 import { childLogger, createLogger, logFailure, logOutcome, objectRef } from '../../../src/runtime/effects/log.js';
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import type { Outcome } from '../../../src/runtime/reconcile/outcome.js';
-import { policyEnv } from '../../helpers/resource-env.js';
+import { policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 
 function env() {
   const lines: string[] = [];

@@ -1,19 +1,11 @@
 /** Startup checks: one clear line when the cluster or a resource is not there. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineResource } from '../../../src/runtime/index.js';
 import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js';
 import { checkCluster, checkResource, StartupError } from '../../../src/runtime/kube/discovery.js';
+import { myResourceDescriptor } from '../../helpers/resource-env.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 
 function client(answer: () => unknown): KubeClient {
   const fake = {

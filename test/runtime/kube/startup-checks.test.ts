@@ -1,20 +1,12 @@
 /** Startup checks: the namespace, the cluster's CRD over the descriptor, one line per forbidden access, the bound. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineResource } from '../../../src/runtime/index.js';
 import { KubeError, type KubeClient, type RequestOptions } from '../../../src/runtime/kube/client.js';
 import { StartupError } from '../../../src/runtime/kube/discovery.js';
 import { namespaceProblem, startupChecks, tokenSubject, userOf } from '../../../src/runtime/kube/startup-checks.js';
+import { myResourceDescriptor } from '../../helpers/resource-env.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 
 type Answer = (method: string, path: string, options: RequestOptions) => unknown;
 

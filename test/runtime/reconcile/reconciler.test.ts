@@ -1,24 +1,16 @@
 /** One reconcile: the Action it returns, and what it does with the store. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry } from '../../../src/runtime/index.js';
+import { defineHandler, Registry } from '../../../src/runtime/index.js';
 import { createLogger } from '../../../src/runtime/effects/log.js';
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js';
 import { Reconciler } from '../../../src/runtime/reconcile/reconciler.js';
 import { encodeProgress, progressAnnotation } from '../../../src/runtime/reconcile/progress.js';
 import { Store } from '../../../src/runtime/store.js';
-import { policyEnv } from '../../helpers/resource-env.js';
+import { policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
 
-const resource = defineResource({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
+const resource = myResourceDescriptor();
 const now = new Date('2026-01-01T00:00:00Z');
 
 function setup(annotations: Record<string, string>, request: () => unknown) {
