@@ -21,6 +21,7 @@ import { Cache, cacheKey, stampGenerated, stubMemo, stubRecord, verifyGenerated,
 import type { ClusterSource } from './from-cluster.js';
 import type { ResolvedRun } from './options.js';
 import { EXIT_INTERNAL, type Reporter, type RunReport } from './report.js';
+import { messageOf } from '../runtime/error-message.js';
 
 /** The generator as the CLI sees it; bound to the real reader and pipeline in `pipeline.ts`. */
 export interface Pipeline {
@@ -72,7 +73,7 @@ export async function runGenerate(
 export function failureReport(e: unknown, cwd: string): Pick<RunReport, 'exitCode' | 'diagnostics'> {
   const file = fileDiagnostic(e, cwd);
   if (file) return { exitCode: 1, diagnostics: [file] };
-  const message = e instanceof Error ? e.message : String(e);
+  const message = messageOf(e);
   if (e instanceof ConcurrentEditError) {
     return {
       exitCode: 1,

@@ -13,6 +13,7 @@ import { CACHE_DIR } from './cache.js';
 import { runGenerate, type Pipeline } from './generate-command.js';
 import type { ResolvedRun } from './options.js';
 import { Reporter, type Streams } from './report.js';
+import { messageOf } from '../runtime/error-message.js';
 
 /** Re-reads the configuration and flags into a run (or the configuration's diagnostics). */
 export type Reload = () => Promise<{ run?: ResolvedRun; diagnostics: Diagnostic[] }>;
@@ -167,9 +168,7 @@ export async function watchLoop(
       pending = true;
       running = running.then(async () => {
         pending = false;
-        await rerun().catch((e: unknown) =>
-          streams.stderr.write(`kopfgen: error: ${e instanceof Error ? e.message : String(e)}\n`),
-        );
+        await rerun().catch((e: unknown) => streams.stderr.write(`kopfgen: error: ${messageOf(e)}\n`));
       });
     }, DEBOUNCE_MS);
   };

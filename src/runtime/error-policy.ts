@@ -25,6 +25,7 @@ import {
 } from './reconcile/failures.js';
 import { applyLimits, nextRecord, type Outcome } from './reconcile/outcome.js';
 import type { ProgressRecord } from './reconcile/progress.js';
+import { messageOf } from './error-message.js';
 
 /**
  * The backoff: `baseMs` doubling per consecutive failure of an object, at most `maxMs`.
@@ -80,8 +81,7 @@ function classify(error: unknown): { kind: FailureKind; reason: string } {
   if (error instanceof Unserialisable) return { kind: 'unserialisable', reason: error.message };
   const request = error instanceof RequestFailed ? error.request : undefined;
   const status = error instanceof RequestFailed || error instanceof KubeError ? error.status : 0;
-  const server =
-    error instanceof RequestFailed ? error.serverMessage : error instanceof Error ? error.message : String(error);
+  const server = error instanceof RequestFailed ? error.serverMessage : messageOf(error);
   const what = request ? `${request.verb} on ${request.resource}` : 'a request';
   const where = request?.namespace ? `in namespace ${request.namespace}` : 'cluster-wide';
   if (status === 403) {
