@@ -77,6 +77,11 @@ async function subdirectories(root: string, ignored: (abs: string) => boolean): 
   return out;
 }
 
+/** A watcher's identity: the directory and what it listens for there. */
+function watchKey(target: WatchTarget, dir: string): string {
+  return JSON.stringify([dir, target.recursive, target.names ? [...target.names].sort() : null]);
+}
+
 async function nearestExisting(dir: string): Promise<string> {
   while (!(await isDirectory(dir)) && dirname(dir) !== dir) dir = dirname(dir);
   return dir;
@@ -89,7 +94,7 @@ export async function watchLoop(
   streams: Streams,
 ): Promise<number> {
   let run = first;
-  let watchers: FSWatcher[] = [];
+  const watchers = new Map<string, FSWatcher>();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let pending = false;
@@ -122,22 +127,32 @@ export async function watchLoop(
     schedule();
   };
 
-  /** Non-recursive watchers on every directory (Node 20's recursive mode on Linux misses renames onto a file). */
+  /**
+   * Non-recursive watchers on every directory (Node 20's recursive mode on Linux misses renames onto
+   * a file). A watcher that is still wanted is kept, not reopened: closing one drops the events the
+   * kernel has queued for it but Node has not read yet, so a file replaced just as a run ends would
+   * go unseen.
+   */
   const listen = async (): Promise<void> => {
     const targets = await watchTargets(run);
     const dirsOf = await Promise.all(targets.map((t) => (t.recursive ? subdirectories(t.dir, ignored) : [t.dir])));
-    for (const w of watchers) w.close();
-    watchers = [];
+    const wanted = new Map<string, { target: WatchTarget; dir: string }>();
+    for (const [i, target] of targets.entries())
+      for (const dir of dirsOf[i]) wanted.set(watchKey(target, dir), { target, dir });
+    for (const [key, w] of watchers)
+      if (stopped || !wanted.has(key)) {
+        w.close();
+        watchers.delete(key);
+      }
     if (stopped) return;
-    for (const [i, target] of targets.entries()) {
-      for (const dir of dirsOf[i]) {
-        try {
-          const w = watch(dir, (_event, name) => onEvent(target, dir, name === null ? null : name.toString()));
-          w.on('error', () => undefined); // a watched directory was removed: the next run re-lists
-          watchers.push(w);
-        } catch {
-          // the directory vanished between listing and watching; the next run re-lists
-        }
+    for (const [key, { target, dir }] of wanted) {
+      if (watchers.has(key)) continue;
+      try {
+        const w = watch(dir, (_event, name) => onEvent(target, dir, name === null ? null : name.toString()));
+        w.on('error', () => undefined); // a watched directory was removed: the next run re-lists
+        watchers.set(key, w);
+      } catch {
+        // the directory vanished between listing and watching; the next run re-lists
       }
     }
   };
@@ -175,7 +190,7 @@ export async function watchLoop(
 
   await once();
   await listen();
-  say(`watching ${watchers.length} director${watchers.length === 1 ? 'y' : 'ies'} for changes (Ctrl-C to stop)`);
+  say(`watching ${watchers.size} director${watchers.size === 1 ? 'y' : 'ies'} for changes (Ctrl-C to stop)`);
   await new Promise<void>((stop) => {
     const onSignal = (): void => {
       process.off('SIGINT', onSignal);
@@ -187,7 +202,8 @@ export async function watchLoop(
   });
   stopped = true;
   if (timer) clearTimeout(timer);
-  for (const w of watchers) w.close();
+  for (const w of watchers.values()) w.close();
+  watchers.clear();
   await running; // a run in progress finishes; its listen() sees `stopped` and adds no watchers
   say('stopped watching');
   return 0;
