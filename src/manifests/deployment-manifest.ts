@@ -17,7 +17,11 @@ export function namespaceObject(target: ManifestTarget): KubeObject {
 
 /** `kopfgen run <module>` with the flags that make it watch what the RBAC grants. */
 export function runArgs(target: ManifestTarget): string[] {
-  return ['run', target.module, ...(target.watchNamespace === undefined ? [] : ['--namespace', target.watchNamespace])];
+  const namespace = target.watchNamespace === undefined ? [] : ['--namespace', target.watchNamespace];
+  // The Lease is named after the operator, not the default hash of its handler set: a rolling
+  // update that adds a handler must hand the lease over between old and new pods, not start a
+  // second leader on a second Lease while the old pods still run.
+  return ['run', target.module, ...namespace, '--leader-election-id', target.name];
 }
 
 function fieldEnv(name: string, fieldPath: string): KubeObject {

@@ -21,14 +21,26 @@ describe('deploymentObject', () => {
     assert.equal(cluster.metadata.namespace, 'myresource-operator-system');
   });
 
-  it('runs `kopfgen run <module>`, with --namespace exactly when the RBAC is namespaced', () => {
-    assert.deepEqual([container(cluster).command, container(cluster).args], [['kopfgen'], ['run', 'dist/operator.js']]);
-    assert.deepEqual(container(scoped).args, ['run', 'dist/operator.js', '--namespace', 'team-a']);
+  it('runs `kopfgen run <module>` on a Lease named after the operator, with --namespace exactly when the RBAC is namespaced', () => {
+    const lease = ['--leader-election-id', 'myresource-operator'];
+    assert.deepEqual(
+      [container(cluster).command, container(cluster).args],
+      [['kopfgen'], ['run', 'dist/operator.js', ...lease]],
+    );
+    assert.deepEqual(container(scoped).args, [
+      'run',
+      'dist/operator.js',
+      '--namespace',
+      'team-a',
+      '--leader-election-id',
+      'op',
+    ]);
     assert.deepEqual(runArgs(target([resource()], { namespace: 'x' })), [
       'run',
       'dist/operator.js',
       '--namespace',
       'x',
+      ...lease,
     ]);
     assert.equal(container(scoped).image, 'r/op:1');
   });
