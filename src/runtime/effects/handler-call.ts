@@ -4,7 +4,7 @@
  * the handler's timeout, and what the attempt came to (outcome, progress record, the patch
  * that records it). Writing that patch is the caller's business (api-write).
  */
-import type { HandlerContext } from '../api/context.js';
+import type { HandlerContext, Logger } from '../api/context.js';
 import { isHandlerError } from '../api/errors.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
@@ -25,7 +25,19 @@ function timedOut(seconds: number | undefined): Error {
   return Object.assign(new Error(`timed out after ${seconds}s`), brand);
 }
 
-async function attempt(step: RunStep, context: HandlerContext<unknown>, abort: AbortController, now: Date) {
+/**
+ * One attempt, raced against the handler's timeout. A timed-out attempt is told through its
+ * `signal`, but the call returns only once the handler has settled: an attempt that ignores its
+ * signal keeps its slot and its object's turn in the queue until it ends, so the next attempt of
+ * the handler for the object never overlaps it (kopf awaits every handler to its end).
+ */
+async function attempt(
+  step: Pick<RunStep, 'handler'>,
+  context: HandlerContext<unknown>,
+  abort: AbortController,
+  now: Date,
+  logger: Logger,
+) {
   const left = timeLeft(step.handler.options, context.started, now);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Attempt>((resolve) => {
@@ -46,10 +58,22 @@ async function attempt(step: RunStep, context: HandlerContext<unknown>, abort: A
     }
   })();
   try {
-    return await Promise.race([run, timeout]);
+    const first = await Promise.race([run, timeout]);
+    if (first.ok || !abort.signal.aborted || (await settledYet(run))) return first;
+    logger.warn(
+      `timed out after ${step.handler.options.timeout}s; waiting for the attempt to end (it ignores its signal)`,
+    );
+    await run;
+    return first;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether `promise` has settled already (checked after the microtasks queued so far). */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  const pending = Symbol('pending');
+  return (await Promise.race([promise.then(() => true), Promise.resolve(pending)])) !== pending;
 }
 
 /**
@@ -109,7 +133,7 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
   env.signal.addEventListener('abort', onStop, { once: true });
   const context = contextFor(env, step, body, { started, now }, abort.signal);
   try {
-    const result = await attempt(step, context, abort, now);
+    const result = await attempt(step, context, abort, now, context.logger);
     const end = env.now();
     const options = step.handler.options;
     const attempts = (step.record?.retries ?? 0) + 1;
