@@ -12,9 +12,10 @@ import { clone } from '../json.js';
 import type { RunStep, Step } from '../reconcile/decide.js';
 import { Unserialisable } from '../reconcile/failures.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from '../reconcile/outcome.js';
-import { emptyPatch, outcomePatch, type ObjectPatch } from '../reconcile/patches.js';
+import { emptyPatch, outcomePatch, resultPatch, type ObjectPatch } from '../reconcile/patches.js';
 import type { Marks } from '../reconcile/marks.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
+import type { RegisteredHandler } from '../api/registry.js';
 import { recordAttempt } from '../observe/handler-metrics.js';
 import { childLogger, objectRef } from './log.js';
 import { messageOf } from '../error-message.js';
@@ -168,6 +169,48 @@ function serialisable(build: () => ObjectPatch): ObjectPatch {
     return patch;
   } catch (error) {
     throw new Unserialisable(messageOf(error));
+  }
+}
+
+/**
+ * One call of a timer or daemon (kopf's spawning handlers): the same context, timeout and
+ * classification as a changing handler's attempt, told to stop through `stop` (the object's
+ * deletion, its filters no longer matching) as well as the operator's shutdown. No progress
+ * record: the outcome and the patch carrying its status. A call that ends with an ordinary error
+ * after being told to stop was cancelled, not failed.
+ */
+export async function callSpawned(
+  env: ResourceEnv,
+  handler: RegisteredHandler,
+  body: KubernetesObject,
+  stop: AbortSignal,
+): Promise<{ outcome: Outcome; patch: ObjectPatch; cancelled: boolean }> {
+  const now = env.now();
+  const abort = new AbortController();
+  const onStop = () => abort.abort(new Error(stop.aborted ? 'stopped' : 'operator shutting down'));
+  const signals = [env.signal, stop];
+  for (const signal of signals) signal.addEventListener('abort', onStop, { once: true });
+  const step: RunStep = {
+    kind: 'run',
+    handler,
+    key: handler.id,
+    cause: handler.cause,
+    record: undefined,
+    diff: [],
+    old: undefined,
+    new: undefined,
+  };
+  const context = contextFor(env, step, body, { started: now, now }, abort.signal);
+  if (env.signal.aborted || stop.aborted) onStop();
+  try {
+    const result = await attempt(step, context, abort, now, context.logger);
+    const end = env.now();
+    const cancelled = abort.signal.aborted && !result.ok && !isHandlerError(result.error);
+    const outcome: Outcome = cancelled ? { kind: 'success' } : classify(result, handler.options);
+    recordAttempt(env, { handler: handler.id, cause: handler.cause, outcome: outcome.kind, started: now, ended: end });
+    return { outcome, cancelled, patch: serialisable(() => resultPatch(handler.id, outcome, context.patch)) };
+  } finally {
+    for (const signal of signals) signal.removeEventListener('abort', onStop);
   }
 }
 
