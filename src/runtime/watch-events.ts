@@ -28,7 +28,8 @@ export class WatchEvents {
     if (this.handlers.length === 0) return;
     const uid = uidOf(body);
     const previous = this.chains.get(uid) ?? Promise.resolve();
-    const next = previous.then(() => this.call(uid, clone(body), type));
+    const copy = clone(body); // now: the store trims the object it keeps
+    const next = previous.then(() => this.call(uid, copy, type));
     this.chains.set(uid, next);
     void next.finally(() => {
       if (this.chains.get(uid) === next) this.chains.delete(uid);
