@@ -82,4 +82,29 @@ describe('Daemons', () => {
     assert.equal(daemons.running('u1'), false);
     assert.ok(fixture.lines.some((line) => line.includes('did not end within its cancellation timeout of 0.05s')));
   });
+
+  it('the operator stopping (or losing its lease) aborts the daemon; a daemon that then returns writes its status', async () => {
+    const registry = new Registry();
+    let sawAbort = false;
+    let started = false;
+    defineHandler(myResourceDescriptor(), 'watch').onDaemon(
+      async (ctx) => {
+        started = true;
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+        sawAbort = true;
+        return { phase: 'Stopped' };
+      },
+      { registry },
+    );
+    const term = new AbortController();
+    const fixture = spawnFixture(term.signal);
+    const daemons = new Daemons(fixture.env, registry.handlers, fixture.host, () => undefined);
+    daemons.seen('u1', fixture.body());
+    await until(() => started);
+    term.abort();
+    daemons.stopAll('the operator stops leading');
+    await daemons.drained();
+    assert.equal(sawAbort, true);
+    assert.deepEqual(fixture.body().status, { watch: { phase: 'Stopped' } });
+  });
 });
