@@ -121,7 +121,7 @@ function pushDefinition(out: string[], crd: CrdModel, named: NamedVersion, { han
   pushJsDoc(
     out,
     '',
-    `Handler \`${handler.id}\` of ${crd.kind}: register callbacks with \`.onCreate(fn)\`, \`.onUpdate(fn)\`, \`.onResume(fn)\`, \`.onDelete(fn)\` or \`.onField("spec.x", fn)\`. Each returns ${names.status} (merged into \`status.${handler.id}\`) or nothing.\n${columnsLine(handler)}`,
+    `Handler \`${handler.id}\` of ${crd.kind}: register callbacks with \`.onCreate(fn)\`, \`.onUpdate(fn)\`, \`.onResume(fn)\`, \`.onDelete(fn)\`, \`.onField("spec.x", fn)\`, \`.onTimer(fn, { interval })\` or \`.onDaemon(fn)\`. Each returns ${names.status} (merged into \`status.${handler.id}\`) or nothing. \`.onEvent(fn)\` sees every raw watch event.\n${columnsLine(handler)}`,
     undefined,
   );
   const input = named.version.schema ? named.inputTypes.get(named.version.schema) : undefined;

@@ -17,12 +17,21 @@ import { FailureCounts, Queue, type Action, type Slots } from './queue.js';
 import { Reconciler } from './reconcile/reconciler.js';
 import { Store, uidOf } from './store.js';
 import type { WatchConsumer } from './watcher.js';
+import { Daemons } from './daemons.js';
+import { Timers } from './timers.js';
+import { WatchEvents } from './watch-events.js';
+import type { SpawnHost } from './spawn-host.js';
+import { buildEssence } from './reconcile/essence.js';
+import { deepEqual } from './json.js';
 
 export class Controller implements WatchConsumer {
   readonly store = new Store();
   private readonly queue: Queue;
   private readonly reconciler: Reconciler;
   private readonly failures = new FailureCounts();
+  private readonly events: WatchEvents;
+  private readonly timers: Timers;
+  private readonly daemons: Daemons;
 
   constructor(
     private readonly env: ResourceEnv,
@@ -30,17 +39,41 @@ export class Controller implements WatchConsumer {
     slots: Slots,
   ) {
     this.queue = new Queue(slots, (uid) => this.work(uid));
-    const hooks = { gone: (uid: string) => this.forget(uid), stopping: () => this.queue.stopped };
+    const hooks = {
+      gone: (uid: string) => this.forget(uid),
+      stopping: () => this.queue.stopped,
+      daemonsRunning: (uid: string) => this.daemons.running(uid),
+    };
     this.reconciler = new Reconciler(env, handlers, this.store, hooks);
+    const host: SpawnHost = {
+      current: (uid) => this.store.get(uid),
+      adopt: (uid, answer) => (answer ? this.store.adopt(uid, answer) : this.forget(uid)),
+    };
+    const of = (cause: RegisteredHandler['cause']) => handlers.filter((h) => h.cause === cause);
+    this.events = new WatchEvents(env, of('event'));
+    this.timers = new Timers(env, of('timer'), host);
+    this.daemons = new Daemons(env, of('daemon'), host, (uid) => this.queue.add(uid));
   }
 
-  upsert(body: KubernetesObject): void {
+  upsert(body: KubernetesObject, event?: 'ADDED' | 'MODIFIED'): void {
+    this.events.deliver(body, event);
+    const before = this.timers.idle ? this.store.get(uidOf(body)) : undefined;
     const uid = this.store.apply(body);
-    if (uid !== undefined) this.queue.add(uid);
+    if (uid === undefined) return;
+    if (before && !deepEqual(buildEssence(before, this.env.marks), buildEssence(body, this.env.marks))) {
+      this.timers.changed(uid);
+    }
+    this.queue.add(uid);
   }
 
   delete(body: KubernetesObject): void {
+    this.events.deliver(body, 'DELETED');
     this.forget(uidOf(body));
+  }
+
+  /** Resolves once no timer run, daemon or event handler of this controller is under way. */
+  async drained(): Promise<void> {
+    await Promise.all([this.timers.drained(), this.daemons.drained(), this.events.drained()]);
   }
 
   get resource(): ResourceDescriptor {
@@ -59,9 +92,21 @@ export class Controller implements WatchConsumer {
   /** No new reconciles; running ones finish (the operator waits for the shared slots to drain). */
   stop(): void {
     this.queue.stop();
+    this.timers.stopAll();
+    this.daemons.stopAll('the operator stops leading');
+  }
+
+  /** Starts or stops the object's timers and daemons for its newest known state. */
+  private spawn(uid: string): void {
+    const body = this.store.get(uid);
+    if (!body || this.queue.stopped) return;
+    this.timers.seen(uid, body);
+    this.daemons.seen(uid, body);
   }
 
   private forget(uid: string): void {
+    this.timers.stop(uid);
+    this.daemons.cancel(uid, 'it is gone');
     this.store.delete(uid);
     this.queue.forget(uid);
     this.reconciler.forget(uid);
@@ -75,7 +120,9 @@ export class Controller implements WatchConsumer {
    */
   private async work(uid: string): Promise<Action> {
     try {
+      this.spawn(uid); // a deletion stops the daemons before the delete handlers run
       const action = await this.reconciler.reconcile(uid);
+      this.spawn(uid); // e.g. the finalizer a daemon waits for was just added
       if (!this.reconciler.holding(uid)) this.failures.reset(uid);
       return action;
     } catch (error) {

@@ -3,7 +3,21 @@ export type { HandlerErrorOptions, TemporaryErrorOptions } from './api/errors.js
 export { defineHandler, defineResource, handlerStatus } from './api/define.js';
 export type { Exact, HandlerDefinition, HandlerFn, PrinterColumnDescriptor, ResourceDescriptor } from './api/define.js';
 export { Registry, defaultRegistry } from './api/registry.js';
-export type { Cause, ErrorsMode, HandlerOptions, RegisteredHandler } from './api/registry.js';
+export type {
+  Cause,
+  DaemonOptions,
+  ErrorsMode,
+  HandlerOptions,
+  HookContext,
+  OperatorHook,
+  RegisteredHandler,
+  TimerOptions,
+} from './api/registry.js';
+export { ABSENT, PRESENT } from './api/filters.js';
+export type { FilterContext, Filters, MetaFilter, Presence } from './api/filters.js';
+export type { EventContext, WatchEventType } from './api/event-context.js';
+export { onCleanup, onStartup } from './api/hooks.js';
+export type { HookOptions } from './api/hooks.js';
 export type { DiffItem, DiffOperation, HandlerContext, Logger, Patch } from './api/context.js';
 export type { KubernetesObject, ManagedFieldsEntry, ObjectMeta, OwnerReference } from './api/kube-types.js';
 export { Operator, StartupError } from './operator.js';

@@ -156,6 +156,7 @@ export class Operator {
       timeoutSeconds: this.options.cacheSyncTimeoutSeconds,
     });
     for (const warning of report.warnings) this.logger.warn(warning);
+    await this.runHooks('startup');
     if (this.options.health) this.server = await this.serveHealth(this.options.health);
     if (!election) {
       this.role = 'leader';
@@ -246,6 +247,7 @@ export class Operator {
     clearTimeout(sync);
     await Promise.allSettled(watching);
     await slots.drained();
+    await Promise.all(term.controllers.map((controller) => controller.drained()));
     await events.flush(5000); // Events recorded by the last handlers, a bounded wait
     if (this.term === term) this.term = undefined;
     if (!this.abort.signal.aborted) this.role = 'standby';
@@ -306,6 +308,22 @@ export class Operator {
     }
   }
 
+  /**
+   * The registry's startup or cleanup hooks, in order. A startup hook that throws ends the start
+   * as a StartupError naming it; a cleanup hook that throws is logged and the next one still runs.
+   */
+  private async runHooks(kind: 'startup' | 'cleanup'): Promise<void> {
+    for (const hook of this.registry[kind]) {
+      const signal = kind === 'startup' ? this.abort.signal : AbortSignal.timeout(60_000);
+      try {
+        await hook.fn({ logger: this.logger, signal });
+      } catch (error) {
+        if (kind === 'startup') throw new StartupError(`startup hook ${hook.id} failed: ${messageOf(error)}`);
+        this.logger.error(`cleanup hook ${hook.id} failed: ${messageOf(error)}`);
+      }
+    }
+  }
+
   /** Whether this replica leads now (always, without leader election, once started). */
   isLeader(): boolean {
     return this.role === 'leader';
@@ -318,9 +336,11 @@ export class Operator {
 
   /** Stops watching, waits until running handlers have finished and their patches are written, releases the lease. */
   async stop(): Promise<void> {
+    const started = this.role !== 'starting';
     this.abort.abort();
     await this.running;
     this.role = 'starting';
+    if (started) await this.runHooks('cleanup');
     await this.server?.close();
     this.client?.close();
   }

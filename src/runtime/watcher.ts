@@ -26,14 +26,14 @@ import { messageOf } from './error-message.js';
 
 /** What the store receives (kube-rs `watcher::Event`). */
 export type WatcherStep =
-  | { kind: 'apply'; object: KubernetesObject }
+  | { kind: 'apply'; object: KubernetesObject; event?: 'ADDED' | 'MODIFIED' }
   | { kind: 'delete'; object: KubernetesObject }
   /** After each (re)list: the uids that exist now; any other known object is gone. */
   | { kind: 'listed'; uids: Set<string> };
 
 export interface WatchConsumer {
-  /** An object as listed or as a watch event delivered it (ADDED/MODIFIED). */
-  upsert(body: KubernetesObject): void;
+  /** An object as listed (no `event`) or as a watch event delivered it (ADDED/MODIFIED). */
+  upsert(body: KubernetesObject, event?: 'ADDED' | 'MODIFIED'): void;
   delete(body: KubernetesObject): void;
   listed(uids: Set<string>): void;
 }
@@ -105,7 +105,7 @@ function watchEvent(state: WatchingState, event: unknown, watched: WatchedKind):
   if (!isKubernetesObject(object)) return { state, steps: [] };
   const rv = object.metadata?.resourceVersion;
   const next = rv ? { ...state, resourceVersion: rv } : state;
-  if (type === 'ADDED' || type === 'MODIFIED') return { state: next, steps: [{ kind: 'apply', object }] };
+  if (type === 'ADDED' || type === 'MODIFIED') return { state: next, steps: [{ kind: 'apply', object, event: type }] };
   if (type === 'DELETED') return { state: next, steps: [{ kind: 'delete', object }] };
   return { state: next, steps: [] }; // BOOKMARK: only the resourceVersion matters
 }
@@ -204,7 +204,7 @@ class LeftWatching extends Error {}
 
 function deliver(consumer: WatchConsumer, steps: WatcherStep[]): void {
   for (const step of steps) {
-    if (step.kind === 'apply') consumer.upsert(step.object);
+    if (step.kind === 'apply') consumer.upsert(step.object, step.event);
     else if (step.kind === 'delete') consumer.delete(step.object);
     else consumer.listed(step.uids);
   }

@@ -19,6 +19,9 @@ export const REGISTER_METHODS: ReadonlySet<string> = new Set([
   'onDelete',
   'onResume',
   'onField',
+  'onEvent',
+  'onTimer',
+  'onDaemon',
 ]);
 
 export interface ScannedImport {

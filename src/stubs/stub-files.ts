@@ -66,7 +66,8 @@ function stubFile(
     types.add(names.status);
     for (const cause of STUB_CAUSES) stubs.push(stubEntry(t, version, handler, cause));
   }
-  const head = stubFileHead(t, { kind: crd.kind, crd: crd.name, source: crd.file });
+  const definition = version.handlers[0]?.names.definition ?? version.names.resource;
+  const head = stubFileHead(t, { kind: crd.kind, crd: crd.name, source: crd.file, definition });
   const imports = importLines([
     { module: 'kopfgen/runtime', name: 'HandlerContext', typeOnly: true },
     ...[...values].sort().map((name) => ({ module: importPath, name, typeOnly: false })),

@@ -14,6 +14,8 @@ export interface StubFill {
   kind: string;
   crd: string;
   source: string;
+  /** The first handler's `defineHandler` constant, named in the head's examples of the other handler kinds. */
+  definition: string;
 }
 
 export interface HandlerFill {
@@ -52,7 +54,7 @@ function fill(text: string, values: Record<string, string>): string {
 }
 
 export function stubFileHead(t: StubTemplates, f: StubFill): string {
-  return fill(t.head, { KgKind: f.kind, KgCrd: f.crd, KgSource: f.source });
+  return fill(t.head, { KgKind: f.kind, KgCrd: f.crd, KgSource: f.source, KgDefinition: f.definition });
 }
 
 export function stubText(t: StubTemplates, f: HandlerFill): string {

@@ -66,9 +66,14 @@ test('a user-edited stub file survives generate, --check and stale-file removal 
   await fs.rm(join(dir, 'crds/gadget.yaml'));
   const refused = await kopfgen(['generate', 'crds'], dir);
   assert.equal(refused.code, 1);
+  // The position is the import's, after the file's head comment (the template's length).
+  const importLine = gadgetStub.split('\n').findIndex((line) => line.startsWith('import {')) + 1;
   assert.match(
     refused.stderr,
-    /^handlers\/gadgets\.ts:7:10 error KG321 `GadgetMyapp`, .* are imported here but "\.\.\/generated\/example\.com\/v1\/gadgets\.js" is no longer generated/m,
+    new RegExp(
+      `^handlers/gadgets\\.ts:${importLine}:10 error KG321 \`GadgetMyapp\`, .* are imported here but "\\.\\./generated/example\\.com/v1/gadgets\\.js" is no longer generated`,
+      'm',
+    ),
   );
   assert.ok((await tree(dir)).includes('generated/example.com/v1/gadgets.ts'), 'nothing removed');
   assert.equal(await read(dir, 'handlers/gadgets.ts'), gadgetStub);

@@ -76,3 +76,14 @@ test('each error sits on the offending field or names it', () => {
     /example\.com\/Database\/cleanup" \| undefined' is not assignable to type '"example\.com\/Database\/myapp/,
   );
 });
+
+test('timers, daemons, event handlers, filters and hooks: typed like the other causes, exact codes and lines', () => {
+  const { errors } = project(['spawning.ts']);
+  const expected = expectedErrors('cases/spawning.ts', readFixture('test/fixtures/handlers/cases/spawning.ts'));
+  assert.equal(expected.length, 6);
+  assert.deepEqual(
+    formatErrors(errors),
+    expected,
+    errors.map((e) => `${e.file}:${e.line} TS${e.code} ${e.message}`).join('\n'),
+  );
+});

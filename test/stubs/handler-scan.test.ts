@@ -1,5 +1,5 @@
 /**
- * The handler-file scan: imports (with aliases) and registrations, each at its line and column;
+ * The handler-file scan: imports (with aliases) and registrations of every handler kind, each at its line and column;
  * comments do not count, strings do not start comments; a generated module's exported names.
  */
 import assert from 'node:assert/strict';
@@ -14,6 +14,7 @@ const FILE = [
   'App.onCreate(create);',
   '  MyResourceOther . onResume (resume);',
   'something.onion(x); helper.onCreated(y);',
+  'App.onTimer(tick, { interval: 60 }); App.onDaemon(follow); App.onEvent(audit);',
   '',
 ].join('\n');
 
@@ -32,6 +33,9 @@ test('imports and registrations, positioned; aliases resolved; comments ignored'
     [
       ['MyResourceMyapp', 'onCreate', 5, 1],
       ['MyResourceOther', 'onResume', 6, 3],
+      ['MyResourceMyapp', 'onTimer', 8, 1],
+      ['MyResourceMyapp', 'onDaemon', 8, 38],
+      ['MyResourceMyapp', 'onEvent', 8, 60],
     ],
   );
 });

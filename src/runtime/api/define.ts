@@ -5,7 +5,16 @@
  * operator (`kopfgen run`, or `Operator` directly) executes.
  */
 import type { HandlerContext } from './context.js';
-import { Registry, defaultRegistry, type Cause, type HandlerOptions } from './registry.js';
+import type { EventContext } from './event-context.js';
+import {
+  Registry,
+  defaultRegistry,
+  type Cause,
+  type DaemonOptions,
+  type HandlerOptions,
+  type RegisteredHandler,
+  type TimerOptions,
+} from './registry.js';
 
 export interface PrinterColumnDescriptor {
   name: string;
@@ -65,12 +74,36 @@ export type HandlerFn<Res, S, Ret extends S | void, W = Res> = (
 export interface HandlerDefinition<Res, S, W = Res> {
   readonly id: string;
   readonly resource: ResourceDescriptor<Res, W>;
-  onCreate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
-  onUpdate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
-  onDelete<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
-  onResume<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  onCreate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  onUpdate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  onDelete<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  onResume<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
   /** Runs on create/update when the value at `field` (a dotted path, e.g. `spec.replicas`) changed. */
-  onField<Ret extends S | void>(field: string, fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  onField<Ret extends S | void>(field: string, fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  /**
+   * Every raw watch event of a matching object (kopf's on.event): no progress, no status write, no
+   * retries; an error is logged and the next event comes regardless.
+   */
+  onEvent(fn: (context: EventContext<Res>) => Promisable<void>, options?: HandlerOptions<Res>): void;
+  /** Runs every `interval` seconds per matching object (kopf's timer); its result lands in `status.<id>`. */
+  onTimer<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options: HandlerOptions<Res> & TimerOptions): void;
+  /**
+   * One long-running call per matching object (kopf's daemon), its `signal` aborted on deletion,
+   * shutdown or lost leadership; its result lands in `status.<id>`.
+   */
+  onDaemon<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res> & DaemonOptions): void;
+}
+
+/** Splits a timer's or daemon's schedule from the options every registration shares. */
+function scheduleOf(cause: Cause, options: HandlerOptions & Partial<TimerOptions & DaemonOptions>) {
+  const { interval, initialDelay, idle, sharp, cancellationTimeout, ...common } = options;
+  const extra: Pick<RegisteredHandler, 'timer' | 'daemon'> = {};
+  // A timer without a positive interval would spin: refused at registration, like a clashing id.
+  if (cause === 'timer' && !(typeof interval === 'number' && interval > 0))
+    throw new Error(`a timer needs an interval in seconds above 0 (got ${String(interval)})`);
+  if (cause === 'timer') extra.timer = { interval: interval ?? 0, initialDelay, idle, sharp };
+  if (cause === 'daemon') extra.daemon = { initialDelay, cancellationTimeout };
+  return { common, extra };
 }
 
 export function defineHandler<Res, S, W = Res>(
@@ -79,9 +112,14 @@ export function defineHandler<Res, S, W = Res>(
 ): HandlerDefinition<Res, S, W> {
   const register =
     (cause: Cause) =>
-    (fn: (context: HandlerContext<Res, W>) => unknown, options: HandlerOptions = {}, field?: string): void => {
+    (
+      fn: (context: never) => unknown,
+      options: HandlerOptions<Res> & Partial<TimerOptions & DaemonOptions> = {},
+      field?: string,
+    ): void => {
       const registry: Registry = options.registry ?? defaultRegistry;
-      registry.register({ resource, id, cause, fn: fn as never, options, field });
+      const { common, extra } = scheduleOf(cause, options);
+      registry.register({ resource, id, cause, fn: fn as never, options: common, field, ...extra });
     };
   const definition: HandlerDefinition<Res, S, W> = {
     id,
@@ -91,6 +129,9 @@ export function defineHandler<Res, S, W = Res>(
     onDelete: (fn, options) => register('delete')(fn, options),
     onResume: (fn, options) => register('resume')(fn, options),
     onField: (field, fn, options) => register('field')(fn, options, field),
+    onEvent: (fn, options) => register('event')(fn, options),
+    onTimer: (fn, options) => register('timer')(fn, options),
+    onDaemon: (fn, options) => register('daemon')(fn, options),
   };
   return Object.freeze(definition);
 }

@@ -2,15 +2,22 @@
  * Where handler registrations go. Generated `defineHandler(...)` objects register into the
  * default registry unless `options.registry` names another (tests use their own).
  */
-import type { HandlerContext } from './context.js';
+import type { HandlerContext, Logger } from './context.js';
 import type { ResourceDescriptor } from './define.js';
+import type { Filters } from './filters.js';
 
-export type Cause = 'create' | 'update' | 'delete' | 'resume' | 'field';
+/**
+ * Why a handler runs: the changing causes (create, update, delete, resume, field; progress-tracked),
+ * a raw watch event (`event`), a timer tick (`timer`) or a daemon (`daemon`): the last two are
+ * kopf's spawning handlers, whose result lands in `status.<id>` without progress records.
+ */
+export type Cause = 'create' | 'update' | 'delete' | 'resume' | 'field' | 'event' | 'timer' | 'daemon';
 
 /** What a handler does with an error that is neither TemporaryError nor PermanentError. */
 export type ErrorsMode = 'temporary' | 'permanent' | 'ignored';
 
-export interface HandlerOptions {
+/** Options of every registration, with its filters (`R`: the resource, which types `when`). */
+export interface HandlerOptions<R = unknown> extends Filters<R> {
   /** Attempts before the handler fails for good (default: unlimited, as in kopf). */
   retries?: number;
   /** Seconds since the first attempt after which the handler fails for good. */
@@ -21,6 +28,46 @@ export interface HandlerOptions {
   errors?: ErrorsMode;
   /** The registry to register into (default: `defaultRegistry`). */
   registry?: Registry;
+  /**
+   * Delete handlers only (kopf's `optional=True`): adds no finalizer; runs only if the operator
+   * sees the deletion while something else (another finalizer) still holds the object.
+   */
+  optional?: boolean;
+}
+
+/** kopf's @kopf.timer: when a timer runs for each object. Seconds. */
+export interface TimerOptions {
+  /** Between runs: after the previous run ends, or on a fixed schedule with `sharp`. */
+  interval: number;
+  /** Before the first run, after the object is first seen (default 0). */
+  initialDelay?: number;
+  /** Only once the object (what the user controls: spec, labels, annotations) has not changed for this long. */
+  idle?: number;
+  /** Runs at initialDelay + n × interval from the start, not interval after the last run ended. */
+  sharp?: boolean;
+}
+
+/** kopf's @kopf.daemon: one long-running call per object. Seconds. */
+export interface DaemonOptions {
+  /** Before the daemon starts, after the object is first seen (default 0). */
+  initialDelay?: number;
+  /**
+   * After its `signal` is aborted (deletion, shutdown, lost leadership), how long the daemon may
+   * take to end before it is abandoned with a log line and the object released (default 60).
+   */
+  cancellationTimeout?: number;
+}
+
+/** An operator-level hook: startup (before any watch) or cleanup (after the handlers drained). */
+export interface OperatorHook {
+  id: string;
+  fn: (context: HookContext) => unknown;
+}
+
+export interface HookContext {
+  logger: Logger;
+  /** Startup: aborted when the operator is stopped while the hook runs. Cleanup: aborted after 60 s. */
+  signal: AbortSignal;
 }
 
 export interface RegisteredHandler {
@@ -31,6 +78,10 @@ export interface RegisteredHandler {
   options: HandlerOptions;
   /** For `field` handlers: the dotted path whose change triggers the handler. */
   field?: string;
+  /** For `timer` handlers: the schedule. */
+  timer?: TimerOptions;
+  /** For `daemon` handlers: the start delay and cancellation timeout. */
+  daemon?: DaemonOptions;
 }
 
 function resourceKey(r: ResourceDescriptor): string {
@@ -39,6 +90,10 @@ function resourceKey(r: ResourceDescriptor): string {
 
 export class Registry {
   readonly handlers: RegisteredHandler[] = [];
+  /** Run in order before the operator watches anything; one failing stops the start. */
+  readonly startup: OperatorHook[] = [];
+  /** Run in order when the operator stops gracefully, after the running handlers drained. */
+  readonly cleanup: OperatorHook[] = [];
 
   register(handler: RegisteredHandler): void {
     const clash = this.handlers.find(

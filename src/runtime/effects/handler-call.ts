@@ -4,7 +4,7 @@
  * the handler's timeout, and what the attempt came to (outcome, progress record, the patch
  * that records it). Writing that patch is the caller's business (api-write).
  */
-import type { HandlerContext } from '../api/context.js';
+import type { HandlerContext, Logger } from '../api/context.js';
 import { isHandlerError } from '../api/errors.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
@@ -12,9 +12,10 @@ import { clone } from '../json.js';
 import type { RunStep, Step } from '../reconcile/decide.js';
 import { Unserialisable } from '../reconcile/failures.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from '../reconcile/outcome.js';
-import { emptyPatch, outcomePatch, type ObjectPatch } from '../reconcile/patches.js';
+import { emptyPatch, outcomePatch, resultPatch, type ObjectPatch } from '../reconcile/patches.js';
 import type { Marks } from '../reconcile/marks.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
+import type { RegisteredHandler } from '../api/registry.js';
 import { recordAttempt } from '../observe/handler-metrics.js';
 import { childLogger, objectRef } from './log.js';
 import { messageOf } from '../error-message.js';
@@ -25,7 +26,19 @@ function timedOut(seconds: number | undefined): Error {
   return Object.assign(new Error(`timed out after ${seconds}s`), brand);
 }
 
-async function attempt(step: RunStep, context: HandlerContext<unknown>, abort: AbortController, now: Date) {
+/**
+ * One attempt, raced against the handler's timeout. A timed-out attempt is told through its
+ * `signal`, but the call returns only once the handler has settled: an attempt that ignores its
+ * signal keeps its slot and its object's turn in the queue until it ends, so the next attempt of
+ * the handler for the object never overlaps it (kopf awaits every handler to its end).
+ */
+async function attempt(
+  step: Pick<RunStep, 'handler'>,
+  context: HandlerContext<unknown>,
+  abort: AbortController,
+  now: Date,
+  logger: Logger,
+) {
   const left = timeLeft(step.handler.options, context.started, now);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Attempt>((resolve) => {
@@ -46,10 +59,22 @@ async function attempt(step: RunStep, context: HandlerContext<unknown>, abort: A
     }
   })();
   try {
-    return await Promise.race([run, timeout]);
+    const first = await Promise.race([run, timeout]);
+    if (first.ok || !abort.signal.aborted || (await settledYet(run))) return first;
+    logger.warn(
+      `timed out after ${step.handler.options.timeout}s; waiting for the attempt to end (it ignores its signal)`,
+    );
+    await run;
+    return first;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Whether `promise` has settled already (checked after the microtasks queued so far). */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  const pending = Symbol('pending');
+  return (await Promise.race([promise.then(() => true), Promise.resolve(pending)])) !== pending;
 }
 
 /**
@@ -109,7 +134,7 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
   env.signal.addEventListener('abort', onStop, { once: true });
   const context = contextFor(env, step, body, { started, now }, abort.signal);
   try {
-    const result = await attempt(step, context, abort, now);
+    const result = await attempt(step, context, abort, now, context.logger);
     const end = env.now();
     const options = step.handler.options;
     const attempts = (step.record?.retries ?? 0) + 1;
@@ -144,6 +169,48 @@ function serialisable(build: () => ObjectPatch): ObjectPatch {
     return patch;
   } catch (error) {
     throw new Unserialisable(messageOf(error));
+  }
+}
+
+/**
+ * One call of a timer or daemon (kopf's spawning handlers): the same context, timeout and
+ * classification as a changing handler's attempt, told to stop through `stop` (the object's
+ * deletion, its filters no longer matching) as well as the operator's shutdown. No progress
+ * record: the outcome and the patch carrying its status. A call that ends with an ordinary error
+ * after being told to stop was cancelled, not failed.
+ */
+export async function callSpawned(
+  env: ResourceEnv,
+  handler: RegisteredHandler,
+  body: KubernetesObject,
+  stop: AbortSignal,
+): Promise<{ outcome: Outcome; patch: ObjectPatch; cancelled: boolean }> {
+  const now = env.now();
+  const abort = new AbortController();
+  const onStop = () => abort.abort(new Error(stop.aborted ? 'stopped' : 'operator shutting down'));
+  const signals = [env.signal, stop];
+  for (const signal of signals) signal.addEventListener('abort', onStop, { once: true });
+  const step: RunStep = {
+    kind: 'run',
+    handler,
+    key: handler.id,
+    cause: handler.cause,
+    record: undefined,
+    diff: [],
+    old: undefined,
+    new: undefined,
+  };
+  const context = contextFor(env, step, body, { started: now, now }, abort.signal);
+  if (env.signal.aborted || stop.aborted) onStop();
+  try {
+    const result = await attempt(step, context, abort, now, context.logger);
+    const end = env.now();
+    const cancelled = abort.signal.aborted && !result.ok && !isHandlerError(result.error);
+    const outcome: Outcome = cancelled ? { kind: 'success' } : classify(result, handler.options);
+    recordAttempt(env, { handler: handler.id, cause: handler.cause, outcome: outcome.kind, started: now, ended: end });
+    return { outcome, cancelled, patch: serialisable(() => resultPatch(handler.id, outcome, context.patch)) };
+  } finally {
+    for (const signal of signals) signal.removeEventListener('abort', onStop);
   }
 }
 

@@ -28,6 +28,7 @@ import {
 import type { Cause, RegisteredHandler } from '../api/registry.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import { combinePatches, type ObjectPatch } from './patches.js';
+import { matchesFilters } from './filter-match.js';
 
 export interface RunStep {
   kind: 'run';
@@ -55,6 +56,11 @@ export interface DecideInput {
   initial: boolean;
   /** The finalizer and annotation keys this operator owns. */
   marks: Marks;
+  /**
+   * Daemons of this object that have not ended or been abandoned yet (daemons.ts): the finalizer
+   * stays until they have, as kopf stops an object's daemons before it releases the object.
+   */
+  daemonsRunning?: boolean;
 }
 
 export function finalizersOf(body: KubernetesObject): string[] {
@@ -145,12 +151,21 @@ function next(input: DecideInput, cause: Cause, candidates: Candidate[]): Step |
   return undefined;
 }
 
+/**
+ * Deletion: the matching delete handlers, then the finalizer goes (once the daemons have ended).
+ * Without our finalizer only optional delete handlers run (kopf's `optional=True`), and only
+ * while something else still holds the object back.
+ */
 function deleting(input: DecideInput, deleteHandlers: Candidate[]): Step {
   const finalizers = finalizersOf(input.body);
   const own = input.marks.finalizer;
-  if (!finalizers.includes(own)) return { kind: 'none' }; // not ours to hold back
+  if (!finalizers.includes(own)) {
+    const optional = deleteHandlers.filter((candidate) => candidate.handler.options.optional === true);
+    return next(input, 'delete', optional) ?? { kind: 'none' };
+  }
   const step = next(input, 'delete', deleteHandlers);
   if (step) return step;
+  if (input.daemonsRunning) return { kind: 'none' }; // the daemons' end requeues the object
   const patch = finalizerPatch(
     input.body,
     finalizers.filter((f) => f !== own),
@@ -158,33 +173,44 @@ function deleting(input: DecideInput, deleteHandlers: Candidate[]): Step {
   return { kind: 'patch', patch, reason: 'delete handlers done: removing the finalizer', completes: 'delete' };
 }
 
+/**
+ * kopf's `requires_finalizer`: a matching delete handler that is not optional, or a matching
+ * daemon (it must be stopped before the object goes).
+ */
+function requiresFinalizer(matching: readonly RegisteredHandler[]): boolean {
+  return matching.some((h) => (h.cause === 'delete' && h.options.optional !== true) || h.cause === 'daemon');
+}
+
 export function decide(input: DecideInput): Step {
-  const { body, handlers } = input;
+  const { body } = input;
   const finalizer = input.marks.finalizer;
+  // Handlers whose filters do not match this state of the object are not due (kopf's filtering).
+  const handlers = input.handlers.filter((h) => matchesFilters(h.options, body));
   const deleteHandlers = handlers
     .filter((h) => h.cause === 'delete')
     .map((handler) => ({ handler, key: handlerKey(handler), diff: [], old: undefined, new: undefined }));
   if (body.metadata?.deletionTimestamp) return deleting(input, deleteHandlers);
   const finalizers = finalizersOf(body);
   const hasFinalizer = finalizers.includes(finalizer);
-  if (deleteHandlers.length > 0 && !hasFinalizer) {
+  const needed = requiresFinalizer(handlers);
+  if (needed && !hasFinalizer) {
     return {
       kind: 'patch',
       patch: finalizerPatch(body, [...finalizers, finalizer]),
-      reason: 'adding the finalizer for delete handlers',
+      reason: 'adding the finalizer for delete handlers or daemons',
     };
   }
-  if (deleteHandlers.length === 0 && hasFinalizer) {
+  if (!needed && hasFinalizer) {
     return {
       kind: 'patch',
       patch: finalizerPatch(
         body,
         finalizers.filter((f) => f !== finalizer),
       ),
-      reason: 'no delete handlers: removing the finalizer',
+      reason: 'no delete handlers or daemons: removing the finalizer',
     };
   }
-  const changing = changingCause(input);
+  const changing = changingCause({ ...input, handlers });
   if (!changing) return { kind: 'none' };
   const step = next(input, changing.cause, changing.candidates);
   if (step) return step;

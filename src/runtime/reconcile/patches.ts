@@ -87,3 +87,19 @@ export function splitPatch(
   if (!statusSubresource || !status) return { main: hasRest || status ? patch : undefined };
   return { main: hasRest ? rest : undefined, status: { status } };
 }
+
+/**
+ * The patch of a timer's or daemon's outcome: its status merged into `status.<id>` and the
+ * handler's own patch, without a progress record (kopf keeps none for spawning handlers).
+ */
+export function resultPatch(id: string, outcome: Outcome, handlerPatch: Patch): ObjectPatch {
+  const status = clone(handlerPatch.status ?? {});
+  if (outcome.status !== undefined) status[id] = combineMergePatches(status[id], outcome.status);
+  const patch: ObjectPatch = {};
+  const { annotations, labels } = handlerPatch.metadata ?? {};
+  if (annotations && Object.keys(annotations).length > 0) patch.metadata = { annotations: clone(annotations) };
+  if (labels && Object.keys(labels).length > 0) patch.metadata = { ...patch.metadata, labels: clone(labels) };
+  if (handlerPatch.spec && Object.keys(handlerPatch.spec).length > 0) patch.spec = clone(handlerPatch.spec);
+  if (Object.keys(status).length > 0) patch.status = status;
+  return patch;
+}

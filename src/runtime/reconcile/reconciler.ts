@@ -37,6 +37,8 @@ export interface ReconcileHooks {
   gone(uid: string): void;
   /** The operator is stopping: take no further step. */
   stopping(): boolean;
+  /** Daemons of the object still running (daemons.ts): its finalizer stays. */
+  daemonsRunning?(uid: string): boolean;
 }
 
 type HandlerStep = Extract<Step, { kind: 'run' | 'fail' }>;
@@ -57,7 +59,14 @@ export class Reconciler {
       if (!known) return Action.done();
       const body = this.held.overlay(uid, known);
       const now = this.env.now();
-      const input = { body, handlers: this.handlers, now, initial: this.store.isInitial(uid), marks: this.env.marks };
+      const input = {
+        body,
+        handlers: this.handlers,
+        now,
+        initial: this.store.isInitial(uid),
+        marks: this.env.marks,
+        daemonsRunning: this.hooks.daemonsRunning?.(uid),
+      };
       const step = decide(input);
       if (step.kind === 'none') {
         this.store.settle(uid);

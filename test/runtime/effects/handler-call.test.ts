@@ -67,13 +67,28 @@ describe('runHandler', () => {
     const { step, env } = setup(
       (context) => {
         signal = context.signal;
-        return new Promise(() => undefined); // never settles
+        return new Promise((resolve) => context.signal.addEventListener('abort', resolve)); // honours its signal
       },
       { timeout: 0.02 },
     );
     const result = await runHandler(env, step, body);
     assert.deepEqual([result.outcome.kind, result.outcome.message], ['permanent', 'timed out after 0.02s']);
     assert.equal(signal?.aborted, true);
+  });
+  it('a timed-out attempt that ignores its signal is waited for: the call ends after the handler', async () => {
+    let ended = 0;
+    const { step, env } = setup(
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 200)); // ignores its signal
+        ended = Date.now();
+        return { phase: 'late' };
+      },
+      { timeout: 0.02 },
+    );
+    const result = await runHandler(env, step, body);
+    const returned = Date.now();
+    assert.ok(ended > 0 && ended <= returned, 'the handler ended before the call returned');
+    assert.deepEqual([result.outcome.kind, result.outcome.message], ['permanent', 'timed out after 0.02s']);
   });
   it('a handler that gives up because the operator stops is retried at once, without an Event', async () => {
     const { step, env, abort } = setup(

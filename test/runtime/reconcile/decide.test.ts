@@ -326,3 +326,101 @@ describe('marks set per operator', () => {
     assert.equal(run(decide({ body: both, handlers, now, initial: false, marks })), 'delete:release');
   });
 });
+
+describe('filters, optional delete handlers and daemons', () => {
+  const labelled = (labels: Record<string, string>) =>
+    applyMergePatch(object(), { metadata: { labels } }) as Record<string, unknown>;
+  const withFinalizer = (body: Record<string, unknown>, deleting = false) =>
+    applyMergePatch(body, {
+      metadata: { finalizers: [FINALIZER], ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:01Z' } : {}) },
+    }) as Record<string, unknown>;
+  const cases: {
+    name: string;
+    setup: (r: Registry) => void;
+    body: Record<string, unknown>;
+    daemonsRunning?: boolean;
+    want: string;
+  }[] = [
+    {
+      name: 'a create handler whose labels match runs',
+      setup: (r) => defineHandler(resource, 'myapp').onCreate(noop, { registry: r, labels: { tier: 'web' } }),
+      body: labelled({ tier: 'web' }),
+      want: 'create:myapp',
+    },
+    {
+      name: 'one whose labels do not match does not: the cause completes without it',
+      setup: (r) => defineHandler(resource, 'myapp').onCreate(noop, { registry: r, labels: { tier: 'web' } }),
+      body: labelled({ tier: 'db' }),
+      want: 'patch:create handled',
+    },
+    {
+      name: 'a `when` that returns false keeps the handler out',
+      setup: (r) => defineHandler(resource, 'myapp').onCreate(noop, { registry: r, when: () => false }),
+      body: object(),
+      want: 'patch:create handled',
+    },
+    {
+      name: 'a matching delete handler needs the finalizer',
+      setup: (r) => defineHandler(resource, 'cleanup').onDelete(noop, { registry: r, labels: { tier: 'web' } }),
+      body: labelled({ tier: 'web' }),
+      want: 'patch:adding the finalizer for delete handlers or daemons',
+    },
+    {
+      name: 'a delete handler whose filters do not match needs none (kopf adds it only when they match)',
+      setup: (r) => defineHandler(resource, 'cleanup').onDelete(noop, { registry: r, labels: { tier: 'web' } }),
+      body: labelled({ tier: 'db' }),
+      want: 'patch:create handled',
+    },
+    {
+      name: 'an optional delete handler needs no finalizer',
+      setup: (r) => defineHandler(resource, 'cleanup').onDelete(noop, { registry: r, optional: true }),
+      body: object(),
+      want: 'patch:create handled',
+    },
+    {
+      name: 'an optional delete handler runs when the deletion is seen without our finalizer',
+      setup: (r) => defineHandler(resource, 'cleanup').onDelete(noop, { registry: r, optional: true }),
+      body: object({ deleting: true, finalizers: ['someone.else/hold'] }),
+      want: 'delete:cleanup',
+    },
+    {
+      name: 'a daemon needs the finalizer',
+      setup: (r) => defineHandler(resource, 'watch').onDaemon(noop, { registry: r }),
+      body: object(),
+      want: 'patch:adding the finalizer for delete handlers or daemons',
+    },
+    {
+      name: 'a timer needs none',
+      setup: (r) => defineHandler(resource, 'tick').onTimer(noop, { registry: r, interval: 1 }),
+      body: object(),
+      want: 'patch:create handled',
+    },
+    {
+      name: 'deleting: the finalizer stays while daemons run',
+      setup: (r) => defineHandler(resource, 'watch').onDaemon(noop, { registry: r }),
+      body: withFinalizer(object(), true),
+      daemonsRunning: true,
+      want: 'none',
+    },
+    {
+      name: 'deleting: once the daemons ended, the finalizer goes',
+      setup: (r) => defineHandler(resource, 'watch').onDaemon(noop, { registry: r }),
+      body: withFinalizer(object(), true),
+      daemonsRunning: false,
+      want: 'patch:delete handlers done: removing the finalizer',
+    },
+    {
+      name: 'the finalizer goes when the only delete handler stops matching',
+      setup: (r) => defineHandler(resource, 'cleanup').onDelete(noop, { registry: r, labels: { tier: 'web' } }),
+      body: withFinalizer(labelled({ tier: 'db' })),
+      want: 'patch:no delete handlers or daemons: removing the finalizer',
+    },
+  ];
+  for (const { name, setup, body, daemonsRunning, want } of cases) {
+    it(name, () => {
+      const handlers = registry(setup).handlers;
+      const step = decide({ body, handlers, now, initial: true, marks: DEFAULT_MARKS, daemonsRunning });
+      assert.equal(step.kind === 'patch' ? `patch:${step.reason}` : run(step), want);
+    });
+  }
+});

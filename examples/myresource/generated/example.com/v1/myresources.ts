@@ -66,7 +66,7 @@ export class MyResourceMyappTemporaryError extends TemporaryError<MyResourceMyap
 export class MyResourceMyappPermanentError extends PermanentError<MyResourceMyappStatus> {}
 
 /**
- * Handler `myapp` of MyResource: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)` or `.onField("spec.x", fn)`. Each returns MyResourceMyappStatus (merged into `status.myapp`) or nothing.
+ * Handler `myapp` of MyResource: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)`, `.onField("spec.x", fn)`, `.onTimer(fn, { interval })` or `.onDaemon(fn)`. Each returns MyResourceMyappStatus (merged into `status.myapp`) or nothing. `.onEvent(fn)` sees every raw watch event.
  * Printer column fed: `Status` (`.status.myapp.phase`).
  */
 export const MyResourceMyapp = defineHandler<MyResource, MyResourceMyappStatus>(MyResourceDescriptor, "myapp");

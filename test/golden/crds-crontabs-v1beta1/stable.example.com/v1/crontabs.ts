@@ -66,7 +66,7 @@ export class CronTabScheduleTemporaryError extends TemporaryError<CronTabSchedul
 export class CronTabSchedulePermanentError extends PermanentError<CronTabScheduleStatus> {}
 
 /**
- * Handler `schedule` of CronTab: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)` or `.onField("spec.x", fn)`. Each returns CronTabScheduleStatus (merged into `status.schedule`) or nothing.
+ * Handler `schedule` of CronTab: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)`, `.onField("spec.x", fn)`, `.onTimer(fn, { interval })` or `.onDaemon(fn)`. Each returns CronTabScheduleStatus (merged into `status.schedule`) or nothing. `.onEvent(fn)` sees every raw watch event.
  * Printer column fed: `Last run` (`.status.schedule.lastRun`).
  */
 export const CronTabSchedule = defineHandler<CronTab, CronTabScheduleStatus>(CronTabDescriptor, "schedule");

@@ -66,7 +66,7 @@ export class CronTabV1beta1ScheduleTemporaryError extends TemporaryError<CronTab
 export class CronTabV1beta1SchedulePermanentError extends PermanentError<CronTabV1beta1ScheduleStatus> {}
 
 /**
- * Handler `schedule` of CronTab: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)` or `.onField("spec.x", fn)`. Each returns CronTabV1beta1ScheduleStatus (merged into `status.schedule`) or nothing.
+ * Handler `schedule` of CronTab: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)`, `.onField("spec.x", fn)`, `.onTimer(fn, { interval })` or `.onDaemon(fn)`. Each returns CronTabV1beta1ScheduleStatus (merged into `status.schedule`) or nothing. `.onEvent(fn)` sees every raw watch event.
  * Printer column fed: `Last run` (`.status.schedule.lastRun`).
  */
 export const CronTabV1beta1Schedule = defineHandler<CronTabV1beta1, CronTabV1beta1ScheduleStatus>(CronTabV1beta1Descriptor, "schedule");

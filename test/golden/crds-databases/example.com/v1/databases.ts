@@ -133,7 +133,7 @@ export class DatabaseBackupTemporaryError extends TemporaryError<DatabaseBackupS
 export class DatabaseBackupPermanentError extends PermanentError<DatabaseBackupStatus> {}
 
 /**
- * Handler `backup` of Database: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)` or `.onField("spec.x", fn)`. Each returns DatabaseBackupStatus (merged into `status.backup`) or nothing.
+ * Handler `backup` of Database: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)`, `.onField("spec.x", fn)`, `.onTimer(fn, { interval })` or `.onDaemon(fn)`. Each returns DatabaseBackupStatus (merged into `status.backup`) or nothing. `.onEvent(fn)` sees every raw watch event.
  * Printer column fed: `Last backup` (`.status.backup.lastCompleted`).
  */
 export const DatabaseBackup = defineHandler<Database, DatabaseBackupStatus>(DatabaseDescriptor, "backup");
@@ -157,7 +157,7 @@ export class DatabaseProvisionTemporaryError extends TemporaryError<DatabaseProv
 export class DatabaseProvisionPermanentError extends PermanentError<DatabaseProvisionStatus> {}
 
 /**
- * Handler `provision` of Database: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)` or `.onField("spec.x", fn)`. Each returns DatabaseProvisionStatus (merged into `status.provision`) or nothing.
+ * Handler `provision` of Database: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)`, `.onField("spec.x", fn)`, `.onTimer(fn, { interval })` or `.onDaemon(fn)`. Each returns DatabaseProvisionStatus (merged into `status.provision`) or nothing. `.onEvent(fn)` sees every raw watch event.
  * Printer column fed: `Provisioned` (`.status.provision.phase`).
  */
 export const DatabaseProvision = defineHandler<Database, DatabaseProvisionStatus>(DatabaseDescriptor, "provision");

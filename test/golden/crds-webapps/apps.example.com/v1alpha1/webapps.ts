@@ -100,7 +100,7 @@ export class WebAppDeployTemporaryError extends TemporaryError<WebAppDeployStatu
 export class WebAppDeployPermanentError extends PermanentError<WebAppDeployStatus> {}
 
 /**
- * Handler `deploy` of WebApp: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)` or `.onField("spec.x", fn)`. Each returns WebAppDeployStatus (merged into `status.deploy`) or nothing.
+ * Handler `deploy` of WebApp: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)`, `.onField("spec.x", fn)`, `.onTimer(fn, { interval })` or `.onDaemon(fn)`. Each returns WebAppDeployStatus (merged into `status.deploy`) or nothing. `.onEvent(fn)` sees every raw watch event.
  * Printer columns fed: `URL` (`.status.deploy.url`), `Ready` (`.status.deploy.ready`).
  */
 export const WebAppDeploy = defineHandler<WebApp, WebAppDeployStatus>(WebAppDescriptor, "deploy");

@@ -146,7 +146,7 @@ export class PasswordRotateTemporaryError extends TemporaryError<PasswordRotateS
 export class PasswordRotatePermanentError extends PermanentError<PasswordRotateStatus> {}
 
 /**
- * Handler `rotate` of Password: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)` or `.onField("spec.x", fn)`. Each returns PasswordRotateStatus (merged into `status.rotate`) or nothing.
+ * Handler `rotate` of Password: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)`, `.onField("spec.x", fn)`, `.onTimer(fn, { interval })` or `.onDaemon(fn)`. Each returns PasswordRotateStatus (merged into `status.rotate`) or nothing. `.onEvent(fn)` sees every raw watch event.
  * No printer column shows it.
  */
 export const PasswordRotate = defineHandler<Password, PasswordRotateStatus, PasswordInput>(PasswordDescriptor, "rotate");

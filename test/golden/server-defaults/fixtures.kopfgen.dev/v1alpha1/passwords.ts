@@ -55,7 +55,7 @@ export class PasswordV1alpha1RotateTemporaryError extends TemporaryError<Passwor
 export class PasswordV1alpha1RotatePermanentError extends PermanentError<PasswordV1alpha1RotateStatus> {}
 
 /**
- * Handler `rotate` of Password: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)` or `.onField("spec.x", fn)`. Each returns PasswordV1alpha1RotateStatus (merged into `status.rotate`) or nothing.
+ * Handler `rotate` of Password: register callbacks with `.onCreate(fn)`, `.onUpdate(fn)`, `.onResume(fn)`, `.onDelete(fn)`, `.onField("spec.x", fn)`, `.onTimer(fn, { interval })` or `.onDaemon(fn)`. Each returns PasswordV1alpha1RotateStatus (merged into `status.rotate`) or nothing. `.onEvent(fn)` sees every raw watch event.
  * No printer column shows it.
  */
 export const PasswordV1alpha1Rotate = defineHandler<PasswordV1alpha1, PasswordV1alpha1RotateStatus>(PasswordV1alpha1Descriptor, "rotate");

@@ -1,0 +1,19 @@
+/**
+ * What an `onEvent` handler receives (kopf's @kopf.on.event kwargs): the raw watch event's type
+ * and object. `type` is undefined for an object delivered by a (re)list rather than by an event,
+ * as kopf's `event['type']` is None then.
+ */
+import type { Logger } from './context.js';
+import type { ObjectMeta } from './kube-types.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface EventContext<R> {
+  type: WatchEventType | undefined;
+  body: R;
+  meta: ObjectMeta;
+  name: string;
+  namespace: string | undefined;
+  uid: string;
+  logger: Logger;
+}

@@ -1,0 +1,45 @@
+/**
+ * Filters on a handler registration, as kopf's `labels=`, `annotations=`, `field=`/`value=` and
+ * `when=` (kopf docs, "Filtering"): a handler runs only for objects that match all of them. A
+ * label or annotation filter's value is the exact string, `PRESENT`, `ABSENT`, or a predicate of
+ * the value (undefined when the key is absent); `value` is compared with the value at `field`
+ * (deep equality), or is `PRESENT`/`ABSENT`, or a predicate.
+ */
+import type { ObjectMeta } from './kube-types.js';
+
+/** The key (or field) must be there, whatever its value (kopf.PRESENT). */
+export const PRESENT: unique symbol = Symbol.for('kopfgen.filter.present');
+/** The key (or field) must not be there (kopf.ABSENT). */
+export const ABSENT: unique symbol = Symbol.for('kopfgen.filter.absent');
+
+export type Presence = typeof PRESENT | typeof ABSENT;
+
+/** What a label or annotation filter asks of the value under its key. */
+export type MetaFilter = string | Presence | ((value: string | undefined) => boolean);
+
+type SpecOf<R> = R extends { spec?: infer S } ? S : unknown;
+type StatusOf<R> = R extends { status?: infer S } ? S : unknown;
+
+/** What `when` sees of the object (kopf passes the same names as keyword arguments). */
+export interface FilterContext<R> {
+  body: R;
+  spec: SpecOf<R>;
+  status: StatusOf<R> | undefined;
+  meta: ObjectMeta;
+  name: string;
+  namespace: string | undefined;
+  uid: string;
+}
+
+export interface Filters<R = unknown> {
+  /** Every listed label must match (a string: equal; PRESENT/ABSENT; a predicate of the value). */
+  labels?: Readonly<Record<string, MetaFilter>>;
+  /** Every listed annotation must match, as `labels`. */
+  annotations?: Readonly<Record<string, MetaFilter>>;
+  /** A dotted path into the object (e.g. `spec.tier`): without `value`, the field must be present. */
+  field?: string;
+  /** What the value at `field` must be: equal to this, PRESENT/ABSENT, or a predicate. */
+  value?: unknown;
+  /** Any condition on the object; the handler runs only while it returns true. */
+  when?(context: FilterContext<R>): boolean;
+}

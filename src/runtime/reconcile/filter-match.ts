@@ -1,0 +1,52 @@
+/**
+ * Whether an object matches a registration's filters (api/filters.ts), pure: kopf's
+ * `match_annotations` / `match_labels` / `match_value` / `match_when`. Called again for every
+ * state of the object, so a handler whose filters stop matching is simply not due any more.
+ * A predicate that throws is the user's code failing: the exception goes to the caller (the
+ * reconcile's error policy), as kopf lets it surface.
+ */
+import { ABSENT, PRESENT, type FilterContext, type Filters, type MetaFilter } from '../api/filters.js';
+import type { KubernetesObject } from '../api/kube-types.js';
+import { deepEqual, getPath } from '../json.js';
+import { parseField } from './essence.js';
+
+function matchesValue(want: unknown, value: unknown): boolean {
+  if (want === PRESENT) return value !== undefined;
+  if (want === ABSENT) return value === undefined;
+  if (typeof want === 'function') return want(value) === true;
+  return deepEqual(want, value);
+}
+
+function matchesMap(filters: Readonly<Record<string, MetaFilter>> | undefined, actual: unknown): boolean {
+  if (!filters) return true;
+  const map = typeof actual === 'object' && actual !== null ? actual : {};
+  return Object.entries(filters).every(([key, want]) => {
+    const value: unknown = Reflect.get(map, key);
+    return matchesValue(want, typeof value === 'string' ? value : undefined);
+  });
+}
+
+export function filterContext(body: KubernetesObject): FilterContext<unknown> {
+  const meta = body.metadata ?? {};
+  return {
+    body,
+    spec: body.spec,
+    status: body.status,
+    meta,
+    name: String(meta.name),
+    namespace: meta.namespace,
+    uid: String(meta.uid),
+  };
+}
+
+/** True when `body` matches every filter given (no filters: always). */
+export function matchesFilters(filters: Filters, body: KubernetesObject): boolean {
+  if (!matchesMap(filters.labels, body.metadata?.labels)) return false;
+  if (!matchesMap(filters.annotations, body.metadata?.annotations)) return false;
+  if (filters.field !== undefined) {
+    const value = getPath(body, parseField(filters.field));
+    if (!matchesValue(filters.value === undefined ? PRESENT : filters.value, value)) return false;
+  }
+  if (filters.when && filters.when(filterContext(body)) !== true) return false;
+  return true;
+}

@@ -1,0 +1,45 @@
+/**
+ * What timers and daemons (kopf's spawning handlers) need of their controller: the newest known
+ * state of an object, and a write of a call's result that the store adopts. `recordSpawned`
+ * carries a call's outcome out as the reconciler does for a changing handler's: first the patch
+ * (its status into `status.<id>`), then the log line and, for a failure, the Event, so whatever
+ * is logged has been written. A write that fails is logged: the next tick (or the next start of
+ * the daemon) writes again; nothing else depends on it.
+ */
+import type { KubernetesObject } from './api/kube-types.js';
+import type { RegisteredHandler } from './api/registry.js';
+import { writePatch } from './effects/api-write.js';
+import { eventWorthy, outcomeEvent } from './effects/events.js';
+import { logFailure, logOutcome } from './effects/log.js';
+import type { ResourceEnv } from './env.js';
+import { messageOf } from './error-message.js';
+import type { Outcome } from './reconcile/outcome.js';
+import type { ObjectPatch } from './reconcile/patches.js';
+
+export interface SpawnHost {
+  /** The newest known state of the object, undefined once it is gone. */
+  current(uid: string): KubernetesObject | undefined;
+  /** The object as the API server answered a write. */
+  adopt(uid: string, answer: KubernetesObject | undefined): void;
+}
+
+export async function recordSpawned(
+  env: ResourceEnv,
+  host: SpawnHost,
+  uid: string,
+  handler: RegisteredHandler,
+  result: { outcome: Outcome; patch: ObjectPatch },
+): Promise<void> {
+  const body = host.current(uid);
+  if (!body) return; // gone: nothing to write to
+  if (Object.keys(result.patch).length > 0) {
+    try {
+      host.adopt(uid, await writePatch(env, body, result.patch));
+    } catch (error) {
+      logFailure(env, body, uid, `writing the result of ${handler.cause} ${handler.id} failed: ${messageOf(error)}`);
+      return;
+    }
+  }
+  logOutcome(env, body, handler.id, handler.cause, result.outcome);
+  if (eventWorthy(result.outcome)) outcomeEvent(env, body, handler.id, result.outcome);
+}
