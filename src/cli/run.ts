@@ -8,13 +8,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../runtime/kube/client.js';
+import { readKubeconfig } from '../runtime/kube/kubeconfig.js';
 import { createLogger, type Level } from '../runtime/effects/log.js';
 import { createJsonLogger } from '../runtime/observe/json-logger.js';
 import { Operator, StartupError, type LeaderElectionOptions } from '../runtime/operator.js';
 import { defaultRegistry, type Registry } from '../runtime/api/registry.js';
-import { messageOf } from '../runtime/error-message.js';
 
 export interface RunOptions {
   /** Watch one namespace (default: all). */
@@ -92,16 +91,12 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     write(`kopfgen run: ${problem}`);
     return 1;
   }
-  let client: KubeClient;
-  try {
-    const config = new KubeConfig();
-    if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
-    else config.loadFromDefault();
-    client = new KubeClient(config);
-  } catch (error) {
-    write(`kopfgen run: no usable kubeconfig: ${messageOf(error)}`);
+  const kubeconfig = readKubeconfig({ file: options.kubeconfig });
+  if ('problem' in kubeconfig) {
+    write(`kopfgen run: no usable kubeconfig: ${kubeconfig.problem}`);
     return 1;
   }
+  const client = new KubeClient(kubeconfig.config);
   const level = options.logLevel ?? 'info';
   const logger =
     options.logFormat === 'json'
