@@ -6,6 +6,7 @@
  */
 import type { HandlerContext } from './context.js';
 import { Registry, defaultRegistry, type Cause, type HandlerOptions } from './registry.js';
+import { builtinHandler, isBuiltin, type BuiltinDescriptor } from './builtins.js';
 
 export interface PrinterColumnDescriptor {
   name: string;
@@ -73,15 +74,32 @@ export interface HandlerDefinition<Res, S, W = Res> {
   onField<Ret extends S | void>(field: string, fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
 }
 
+/** The object type a descriptor carries. */
+type ResourceOf<D> = D extends ResourceDescriptor<infer R, unknown> ? R : never;
+
+/**
+ * A built-in kind's handlers (builtins.ts): the status type is `never`, so a handler that returns a
+ * value does not compile; the status of Kubernetes' own kinds is not the operator's to write.
+ */
+export function defineHandler<D extends BuiltinDescriptor<unknown>>(
+  resource: D,
+  id: string,
+): HandlerDefinition<ResourceOf<D>, never>;
+export function defineHandler<Res, S, W = Res>(
+  resource: ResourceDescriptor<Res, W>,
+  id: string,
+): HandlerDefinition<Res, S, W>;
 export function defineHandler<Res, S, W = Res>(
   resource: ResourceDescriptor<Res, W>,
   id: string,
 ): HandlerDefinition<Res, S, W> {
+  const builtin = isBuiltin(resource);
   const register =
     (cause: Cause) =>
     (fn: (context: HandlerContext<Res, W>) => unknown, options: HandlerOptions = {}, field?: string): void => {
       const registry: Registry = options.registry ?? defaultRegistry;
-      registry.register({ resource, id, cause, fn: fn as never, options, field });
+      const callback = fn as never;
+      registry.register({ resource, id, cause, fn: builtin ? builtinHandler(id, callback) : callback, options, field });
     };
   const definition: HandlerDefinition<Res, S, W> = {
     id,

@@ -274,6 +274,7 @@ export function resourcePath(r: ResourceDescriptor, namespace?: string, name?: s
   return `${base}${ns}/${r.plural}${tail}`;
 }
 
+/** `<plural>.<group>/<version>`, or `<plural>/<version>` in the core group (`configmaps/v1`). */
 export function describe(r: ResourceDescriptor): string {
-  return `${r.plural}.${r.group}/${r.version}`;
+  return r.group ? `${r.plural}.${r.group}/${r.version}` : `${r.plural}/${r.version}`;
 }
