@@ -78,7 +78,7 @@ function builtin<T>(
   plural: string,
   kind: string,
   scope: 'Namespaced' | 'Cluster' = 'Namespaced',
-): BuiltinDescriptor<Wire<T>> {
+): BuiltinDescriptor<T> {
   return Object.freeze({
     group,
     version,
@@ -92,22 +92,55 @@ function builtin<T>(
   });
 }
 
+/** The built-in kinds' objects as handlers receive them (named, so declarations stay small). */
+export type ConfigMap = Wire<V1ConfigMap>;
+export type Secret = Wire<V1Secret>;
+export type Pod = Wire<V1Pod>;
+export type Service = Wire<V1Service>;
+export type ServiceAccount = Wire<V1ServiceAccount>;
+export type PersistentVolumeClaim = Wire<V1PersistentVolumeClaim>;
+export type Namespace = Wire<V1Namespace>;
+export type Deployment = Wire<V1Deployment>;
+export type StatefulSet = Wire<V1StatefulSet>;
+export type DaemonSet = Wire<V1DaemonSet>;
+export type ReplicaSet = Wire<V1ReplicaSet>;
+export type Job = Wire<V1Job>;
+export type CronJob = Wire<V1CronJob>;
+export type Ingress = Wire<V1Ingress>;
+
 /** The built-in kinds handlers are most often written for; `defineResource` describes any other. */
-export const builtins = Object.freeze({
-  configMaps: builtin<V1ConfigMap>('', 'v1', 'configmaps', 'ConfigMap'),
-  secrets: builtin<V1Secret>('', 'v1', 'secrets', 'Secret'),
-  pods: builtin<V1Pod>('', 'v1', 'pods', 'Pod'),
-  services: builtin<V1Service>('', 'v1', 'services', 'Service'),
-  serviceAccounts: builtin<V1ServiceAccount>('', 'v1', 'serviceaccounts', 'ServiceAccount'),
-  persistentVolumeClaims: builtin<V1PersistentVolumeClaim>('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
-  namespaces: builtin<V1Namespace>('', 'v1', 'namespaces', 'Namespace', 'Cluster'),
-  deployments: builtin<V1Deployment>('apps', 'v1', 'deployments', 'Deployment'),
-  statefulSets: builtin<V1StatefulSet>('apps', 'v1', 'statefulsets', 'StatefulSet'),
-  daemonSets: builtin<V1DaemonSet>('apps', 'v1', 'daemonsets', 'DaemonSet'),
-  replicaSets: builtin<V1ReplicaSet>('apps', 'v1', 'replicasets', 'ReplicaSet'),
-  jobs: builtin<V1Job>('batch', 'v1', 'jobs', 'Job'),
-  cronJobs: builtin<V1CronJob>('batch', 'v1', 'cronjobs', 'CronJob'),
-  ingresses: builtin<V1Ingress>('networking.k8s.io', 'v1', 'ingresses', 'Ingress'),
+export interface Builtins {
+  readonly configMaps: BuiltinDescriptor<ConfigMap>;
+  readonly secrets: BuiltinDescriptor<Secret>;
+  readonly pods: BuiltinDescriptor<Pod>;
+  readonly services: BuiltinDescriptor<Service>;
+  readonly serviceAccounts: BuiltinDescriptor<ServiceAccount>;
+  readonly persistentVolumeClaims: BuiltinDescriptor<PersistentVolumeClaim>;
+  readonly namespaces: BuiltinDescriptor<Namespace>;
+  readonly deployments: BuiltinDescriptor<Deployment>;
+  readonly statefulSets: BuiltinDescriptor<StatefulSet>;
+  readonly daemonSets: BuiltinDescriptor<DaemonSet>;
+  readonly replicaSets: BuiltinDescriptor<ReplicaSet>;
+  readonly jobs: BuiltinDescriptor<Job>;
+  readonly cronJobs: BuiltinDescriptor<CronJob>;
+  readonly ingresses: BuiltinDescriptor<Ingress>;
+}
+
+export const builtins: Builtins = Object.freeze({
+  configMaps: builtin<ConfigMap>('', 'v1', 'configmaps', 'ConfigMap'),
+  secrets: builtin<Secret>('', 'v1', 'secrets', 'Secret'),
+  pods: builtin<Pod>('', 'v1', 'pods', 'Pod'),
+  services: builtin<Service>('', 'v1', 'services', 'Service'),
+  serviceAccounts: builtin<ServiceAccount>('', 'v1', 'serviceaccounts', 'ServiceAccount'),
+  persistentVolumeClaims: builtin<PersistentVolumeClaim>('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
+  namespaces: builtin<Namespace>('', 'v1', 'namespaces', 'Namespace', 'Cluster'),
+  deployments: builtin<Deployment>('apps', 'v1', 'deployments', 'Deployment'),
+  statefulSets: builtin<StatefulSet>('apps', 'v1', 'statefulsets', 'StatefulSet'),
+  daemonSets: builtin<DaemonSet>('apps', 'v1', 'daemonsets', 'DaemonSet'),
+  replicaSets: builtin<ReplicaSet>('apps', 'v1', 'replicasets', 'ReplicaSet'),
+  jobs: builtin<Job>('batch', 'v1', 'jobs', 'Job'),
+  cronJobs: builtin<CronJob>('batch', 'v1', 'cronjobs', 'CronJob'),
+  ingresses: builtin<Ingress>('networking.k8s.io', 'v1', 'ingresses', 'Ingress'),
 });
 
 type Callback = (context: HandlerContext<unknown>) => unknown;
