@@ -13,6 +13,10 @@ import { fileURLToPath } from 'node:url';
 const SECTIONS: { name: string; file: string }[] = [
   { name: 'generate (end to end, vs. the yaml-parse floor)', file: 'generate.js' },
   { name: 'runtime (objects/s created → status written, operator peak memory; envtest)', file: 'runtime.js' },
+  {
+    name: 'operator weight (fresh `kopfgen run`, 0 objects: start-up CPU, idle RSS; envtest)',
+    file: 'operator-weight.js',
+  },
   { name: 'warm generate (cache) vs cold, as a user runs it', file: 'warm.js' },
   { name: 'one wide object (10k, 20k, 40k keys), vs. the yaml-parse floor', file: 'wide-object.js' },
 ];

@@ -10,6 +10,7 @@
 import type { SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { KubeClient, KubeError } from '../runtime/kube/client.js';
+import { readKubeconfig } from '../runtime/kube/kubeconfig.js';
 import { isPlainObject } from '../runtime/json.js';
 import { messageOf } from '../runtime/error-message.js';
 
@@ -70,28 +71,11 @@ export async function readCluster(from: ClusterSource): Promise<{ sources: Sourc
   return { sources: [...unique.values()].sort((a, b) => (a.file < b.file ? -1 : 1)), diagnostics };
 }
 
-/** The client for the kubeconfig and context, or why there is none. client-node is loaded only here. */
+/** The client for the kubeconfig and context, or why there is none. */
 async function connect(from: ClusterSource): Promise<KubeClient | string> {
-  try {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const config = new KubeConfig();
-    if (from.kubeconfig !== undefined) config.loadFromFile(from.kubeconfig);
-    else config.loadFromDefault();
-    if (from.context !== undefined) {
-      if (!config.getContexts().some((c) => c.name === from.context)) {
-        const known =
-          config
-            .getContexts()
-            .map((c) => c.name)
-            .join(', ') || 'none';
-        return `no context ${from.context} in the kubeconfig (contexts: ${known})`;
-      }
-      config.setCurrentContext(from.context);
-    }
-    return new KubeClient(config);
-  } catch (e) {
-    return `no usable kubeconfig: ${messageOf(e)}`;
-  }
+  const read = readKubeconfig({ file: from.kubeconfig, context: from.context });
+  if ('problem' in read) return read.problem;
+  return new KubeClient(read.config);
 }
 
 function sourceOf(crd: Record<string, unknown>): SourceText {

@@ -10,17 +10,16 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../config/load.js';
 import type { Diagnostic } from '../diagnostics.js';
-import { failureReport, runGenerate } from './generate-command.js';
-import { runInit, type InitFlags } from './init.js';
+import type { InitFlags } from './init.js';
 import type { ManifestsFlags } from './manifests.js';
 import type { RunOptions } from './run.js';
-import { resolveRun, UsageError, type GenerateFlags } from './options.js';
-import { realPipeline } from './pipeline.js';
-import { jsonReport, Reporter, type Streams } from './report.js';
-import { watchLoop, type Reload } from './watch-mode.js';
-import { displayPath } from '../io/fs.js';
+import type { GenerateFlags } from './options.js';
+import { jsonReport, type Streams } from './report.js';
+import type { Reload } from './watch-mode.js';
+
+// Each command loads what it uses when it runs (below, in its action): `kopfgen run` starts an operator
+// without the generator's modules (yaml, the pipeline, ts-morph's stub merge) in its memory.
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -52,7 +51,15 @@ async function generateCommand(
   argv: string[],
   streams: Streams,
 ): Promise<number> {
+  const { UsageError, resolveRun } = await import('./options.js');
   if (flags.check && flags.watch) throw new UsageError('--check and --watch cannot be combined');
+  const [{ loadConfig }, { Reporter }, { runGenerate }, { realPipeline }, { watchLoop }] = await Promise.all([
+    import('../config/load.js'),
+    import('./report.js'),
+    import('./generate-command.js'),
+    import('./pipeline.js'),
+    import('./watch-mode.js'),
+  ]);
   const cwd = process.cwd();
   const loaded = await loadConfig(cwd, flags.config);
   const reporter = new Reporter(streams, flags.format ?? 'text', flags.quiet ?? false);
@@ -76,6 +83,11 @@ async function generateCommand(
 /** For `--watch`: the same flags over a re-read configuration. */
 function reloader(cwd: string, inputs: string[], flags: GenerateFlags): Reload {
   return async () => {
+    const [{ loadConfig }, { resolveRun }, { displayPath }] = await Promise.all([
+      import('../config/load.js'),
+      import('./options.js'),
+      import('../io/fs.js'),
+    ]);
     const loaded = await loadConfig(cwd, flags.config);
     if (loaded.diagnostics.length > 0) return { diagnostics: loaded.diagnostics };
     try {
@@ -147,14 +159,18 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .argument('[dir]', 'target directory, created if missing', '.')
     .option('-q, --quiet', 'print only errors')
     .option('-f, --force', 'overwrite files that exist (package.json is merged either way)')
-    .action(async (dir: string, flags: InitFlags) => setExit(await runInit(dir, streams, flags, realPipeline)));
+    .action(async (dir: string, flags: InitFlags) => {
+      const [{ runInit }, { realPipeline }] = await Promise.all([import('./init.js'), import('./pipeline.js')]);
+      setExit(await runInit(dir, streams, flags, realPipeline));
+    });
   program
     .command('run')
     .description('run the operator: load a module that registers handlers, watch its resources until SIGTERM/SIGINT')
     .argument(
       '<module>',
-      'JavaScript module (or TypeScript, through tsx) that imports your handlers, e.g. dist/operator.js',
+      'module that imports your handlers: .js/.mjs/.cjs, or .ts/.mts/.cts through tsx, e.g. src/operator.ts',
     )
+    .option('--check', "type-check the module first with the project's TypeScript (tsc); do not start on errors")
     .option('-n, --namespace <ns>', 'watch one namespace (default: all)')
     .option('--concurrency <n>', 'objects handled at once (default: 16)', positiveInt)
     .option('--kubeconfig <file>', 'kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)')
@@ -272,6 +288,7 @@ export async function main(argv: string[], streams: Streams): Promise<number> {
         false,
       );
     }
+    const { UsageError } = await import('./options.js');
     if (e instanceof UsageError) {
       return failed(argv, streams, EXIT_USAGE, {
         severity: 'error',
@@ -283,6 +300,7 @@ export async function main(argv: string[], streams: Streams): Promise<number> {
         pointer: '',
       });
     }
+    const { failureReport } = await import('./generate-command.js');
     const failure = failureReport(e, process.cwd());
     return failed(argv, streams, failure.exitCode, failure.diagnostics[0]);
   }

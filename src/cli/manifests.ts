@@ -6,6 +6,7 @@
  */
 import { dirname, relative, resolve, sep } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
+import { displayPath } from '../io/fs.js';
 import { applyPlan, outOfDate, planDiff, planWrite, summarize, type WritePlan } from '../io/write.js';
 import { resolveTarget } from '../manifests/manifest-target.js';
 import { renderManifests } from '../manifests/render-manifests.js';
@@ -57,8 +58,13 @@ export async function runManifests(
     for (const d of diagnostics) streams.stderr.write(`${formatDiagnostic(d)}\n`);
     return 1;
   };
-  const problem = await loadOperatorModule(module);
-  if (problem !== undefined) return fail([moduleDiagnostic(module, 'KG340', problem)]);
+  const failure = await loadOperatorModule(module);
+  if (failure !== undefined) {
+    const at = failure.at;
+    if (!at) return fail([moduleDiagnostic(module, 'KG340', failure.line)]);
+    const diagnostic = moduleDiagnostic(module, 'KG340', `cannot load ${module}: ${failure.message}`);
+    return fail([{ ...diagnostic, file: displayPath(cwd, at.file), line: at.line, col: at.col }]);
+  }
   const resources = (flags.registry ?? defaultRegistry).resources();
   if (resources.length === 0) {
     return fail([

@@ -7,7 +7,7 @@ import { readInputs } from '../io/read.js';
 import type { Pipeline } from './generate-command.js';
 
 export const realPipeline: Pipeline = {
-  // The cluster reader (and @kubernetes/client-node) is loaded only for --from-cluster.
+  // The cluster reader (and the kubeconfig reader) is loaded only for --from-cluster.
   read: async (inputs, cwd, cluster) =>
     cluster ? (await import('./from-cluster.js')).readCluster(cluster) : readInputs(inputs, { cwd }),
   generate: async (sources, options) => (await import('../generate.js')).generateParallel(sources, options),

@@ -5,18 +5,16 @@
  * the cluster, a CRD or an access is not usable (one line per problem), or when the watches did
  * not list within the cache-sync timeout.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../runtime/kube/client.js';
+import { loadModule, type LoadFailure } from './load-module.js';
+import { readKubeconfig } from '../runtime/kube/kubeconfig.js';
 import { createLogger, type Level } from '../runtime/effects/log.js';
-import { createJsonLogger } from '../runtime/observe/json-logger.js';
 import { Operator, StartupError, type LeaderElectionOptions } from '../runtime/operator.js';
 import { defaultRegistry, type Registry } from '../runtime/api/registry.js';
-import { messageOf } from '../runtime/error-message.js';
 
 export interface RunOptions {
+  /** Type-check the module with the project's TypeScript first; refuse to start on errors. */
+  check?: boolean;
   /** Watch one namespace (default: all). */
   namespace?: string;
   /** Objects handled at once (default 16). */
@@ -51,8 +49,6 @@ export interface RunOptions {
   write?: (line: string) => void;
 }
 
-const TS = /\.[cm]?tsx?$/;
-
 function signalled(onSecond: () => void): Promise<string> {
   return new Promise((resolveSignal) => {
     let count = 0;
@@ -67,45 +63,46 @@ function signalled(onSecond: () => void): Promise<string> {
 }
 
 /**
- * Imports an operator module (JavaScript, or TypeScript through tsx): importing it registers its
- * handlers. Returns the problem as one line, or undefined when the module loaded.
+ * Imports an operator module (load-module.ts: JavaScript, or TypeScript through tsx): importing it
+ * registers its handlers. Returns the failure (one line, its position), or undefined when it loaded.
  */
-export async function loadOperatorModule(modulePath: string): Promise<string | undefined> {
-  const file = resolve(modulePath);
-  if (!existsSync(file)) return `${modulePath}: no such file`;
-  try {
-    if (TS.test(file)) {
-      const { register } = await import('tsx/esm/api');
-      register();
-    }
-    await import(pathToFileURL(file).href);
-  } catch (error) {
-    return `cannot load ${modulePath}: ${(error as Error).stack ?? String(error)}`;
-  }
-  return undefined;
+export async function loadOperatorModule(modulePath: string): Promise<LoadFailure | undefined> {
+  return loadModule(modulePath);
 }
 
 export async function runOperator(modulePath: string, options: RunOptions = {}): Promise<number> {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const problem = await loadOperatorModule(modulePath);
-  if (problem !== undefined) {
-    write(`kopfgen run: ${problem}`);
-    return 1;
-  }
-  let client: KubeClient;
-  try {
-    const config = new KubeConfig();
-    if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
-    else config.loadFromDefault();
-    client = new KubeClient(config);
-  } catch (error) {
-    write(`kopfgen run: no usable kubeconfig: ${messageOf(error)}`);
-    return 1;
-  }
   const level = options.logLevel ?? 'info';
+  if (options.check) {
+    const { typeCheck } = await import('./type-check.js');
+    const checked = await typeCheck(modulePath);
+    if (!checked.ok) {
+      for (const line of checked.lines) write(line);
+      write(`kopfgen run: --check: the type check failed, not starting`);
+      return 1;
+    }
+    if (level === 'debug') write(`kopfgen run: --check: ${checked.what} type-checks`);
+  }
+  const failure = await loadOperatorModule(modulePath);
+  if (failure !== undefined) {
+    // compiler-style, so an editor or CI annotation jumps to the place
+    write(failure.line);
+    if (level === 'debug' && failure.stack) write(failure.stack);
+    return 1;
+  }
+  const kubeconfig = readKubeconfig({ file: options.kubeconfig });
+  if ('problem' in kubeconfig) {
+    write(`kopfgen run: no usable kubeconfig: ${kubeconfig.problem}`);
+    return 1;
+  }
+  const client = new KubeClient(kubeconfig.config);
+  // pino is loaded only for JSON lines; the text logger is the default.
   const logger =
     options.logFormat === 'json'
-      ? createJsonLogger({ level, destination: options.write ? { write: (line) => write(line.trimEnd()) } : undefined })
+      ? (await import('../runtime/observe/json-logger.js')).createJsonLogger({
+          level,
+          destination: options.write ? { write: (line) => write(line.trimEnd()) } : undefined,
+        })
       : createLogger({ level, write: options.write });
   const operator = new Operator({
     registry: options.registry ?? defaultRegistry,

@@ -1,6 +1,26 @@
 export { HandlerError, PermanentError, TemporaryError } from './api/errors.js';
 export type { HandlerErrorOptions, TemporaryErrorOptions } from './api/errors.js';
 export { defineHandler, defineResource, handlerStatus } from './api/define.js';
+export { builtins, isBuiltin } from './api/builtins.js';
+export type {
+  BuiltinDescriptor,
+  Builtins,
+  ConfigMap,
+  Secret,
+  Pod,
+  Service,
+  ServiceAccount,
+  PersistentVolumeClaim,
+  Namespace,
+  Deployment,
+  StatefulSet,
+  DaemonSet,
+  ReplicaSet,
+  Job,
+  CronJob,
+  Ingress,
+  Wire,
+} from './api/builtins.js';
 export type { Exact, HandlerDefinition, HandlerFn, PrinterColumnDescriptor, ResourceDescriptor } from './api/define.js';
 export { Registry, defaultRegistry } from './api/registry.js';
 export type {

@@ -11,11 +11,10 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { defineHandler, defineResource, Registry, TemporaryError, type DiffItem } from '../../src/runtime/index.js';
-import { KubeClient } from '../../src/runtime/kube/client.js';
 import { Operator, type OperatorOptions } from '../../src/runtime/operator.js';
 import {
+  clientFor,
   applyCrd,
   eventually,
   skip,
@@ -130,10 +129,8 @@ describe('the error policy against a real API server', { skip }, () => {
         },
         { registry, retries: 4 },
       );
-      const config = new KubeConfig();
-      config.loadFromFile(proxy!.kubeconfig);
       const { logger } = await operate(registry, ns, {
-        client: new KubeClient(config),
+        client: clientFor(proxy!.kubeconfig),
         backoff: fast,
         marks: { prefix: 'policy.kopfgen.dev' },
       });

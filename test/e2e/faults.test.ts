@@ -4,11 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
-import { KubeClient } from '../../src/runtime/kube/client.js';
 import { Operator } from '../../src/runtime/operator.js';
 import {
+  clientFor,
   applyCrd,
   eventually,
   skip,
@@ -53,10 +52,8 @@ async function proxied(ns: string) {
     },
     { registry },
   );
-  const config = new KubeConfig();
-  config.loadFromFile(proxy!.kubeconfig);
   const logger = captureLogger();
-  const operator = new Operator({ registry, namespace: ns, client: new KubeClient(config), logger });
+  const operator = new Operator({ registry, namespace: ns, client: clientFor(proxy!.kubeconfig), logger });
   operators.push(operator);
   await operator.start();
   await eventually('the watch to open', async () =>

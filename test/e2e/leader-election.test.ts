@@ -10,12 +10,11 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
-import { KubeClient } from '../../src/runtime/kube/client.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { FaultProxy } from '../helpers/proxy.js';
 import {
+  clientFor,
   applyCrd,
   eventually,
   skip,
@@ -271,15 +270,13 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
         },
         { registry },
       );
-      const config = new KubeConfig();
-      config.loadFromFile(proxy.kubeconfig);
       const logger = captureLogger();
       const timings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
       const operator = new Operator({
         registry,
         namespace: ns,
         logger,
-        client: new KubeClient(config),
+        client: clientFor(proxy.kubeconfig),
         leaderElection: { id: `fence-${ns}`, namespace: ns, ...timings },
       });
       await operator.start();

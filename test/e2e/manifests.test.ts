@@ -10,13 +10,13 @@ import { existsSync, promises as fs } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
 import { MANIFEST_FILES } from '../../src/manifests/render-manifests.js';
 import type { PolicyRule } from '../../src/manifests/rbac-manifest.js';
 import { KubeClient } from '../../src/runtime/kube/client.js';
 import { kopfgen, REPO, tempProject } from '../helpers/cli-support.js';
 import {
+  clientFor,
   applyCrd,
   eventually,
   skip,
@@ -210,9 +210,7 @@ describe('the example operator under its generated RBAC', { skip }, () => {
     'grants exactly what the runtime uses: no more (asked as the ServiceAccount itself)',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const config = new KubeConfig();
-      config.loadFromFile(wide.kubeconfig);
-      const client = new KubeClient(config);
+      const client = clientFor(wide.kubeconfig);
       try {
         const crd = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
         const lease = { group: 'coordination.k8s.io', resource: 'leases' };
@@ -306,9 +304,7 @@ describe('the example operator under its generated RBAC', { skip }, () => {
           body: { rules },
           contentType: 'application/merge-patch+json',
         });
-      const config = new KubeConfig();
-      config.loadFromFile(wide.kubeconfig);
-      const asOperator = new KubeClient(config);
+      const asOperator = clientFor(wide.kubeconfig);
       // RBAC changes reach the authorizer through its cache: wait until the ServiceAccount sees the rules.
       const settled = (resource: string, verb: string, want: boolean) => {
         const [name, subresource] = resource.split('/');

@@ -6,11 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
-import { KubeClient } from '../../src/runtime/kube/client.js';
 import { Operator } from '../../src/runtime/operator.js';
 import {
+  clientFor,
   applyCrd,
   eventually,
   skip,
@@ -70,14 +69,12 @@ describe('watch liveness', { skip }, () => {
         },
         { registry },
       );
-      const config = new KubeConfig();
-      config.loadFromFile(proxy!.kubeconfig);
       const logger = captureLogger();
       const operator = new Operator({
         registry,
         namespace: ns,
         logger,
-        client: new KubeClient(config),
+        client: clientFor(proxy!.kubeconfig),
         leaderElection: false,
         health: { port: 0, host: '127.0.0.1', stallSeconds: STALL_SECONDS },
       });

@@ -6,8 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/runtime/kube/client.js';
+import { readKubeconfig, type ClusterConfig } from '../../src/runtime/kube/kubeconfig.js';
 import { outsideUnitScope } from './test-scope.js';
 
 const envtestDir = resolve(process.cwd(), '../shared/envtest');
@@ -49,11 +49,21 @@ export function startCluster(): Cluster {
     dir = env.ENVTEST_DIR;
   }
   process.env.KUBECONFIG = kubeconfig;
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfig!);
   const kubectl = (...args: string[]) =>
     execFileSync('kubectl', ['--kubeconfig', kubeconfig!, ...args], { encoding: 'utf8', timeout: 60_000 });
-  return { kubeconfig: kubeconfig!, dir, client: new KubeClient(config), kubectl };
+  return { kubeconfig: kubeconfig!, dir, client: clientFor(kubeconfig!), kubectl };
+}
+
+/** The configuration a kubeconfig file gives (kubeconfig.ts, as `kopfgen run --kubeconfig` reads it); throws its problem. */
+export function configFor(file: string): ClusterConfig {
+  const read = readKubeconfig({ file });
+  if ('problem' in read) throw new Error(read.problem);
+  return read.config;
+}
+
+/** A client for a kubeconfig file. */
+export function clientFor(file: string): KubeClient {
+  return new KubeClient(configFor(file));
 }
 
 export function stopCluster(cluster: Cluster | undefined): void {

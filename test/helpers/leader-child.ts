@@ -4,8 +4,8 @@
  * (JSON: kubeconfig, namespace, name, identity, timings) and prints one JSON line per event on stdout:
  * ready, leader, started, stopped, exited.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/runtime/kube/client.js';
+import { readKubeconfig } from '../../src/runtime/kube/kubeconfig.js';
 import { LeaderElector } from '../../src/runtime/leader/leader-elector.js';
 import type { LeaderTimings } from '../../src/runtime/leader/lease-decision.js';
 import { createLogger } from '../../src/runtime/effects/log.js';
@@ -21,9 +21,9 @@ const options = JSON.parse(process.env.LEADER_CHILD ?? '{}') as ChildOptions;
 const say = (event: string, fields: Record<string, unknown> = {}) => {
   process.stdout.write(`${JSON.stringify({ event, at: Date.now(), ...fields })}\n`);
 };
-const config = new KubeConfig();
-config.loadFromFile(options.kubeconfig);
-const client = new KubeClient(config);
+const read = readKubeconfig({ file: options.kubeconfig });
+if ('problem' in read) throw new Error(read.problem);
+const client = new KubeClient(read.config);
 const elector = new LeaderElector({
   ...options,
   client,

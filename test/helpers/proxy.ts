@@ -4,13 +4,13 @@
  * answers. The runtime talks plain HTTP to the proxy (a kubeconfig the proxy writes); the
  * proxy talks to the server with the real kubeconfig's TLS and credentials.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { configFor } from './envtest.js';
 
 export interface Fault {
   method?: string;
@@ -50,19 +50,10 @@ export class FaultProxy {
   ) {}
 
   static async start(kubeconfigPath: string): Promise<FaultProxy> {
-    const config = new KubeConfig();
-    config.loadFromFile(kubeconfigPath);
-    const opts: https.RequestOptions = {};
-    await config.applyToHTTPSOptions(opts);
-    const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(opts.headers ?? {})) headers[key] = String(value);
-    const agent = new https.Agent({
-      ca: opts.ca,
-      cert: opts.cert,
-      key: opts.key,
-      rejectUnauthorized: opts.rejectUnauthorized,
-      keepAlive: true,
-    });
+    const config = configFor(kubeconfigPath);
+    const { headers } = await config.credentials.get();
+    const { ca, cert, key, rejectUnauthorized } = config.tls;
+    const agent = new https.Agent({ ca, cert, key, rejectUnauthorized, keepAlive: true });
     const server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
@@ -79,7 +70,7 @@ export class FaultProxy {
         '',
       ].join('\n'),
     );
-    const proxy = new FaultProxy(server, new URL(config.getCurrentCluster()!.server), agent, headers, file);
+    const proxy = new FaultProxy(server, config.server, agent, headers, file);
     server.on('request', (req, res) => void proxy.handle(req, res));
     return proxy;
   }

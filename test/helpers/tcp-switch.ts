@@ -3,10 +3,11 @@
  * or new, then goes silent (bytes are swallowed, nothing answers), as a partitioned network or a hung
  * node looks to a client. TLS passes through untouched, so the client keeps the real credentials.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { KubeClient } from '../../src/runtime/kube/client.js';
+import type { ClusterConfig } from '../../src/runtime/kube/kubeconfig.js';
+import { configFor } from './envtest.js';
 
 export class TcpSwitch {
   private dead = false;
@@ -14,25 +15,18 @@ export class TcpSwitch {
 
   private constructor(
     private readonly server: net.Server,
-    readonly config: KubeConfig,
+    readonly config: ClusterConfig,
   ) {}
 
   /** Listens on 127.0.0.1 and forwards to the current cluster of the kubeconfig at `kubeconfigPath`. */
   static async start(kubeconfigPath: string): Promise<TcpSwitch> {
-    const real = new KubeConfig();
-    real.loadFromFile(kubeconfigPath);
-    const upstream = new URL(real.getCurrentCluster()?.server ?? '');
+    const real = configFor(kubeconfigPath);
+    const upstream = real.server;
     let self: TcpSwitch | undefined;
     const server = net.createServer((socket) => self?.accept(socket, upstream));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    const config = new KubeConfig();
-    config.loadFromOptions({
-      clusters: real.clusters.map((c) => ({ ...c, server: `${upstream.protocol}//127.0.0.1:${port}` })),
-      users: real.users,
-      contexts: real.contexts,
-      currentContext: real.currentContext,
-    });
+    const config: ClusterConfig = { ...real, server: new URL(`${upstream.protocol}//127.0.0.1:${port}`) };
     self = new TcpSwitch(server, config);
     return self;
   }

@@ -10,6 +10,7 @@ import {
   type KubeObject,
   type PolicyRule,
 } from '../../src/manifests/rbac-manifest.js';
+import { builtins } from '../../src/runtime/api/builtins.js';
 import { resource, target } from '../helpers/manifest-fixtures.js';
 
 const pod = resource({ group: '', plural: 'pods', kind: 'Pod', statusSubresource: true });
@@ -186,6 +187,15 @@ describe('rbacObjects', () => {
       'Role team-a/op-leader-election',
       'RoleBinding team-a/op-leader-election',
     ]);
+  });
+
+  it('the runtime\'s built-in descriptors: the core group as "", no status rule, no CRD to read', () => {
+    const given = [builtins.configMaps, builtins.deployments];
+    assert.deepEqual(resourceRules(grantedResources(given)), [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'patch'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'patch'] },
+    ]);
+    assert.equal(crdRule(grantedResources(given)), undefined);
   });
 
   it('never a wildcard, never a verb the runtime does not use', () => {

@@ -15,6 +15,7 @@ import {
   type RegisteredHandler,
   type TimerOptions,
 } from './registry.js';
+import { builtinHandler, isBuiltin, type BuiltinDescriptor } from './builtins.js';
 
 export interface PrinterColumnDescriptor {
   name: string;
@@ -106,10 +107,26 @@ function scheduleOf(cause: Cause, options: HandlerOptions & Partial<TimerOptions
   return { common, extra };
 }
 
+/** The object type a descriptor carries. */
+type ResourceOf<D> = D extends ResourceDescriptor<infer R, unknown> ? R : never;
+
+/**
+ * A built-in kind's handlers (builtins.ts): the status type is `never`, so a handler that returns a
+ * value does not compile; the status of Kubernetes' own kinds is not the operator's to write.
+ */
+export function defineHandler<D extends BuiltinDescriptor<unknown>>(
+  resource: D,
+  id: string,
+): HandlerDefinition<ResourceOf<D>, never>;
+export function defineHandler<Res, S, W = Res>(
+  resource: ResourceDescriptor<Res, W>,
+  id: string,
+): HandlerDefinition<Res, S, W>;
 export function defineHandler<Res, S, W = Res>(
   resource: ResourceDescriptor<Res, W>,
   id: string,
 ): HandlerDefinition<Res, S, W> {
+  const builtin = isBuiltin(resource);
   const register =
     (cause: Cause) =>
     (
@@ -119,7 +136,10 @@ export function defineHandler<Res, S, W = Res>(
     ): void => {
       const registry: Registry = options.registry ?? defaultRegistry;
       const { common, extra } = scheduleOf(cause, options);
-      registry.register({ resource, id, cause, fn: fn as never, options: common, field, ...extra });
+      const callback = fn as never;
+      // An event handler writes nothing, so a built-in kind's needs no guard against status writes.
+      const guarded = builtin && cause !== 'event' ? builtinHandler(id, callback) : callback;
+      registry.register({ resource, id, cause, fn: guarded, options: common, field, ...extra });
     };
   const definition: HandlerDefinition<Res, S, W> = {
     id,

@@ -1,14 +1,14 @@
 /**
- * A thin HTTP layer over the Kubernetes API, configured by @kubernetes/client-node's
- * KubeConfig (KUBECONFIG, ~/.kube/config or in-cluster; TLS and auth via applyToHTTPSOptions).
- * The generated API clients of client-node do not do merge patches of custom resources or
- * streaming watches with our own relist control; plain requests do, with one keep-alive agent.
+ * A thin HTTP layer over the Kubernetes API, configured by a ClusterConfig (kubeconfig.ts: KUBECONFIG,
+ * ~/.kube/config or in-cluster; TLS settings and credentials). Plain requests do merge patches of any
+ * resource and streaming watches with our own relist control, over one keep-alive agent.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import http from 'node:http';
 import https from 'node:https';
 import type { ResourceDescriptor } from '../api/define.js';
 import { isPlainObject } from '../json.js';
+import type { AuthMaterial } from './credentials.js';
+import { readKubeconfig, type ClusterConfig } from './kubeconfig.js';
 
 export class KubeError extends Error {
   constructor(
@@ -29,10 +29,10 @@ export interface RequestRecord {
   seconds: number;
 }
 
-/** What forks of one client share: the keep-alive agent, the auth headers, the observer. */
+/** What forks of one client share: the keep-alive agent (and the client certificate it was made with), the observer. */
 interface Connection {
   agent?: http.Agent;
-  auth?: { headers: Record<string, string>; at: number };
+  agentCert?: Buffer;
   observer?: (record: RequestRecord) => void;
 }
 
@@ -60,8 +60,6 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
-const AUTH_TTL_MS = 30_000;
-
 /** A response body as text; node delivers Buffers when no encoding is set. */
 async function readText(stream: AsyncIterable<Buffer>): Promise<string> {
   const chunks: Buffer[] = [];
@@ -74,13 +72,11 @@ export class KubeClient {
   private readonly connection: Connection;
 
   constructor(
-    readonly config: KubeConfig,
+    readonly config: ClusterConfig,
     connection: Connection = {},
     private readonly fence?: WriteFence,
   ) {
-    const cluster = config.getCurrentCluster();
-    if (!cluster) throw new Error('no current cluster in the kubeconfig');
-    this.server = new URL(cluster.server);
+    this.server = config.server;
     this.connection = connection;
   }
 
@@ -103,40 +99,40 @@ export class KubeClient {
     this.connection.observer?.({ verb, code, seconds: (performance.now() - started) / 1000 });
   }
 
-  /** One keep-alive agent with the kubeconfig's TLS settings (client-node makes a new agent per call). */
-  private makeAgent(opts: https.RequestOptions): http.Agent {
-    if (this.server.protocol !== 'https:') return new http.Agent({ keepAlive: true, maxSockets: 64 });
-    const tls: https.AgentOptions = { keepAlive: true, maxSockets: 64, ca: opts.ca, cert: opts.cert, key: opts.key };
-    if (opts.rejectUnauthorized !== undefined) tls.rejectUnauthorized = opts.rejectUnauthorized;
-    return new https.Agent(tls);
-  }
-
-  /** KUBECONFIG, ~/.kube/config or in-cluster. client-node is loaded here, not when the runtime is imported. */
-  static async fromDefault(): Promise<KubeClient> {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const config = new KubeConfig();
-    config.loadFromDefault();
-    return new KubeClient(config);
-  }
-
-  /** Auth headers (bearer tokens, exec plugins, basic auth), refreshed now and then for expiring tokens. */
-  private async headers(): Promise<Record<string, string>> {
+  /**
+   * One keep-alive agent with the kubeconfig's TLS settings, made again only when an exec plugin hands
+   * out a new client certificate (the old agent's connections, watches among them, finish on their own).
+   */
+  private agentFor(material: AuthMaterial): http.Agent {
     const connection = this.connection;
-    if (connection.auth && Date.now() - connection.auth.at < AUTH_TTL_MS) return connection.auth.headers;
-    const opts: https.RequestOptions = {};
-    await this.config.applyToHTTPSOptions(opts);
-    connection.agent ??= this.makeAgent(opts);
-    const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(opts.headers ?? {}))
-      if (value !== undefined) headers[key] = String(value);
-    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    connection.auth = { headers, at: Date.now() };
-    return headers;
+    const cert = material.cert ?? this.config.tls.cert;
+    if (connection.agent && connection.agentCert === cert) return connection.agent;
+    connection.agentCert = cert;
+    if (this.server.protocol !== 'https:')
+      return (connection.agent = new http.Agent({ keepAlive: true, maxSockets: 64 }));
+    const { ca, key, rejectUnauthorized, servername } = this.config.tls;
+    const tls: https.AgentOptions = { keepAlive: true, maxSockets: 64, ca, cert, key: material.key ?? key };
+    if (rejectUnauthorized !== undefined) tls.rejectUnauthorized = rejectUnauthorized;
+    if (servername !== undefined) tls.servername = servername;
+    return (connection.agent = new https.Agent(tls));
+  }
+
+  /** KUBECONFIG, ~/.kube/config or in-cluster (kubeconfig.ts); throws the one line that says why not. */
+  static async fromDefault(): Promise<KubeClient> {
+    const read = readKubeconfig();
+    if ('problem' in read) throw new Error(read.problem);
+    return new KubeClient(read.config);
+  }
+
+  /** Auth headers and the agent for the next request (credentials.ts caches and refreshes them). */
+  private async auth(): Promise<{ headers: Record<string, string>; agent: http.Agent }> {
+    const material = await this.config.credentials.get();
+    return { headers: material.headers, agent: this.agentFor(material) };
   }
 
   /** The Authorization header the requests carry (startup checks read a service account token's subject). */
   async authorization(): Promise<string | undefined> {
-    return (await this.headers()).Authorization;
+    return (await this.config.credentials.get()).headers.Authorization;
   }
 
   url(path: string, query: RequestOptions['query'] = {}): URL {
@@ -151,7 +147,8 @@ export class KubeClient {
     options: RequestOptions,
   ): Promise<{ req: http.ClientRequest; res: Promise<http.IncomingMessage> }> {
     const url = this.url(path, options.query);
-    const headers: Record<string, string> = { ...(await this.headers()), Accept: 'application/json' };
+    const auth = await this.auth();
+    const headers: Record<string, string> = { ...auth.headers, Accept: 'application/json' };
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
     if (payload) {
       headers['Content-Type'] = options.contentType ?? 'application/json';
@@ -159,7 +156,7 @@ export class KubeClient {
     }
     const transport = url.protocol === 'https:' ? https : http;
     let answered: (res: http.IncomingMessage) => void = () => undefined;
-    const req = transport.request(url, { method, headers, agent: this.connection.agent }, (res) => answered(res));
+    const req = transport.request(url, { method, headers, agent: auth.agent }, (res) => answered(res));
     const res = new Promise<http.IncomingMessage>((resolve, reject) => {
       answered = resolve;
       req.on('error', reject);
@@ -277,6 +274,7 @@ export function resourcePath(r: ResourceDescriptor, namespace?: string, name?: s
   return `${base}${ns}/${r.plural}${tail}`;
 }
 
+/** `<plural>.<group>/<version>`, or `<plural>/<version>` in the core group (`configmaps/v1`). */
 export function describe(r: ResourceDescriptor): string {
-  return `${r.plural}.${r.group}/${r.version}`;
+  return r.group ? `${r.plural}.${r.group}/${r.version}` : `${r.plural}/${r.version}`;
 }

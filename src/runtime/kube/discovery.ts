@@ -1,8 +1,9 @@
 /**
  * Startup checks against the cluster: the API answers, and its discovery serves each
- * registered resource. A failure is a StartupError with one line naming what is missing.
+ * registered resource (`/api/v1` for the core group, `/apis/<group>/<version>` for any other). A failure is a StartupError with one line naming what is missing.
  */
 import type { ResourceDescriptor } from '../api/define.js';
+import { isBuiltin } from '../api/builtins.js';
 import { isPlainObject } from '../json.js';
 import { describe, KubeError, type KubeClient } from './client.js';
 import { messageOf } from '../error-message.js';
@@ -24,8 +25,13 @@ function servedNames(document: unknown): string[] {
   return resources.flatMap((r: unknown) => (isPlainObject(r) && typeof r.name === 'string' ? [r.name] : []));
 }
 
+/** The discovery document of a group version: `/api/v1` for the core group, `/apis/<group>/<version>` else. */
+export function discoveryPath(resource: Pick<ResourceDescriptor, 'group' | 'version'>): string {
+  return resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`;
+}
+
 export async function checkResource(client: KubeClient, resource: ResourceDescriptor): Promise<void> {
-  const path = `/apis/${resource.group}/${resource.version}`;
+  const path = discoveryPath(resource);
   let served: string[] = [];
   try {
     served = servedNames(await client.request(`GET`, path, { timeoutMs: 10_000 }));
@@ -35,9 +41,10 @@ export async function checkResource(client: KubeClient, resource: ResourceDescri
     }
   }
   if (!served.includes(resource.plural)) {
-    throw new StartupError(
-      `the cluster does not serve ${describe(resource)} (kind ${resource.kind}): ` +
-        `is the CRD ${resource.plural}.${resource.group} installed with version ${resource.version}?`,
-    );
+    // A built-in kind has no CRD to install: its group version is not served by this cluster's version.
+    const hint = isBuiltin(resource)
+      ? `${path} does not list ${resource.plural}: does this Kubernetes version serve ${resource.kind} in ${resource.group || 'the core group'} ${resource.version}?`
+      : `is the CRD ${resource.plural}.${resource.group} installed with version ${resource.version}?`;
+    throw new StartupError(`the cluster does not serve ${describe(resource)} (kind ${resource.kind}): ${hint}`);
   }
 }

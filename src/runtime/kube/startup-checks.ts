@@ -5,11 +5,13 @@
  *  - the API answers and its discovery serves each resource (discovery.ts);
  *  - the cluster's CRD says whether there is a status subresource and which versions are served: the
  *    cluster wins over the generated descriptor, with a warning to regenerate (403 on the CRD: a warning);
+ *    a built-in kind (api/builtins.ts) has no CRD and is not looked up;
  *  - an initial list of each resource succeeds (a real call: what the watch does first);
  *  - the other verbs the runtime uses are allowed (SelfSubjectAccessReview, which every authenticated user
  *    may create): watch and patch on the resource, patch on its status, create/patch Events, and on Leases
  *    get/create/update when leader election is on.
  */
+import { isBuiltin } from '../api/builtins.js';
 import type { ResourceDescriptor } from '../api/define.js';
 import { isPlainObject } from '../json.js';
 import { describe, KubeError, resourcePath, type KubeClient } from './client.js';
@@ -195,7 +197,8 @@ async function checks(client: KubeClient, resources: ResourceDescriptor[], optio
       problems.push(messageOf(error));
       continue;
     }
-    checked.push(await clusterView(client, resource, warnings));
+    // Kubernetes' own kinds have no CRD to compare the descriptor with.
+    checked.push(isBuiltin(resource) ? resource : await clusterView(client, resource, warnings));
   }
   for (const resource of checked) {
     const listing = await listProblem(client, resource, options.namespace);

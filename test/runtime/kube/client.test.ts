@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { FencedError, KubeClient, type RequestRecord } from '../../../src/runtime/kube/client.js';
+import { kubeconfigFromDocument } from '../../../src/runtime/kube/kubeconfig.js';
 
 let server: http.Server;
 let client: KubeClient;
@@ -18,16 +18,14 @@ describe('KubeClient', () => {
       res.end(JSON.stringify({ message: 'm' }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const config = new KubeConfig();
-    config.loadFromOptions({
-      clusters: [
-        { name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
-      ],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
+    const read = kubeconfigFromDocument({
+      clusters: [{ name: 'c', cluster: { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } }],
+      users: [{ name: 'u', user: {} }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'x',
     });
-    client = new KubeClient(config);
+    assert.ok('config' in read);
+    client = new KubeClient(read.config);
   });
   after(() => {
     client.close();

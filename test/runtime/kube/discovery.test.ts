@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js';
-import { checkCluster, checkResource, StartupError } from '../../../src/runtime/kube/discovery.js';
+import { builtins } from '../../../src/runtime/api/builtins.js';
+import { checkCluster, checkResource, discoveryPath, StartupError } from '../../../src/runtime/kube/discovery.js';
 import { myResourceDescriptor } from '../../helpers/resource-env.js';
 
 const resource = myResourceDescriptor();
@@ -44,6 +45,37 @@ describe('discovery', () => {
       if (want) await assert.rejects(checked, named);
       else await checked;
     }
+  });
+  it('a built-in kind is looked up in /api/v1 (core group) or /apis/<group>/<version>, with no CRD to name', async () => {
+    const asked: string[] = [];
+    const recording = (answer: unknown): KubeClient => {
+      const fake = {
+        server: new URL('https://127.0.0.1:6443'),
+        async request(_method: string, path: string) {
+          asked.push(path);
+          return answer;
+        },
+      };
+      return fake as unknown as KubeClient;
+    };
+    await checkResource(recording({ resources: [{ name: 'configmaps' }] }), builtins.configMaps);
+    await checkResource(recording({ resources: [{ name: 'deployments' }] }), builtins.deployments);
+    assert.deepEqual(asked, ['/api/v1', '/apis/apps/v1']);
+    assert.equal(discoveryPath(builtins.jobs), '/apis/batch/v1');
+    await assert.rejects(checkResource(recording({ resources: [] }), builtins.cronJobs), (error: unknown) => {
+      assert.ok(error instanceof StartupError);
+      assert.equal(
+        error.message,
+        'the cluster does not serve cronjobs.batch/v1 (kind CronJob): /apis/batch/v1 does not list cronjobs: ' +
+          'does this Kubernetes version serve CronJob in batch v1?',
+      );
+      return true;
+    });
+    await assert.rejects(checkResource(recording({ resources: [] }), builtins.pods), {
+      message:
+        'the cluster does not serve pods/v1 (kind Pod): /api/v1 does not list pods: ' +
+        'does this Kubernetes version serve Pod in the core group v1?',
+    });
   });
   it('an unreachable API server names its address', async () => {
     const unreachable = client(() => {

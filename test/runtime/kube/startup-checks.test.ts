@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeError, type KubeClient, type RequestOptions } from '../../../src/runtime/kube/client.js';
+import { builtins } from '../../../src/runtime/api/builtins.js';
 import { StartupError } from '../../../src/runtime/kube/discovery.js';
 import { namespaceProblem, startupChecks, tokenSubject, userOf } from '../../../src/runtime/kube/startup-checks.js';
 import { myResourceDescriptor } from '../../helpers/resource-env.js';
@@ -165,6 +166,25 @@ describe('startup checks', () => {
     );
     assert.equal(forbidden.resources[0], resource);
     assert.match(forbidden.warnings[0], /cannot be checked against the generated descriptor: reading it is forbidden/);
+  });
+
+  it('a built-in kind: discovery in /api/v1, no CRD asked for, no status access checked', async () => {
+    const asked: string[] = [];
+    const base = fakeClient({});
+    const fake = {
+      server: base.server,
+      authorization: () => base.authorization(),
+      async request(method: string, path: string, options: RequestOptions = {}) {
+        asked.push(`${method} ${path}`);
+        if (path === '/api/v1') return { resources: [{ name: 'configmaps' }] };
+        if (path.endsWith('/configmaps')) return { items: [] };
+        return base.request(method, path, options);
+      },
+    };
+    const report = await startupChecks(fake as unknown as KubeClient, [builtins.configMaps]);
+    assert.deepEqual(report, { resources: [builtins.configMaps], warnings: [] });
+    assert.ok(asked.includes('GET /api/v1'), asked.join('\n'));
+    assert.ok(!asked.some((a) => a.includes('customresourcedefinitions')), asked.join('\n'));
   });
 
   it('checks that do not finish within the bound: one line saying so', async () => {
