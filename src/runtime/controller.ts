@@ -18,6 +18,13 @@ import { Reconciler } from './reconcile/reconciler.js';
 import { Store, uidOf } from './store.js';
 import type { WatchConsumer } from './watcher.js';
 
+/**
+ * A handler still running after this long gives its slot to other objects until it returns (no
+ * head-of-line blocking): longer than a trivial handler and a write take, short enough that a few
+ * slow handlers never stall the rest.
+ */
+export const LEND_AFTER_MS = 200;
+
 export class Controller implements WatchConsumer {
   readonly store = new Store();
   private readonly queue: Queue;
@@ -30,7 +37,11 @@ export class Controller implements WatchConsumer {
     slots: Slots,
   ) {
     this.queue = new Queue(slots, (uid) => this.work(uid));
-    const hooks = { gone: (uid: string) => this.forget(uid), stopping: () => this.queue.stopped };
+    const hooks = {
+      gone: (uid: string) => this.forget(uid),
+      stopping: () => this.queue.stopped,
+      long: <T>(run: Promise<T>) => slots.around(run, LEND_AFTER_MS),
+    };
     this.reconciler = new Reconciler(env, handlers, this.store, hooks);
   }
 
