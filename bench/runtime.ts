@@ -14,6 +14,7 @@
  * own, alternating with this build for `KOPFGEN_BENCH_ROUNDS` rounds (default 1); ratios are this
  * build's figure over the yardstick's (the best round of each). Without a yardstick only this build runs.
  * `KOPFGEN_BENCH_NEW` names the checkout measured as "this build" (default: the current directory).
+ * `KOPFGEN_BENCH_PROFILE=<dir>` runs each operator with `node --cpu-prof`, its profile written to <dir>.
  * `CONCURRENCY` sets the operator's bound on objects handled at once (default: the operator's own).
  * The operator runs with leader election on (a Lease in the run's namespace), as a Deployment does,
  * so the numbers include renewing the lease and the fenced write path; `LEADER_ELECTION=0` runs
@@ -37,6 +38,7 @@ const CONCURRENCY = process.env.CONCURRENCY;
 const BASE = resolve(process.env.KOPFGEN_BENCH_BASE ?? '../base');
 /** The build measured (default: this checkout's). */
 const NEW = resolve(process.env.KOPFGEN_BENCH_NEW ?? '.');
+const PROFILE = process.env.KOPFGEN_BENCH_PROFILE;
 
 const myResource = defineResource({
   group: 'example.com',
@@ -168,7 +170,10 @@ async function run(cluster: Cluster, root: string, ns: string, label: string): P
     );
     void watchDone(cluster, ns, done, abort.signal);
     const cpu0 = { api: clusterCpu(cluster, 'kube-apiserver'), etcd: clusterCpu(cluster, 'etcd') };
-    const operator = spawn(process.execPath, ['--input-type=module', '-e', operatorScript(ns)], {
+    const profile = PROFILE
+      ? ['--cpu-prof', '--cpu-prof-dir', resolve(PROFILE), '--cpu-prof-name', `${ns}.cpuprofile`]
+      : [];
+    const operator = spawn(process.execPath, [...profile, '--input-type=module', '-e', operatorScript(ns)], {
       cwd: root,
       env: { ...process.env, KUBECONFIG: cluster.kubeconfig, ...(CONCURRENCY ? { CONCURRENCY } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
