@@ -3,10 +3,13 @@
  * congestion control and Netflix's concurrency-limits): while objects wait for a slot and requests
  * go through, the limit grows — by one per request answered until the first sign of congestion
  * (slow start: it doubles per round trip), then by one per round of `limit` answers; on a sign of
- * congestion — a 429, a 5xx, a request without an answer, or latency far above its long-run
- * average — it shrinks by a factor, at most once per second so one congested moment counts once.
- * The API server's own max-in-flight limit (429) is the hard bound; the latency rule backs off
- * before it. A fixed `concurrency` option replaces all this with a constant.
+ * congestion — a 429, a 5xx, a request without an answer, latency far above its long-run average,
+ * or above a second — it shrinks by a factor, at most once per second so one congested moment
+ * counts once. The API server's own max-in-flight limit (429) is the hard bound; the latency rules
+ * back off before it. The maximum stays well below the client's 64 connections, so the lease
+ * renewal, Events and watches always find one free: with all 64 taken by writes of an overloaded
+ * server, a renewal queued behind them missed its 10 s deadline and the leader lost its lease
+ * (measured). A fixed `concurrency` option replaces all this with a constant.
  */
 
 export interface LimitSettings {
@@ -15,7 +18,7 @@ export interface LimitSettings {
   max: number;
 }
 
-export const DEFAULT_LIMIT: LimitSettings = { initial: 16, min: 4, max: 256 };
+export const DEFAULT_LIMIT: LimitSettings = { initial: 16, min: 4, max: 48 };
 
 /** One answered (or failed) API request, as the client reports it. */
 export interface Sample {
@@ -35,6 +38,8 @@ const SLOW = 0.9;
 /** Latency counts as congestion above this multiple of its long-run average, and above LATENCY_FLOOR_MS. */
 const SLOW_RATIO = 4;
 const LATENCY_FLOOR_MS = 250;
+/** Latency counts as congestion above this, whatever its average: the server is overloaded. */
+const LATENCY_CEILING_MS = 1000;
 const DECREASE_INTERVAL_MS = 1000;
 
 export class AdaptiveLimit implements Limit {
@@ -71,7 +76,7 @@ export class AdaptiveLimit implements Limit {
       this.shortMs !== undefined &&
       this.longMs !== undefined &&
       this.shortMs > LATENCY_FLOOR_MS &&
-      this.shortMs > SLOW_RATIO * this.longMs;
+      (this.shortMs > SLOW_RATIO * this.longMs || this.shortMs > LATENCY_CEILING_MS);
     if (failed || slow) {
       if (nowMs - this.lastDecrease < DECREASE_INTERVAL_MS) return;
       this.lastDecrease = nowMs;

@@ -25,6 +25,19 @@ import type { WatchConsumer } from './watcher.js';
  */
 export const LEND_AFTER_MS = 200;
 
+/**
+ * The fence's refusal, also where it comes wrapped (a handler's write fails as RequestFailed inside
+ * HandlerStepFailed): it is no failure of the object, so it must not count as an attempt or post an Event.
+ */
+function fencedWrite(error: unknown): FencedError | undefined {
+  let current = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current instanceof FencedError) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
 export class Controller implements WatchConsumer {
   readonly store = new Store();
   private readonly queue: Queue;
@@ -90,9 +103,10 @@ export class Controller implements WatchConsumer {
       if (!this.reconciler.holding(uid)) this.failures.reset(uid);
       return action;
     } catch (error) {
-      if (error instanceof FencedError) {
+      const fenced = fencedWrite(error);
+      if (fenced) {
         // The term is over and another replica leads: it handles the object from what the cluster holds.
-        this.env.logger.warn(`${error.message}; left to the new leader`, { resource: this.env.resource.plural, uid });
+        this.env.logger.warn(`${fenced.message}; left to the new leader`, { resource: this.env.resource.plural, uid });
         return { kind: 'done' };
       }
       const object = this.store.get(uid);

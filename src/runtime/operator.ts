@@ -59,8 +59,8 @@ export interface OperatorOptions {
   namespace?: string;
   /**
    * Objects processed at once, across resources, not counting handlers that run long. Default: adaptive,
-   * from 16 between 4 and 256, growing while objects wait and writes go through, shrinking on 429s, 5xx
-   * and latency far above its average (adaptive-limit.ts). A number fixes it.
+   * from 16 between 4 and 48, growing while objects wait and writes go through, shrinking on 429s, 5xx
+   * and latency far above its average or above a second (adaptive-limit.ts). A number fixes it.
    */
   concurrency?: number;
   client?: KubeClient;

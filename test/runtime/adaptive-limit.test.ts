@@ -91,6 +91,14 @@ describe('AdaptiveLimit', () => {
     assert.deepEqual(feed(steady, [ok(240), ok(240)], 1000), [20, 20], 'below 250 ms is never congestion');
   });
 
+  it('latency above a second shrinks it even when it rose slowly (the average followed it)', () => {
+    const limit = new AdaptiveLimit({ initial: 20, min: 2, max: 20 });
+    const rising = Array.from({ length: 400 }, (_, i) => ok(200 + 3 * i)); // 0.2 s to 1.4 s
+    const values = feed(limit, rising);
+    assert.equal(values[250], 20, 'below a second, no decrease');
+    assert.ok(values[399] < 20, `shrunk above a second: ${values[399]}`);
+  });
+
   it('fixedLimit is a constant', () => {
     assert.equal(fixedLimit(16).value, 16);
   });

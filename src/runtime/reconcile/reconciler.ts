@@ -101,10 +101,11 @@ export class Reconciler {
   ): Promise<boolean> {
     let outcome: Outcome | undefined;
     try {
+      // The handler sees the object as the server holds it (`known`), not the records laid over it for decide.
       const result =
         step.kind === 'fail'
           ? failWithoutRunning(step, input.now, this.env.marks)
-          : await this.whileRunning(runHandler(this.env, step, body));
+          : await this.whileRunning(runHandler(this.env, step, known));
       outcome = result.outcome;
       const { patch, completes } = withCompletion({ ...input, now: this.env.now() }, result.patch);
       await this.record(uid, known, body, { id: step.handler.id, cause: step.cause }, result.outcome, patch);
