@@ -5,7 +5,7 @@
  */
 import type { GeneratedFile } from '../api.js';
 import { emitHandlerSection, type HandlerSection } from './handler-section.js';
-import type { CrdModel, ObjectNode } from '../model/ir.js';
+import type { CrdModel, ObjectNode, VersionModel } from '../model/ir.js';
 import { IMPLIED_MEMBERS, type NamedVersion } from '../model/naming.js';
 import { headerLine } from './header.js';
 import { stringLiteral } from './ident.js';
@@ -117,6 +117,20 @@ function withOptionalStatus(schema: ObjectNode): ObjectNode {
 }
 
 /** `input`: the write view's name, when it differs (the runtime types a handler's `patch` by it). */
+/**
+ * Whether the runtime may keep its records in `status.kopfgen` (one `/status` write per handled
+ * object): a status subresource, and a status schema in the CRD as written (not the copy holding
+ * statuses synthesised from columns) that keeps unknown fields, so the API server does not prune them.
+ */
+function keepsStatusRecords(crd: CrdModel, version: VersionModel): boolean {
+  if (!version.subresources.status) return false;
+  const schema = crd.versions.find((v) => v.name === version.name)?.schema;
+  if (!schema) return false;
+  const status = schema.properties.find((p) => p.name === 'status')?.schema;
+  if (status === undefined) return schema.preserveUnknownFields;
+  return status.type === 'object' && status.preserveUnknownFields;
+}
+
 function pushDescriptor(
   out: string[],
   crd: CrdModel,
@@ -137,6 +151,7 @@ function pushDescriptor(
   out.push(`  kind: ${stringLiteral(crd.kind)},\n`);
   out.push(`  scope: ${stringLiteral(crd.scope)},\n`);
   out.push(`  statusSubresource: ${version.subresources.status},\n`);
+  if (keepsStatusRecords(crd, version)) out.push('  statusRecords: true,\n');
   if (version.printerColumns.length === 0) out.push('  printerColumns: [],\n');
   else {
     out.push('  printerColumns: [\n');

@@ -295,15 +295,16 @@ function sortedSources(sources: Set<Source>): Source[] {
   return order.filter((s) => sources.has(s));
 }
 
-/** `kopf` is kopf's own storage; other ids must be annotation-key name segments. */
+/** `kopf` and `kopfgen` are the operators' own storage; other ids must be annotation-key name segments. */
 function checkId(id: string, at: Located, severity: Severity, what: string, diagnostics: Diagnostic[]): boolean {
-  if (id === 'kopf') {
+  if (id === 'kopf' || id === 'kopfgen') {
+    const owner = id === 'kopf' ? "kopf's" : "the kopfgen runtime's";
     diagnostics.push(
       diagnostic(
         at,
         severity,
         'KG201',
-        `${what}: \`kopf\` is not a handler id: status.kopf is kopf's own storage (progress and diffs), not a handler's result`,
+        `${what}: \`${id}\` is not a handler id: status.${id} is ${owner} own storage (progress and diffs), not a handler's result`,
       ),
     );
     return false;

@@ -24,6 +24,26 @@ import type { SpawnHost } from './spawn-host.js';
 import { buildEssence } from './reconcile/essence.js';
 import { deepEqual } from './json.js';
 
+/**
+ * A handler still running after this long gives its slot to other objects until it returns (no
+ * head-of-line blocking): longer than a trivial handler and a write take, short enough that a few
+ * slow handlers never stall the rest.
+ */
+export const LEND_AFTER_MS = 200;
+
+/**
+ * The fence's refusal, also where it comes wrapped (a handler's write fails as RequestFailed inside
+ * HandlerStepFailed): it is no failure of the object, so it must not count as an attempt or post an Event.
+ */
+function fencedWrite(error: unknown): FencedError | undefined {
+  let current = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (current instanceof FencedError) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
 export class Controller implements WatchConsumer {
   readonly store = new Store();
   private readonly queue: Queue;
@@ -43,6 +63,7 @@ export class Controller implements WatchConsumer {
       gone: (uid: string) => this.forget(uid),
       stopping: () => this.queue.stopped,
       daemonsRunning: (uid: string) => this.daemons.running(uid),
+      long: <T>(run: Promise<T>) => slots.around(run, LEND_AFTER_MS),
     };
     this.reconciler = new Reconciler(env, handlers, this.store, hooks);
     const host: SpawnHost = {
@@ -126,9 +147,10 @@ export class Controller implements WatchConsumer {
       if (!this.reconciler.holding(uid)) this.failures.reset(uid);
       return action;
     } catch (error) {
-      if (error instanceof FencedError) {
+      const fenced = fencedWrite(error);
+      if (fenced) {
         // The term is over and another replica leads: it handles the object from what the cluster holds.
-        this.env.logger.warn(`${error.message}; left to the new leader`, { resource: this.env.resource.plural, uid });
+        this.env.logger.warn(`${fenced.message}; left to the new leader`, { resource: this.env.resource.plural, uid });
         return { kind: 'done' };
       }
       const object = this.store.get(uid);

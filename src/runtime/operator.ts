@@ -29,6 +29,7 @@ import { startHealthServer, type HealthServer } from './observe/health-server.js
 import { createMetrics, type OperatorMetrics } from './observe/metrics.js';
 import { DEFAULT_STALL_SECONDS, liveness, readiness, type Role, type WatchState } from './observe/probes.js';
 import { Slots } from './queue.js';
+import { AdaptiveLimit } from './adaptive-limit.js';
 import { DEFAULT_MARKS, resolveMarks, type Marks, type MarksOptions } from './reconcile/marks.js';
 import { watchResource, type WatchReporter } from './watcher.js';
 import { messageOf } from './error-message.js';
@@ -56,7 +57,11 @@ export interface OperatorOptions {
   registry?: Registry;
   /** Watch one namespace only (default: all namespaces). */
   namespace?: string;
-  /** Objects processed at once, across resources (default 16). */
+  /**
+   * Objects processed at once, across resources, not counting handlers that run long. Default: adaptive,
+   * from 16 between 4 and 48, growing while objects wait and writes go through, shrinking on 429s, 5xx
+   * and latency far above its average or above a second (adaptive-limit.ts). A number fixes it.
+   */
   concurrency?: number;
   client?: KubeClient;
   logger?: Logger;
@@ -121,6 +126,8 @@ export class Operator {
   private fail: (error: Error) => void = () => undefined;
   private marks: Marks = DEFAULT_MARKS;
   private readonly backoff: BackoffSettings;
+  /** The running term's adaptive concurrency, fed by the answers to its writes. */
+  private limit?: AdaptiveLimit;
   /** Settles with the error when the operator cannot go on (a term's lists missed the cache-sync bound). */
   readonly failed: Promise<Error>;
 
@@ -148,7 +155,11 @@ export class Operator {
     if (typeof marks === 'string') throw new StartupError(marks);
     this.marks = marks;
     const client = (this.client ??= await KubeClient.fromDefault());
-    client.observe((request) => this.metrics.apiRequest(request));
+    client.observe((request) => {
+      this.metrics.apiRequest(request);
+      // Reconciles' writes are what the slots pace; lists, watches and lease renewals say little of that.
+      if (request.verb === 'PATCH') this.limit?.observe(request, performance.now());
+    });
     const election = electionOptions(this.options.leaderElection);
     const report = await startupChecks(client, registered, {
       namespace: this.options.namespace,
@@ -197,7 +208,17 @@ export class Operator {
     setMaxListeners(0, signal);
     this.role = 'leader';
     this.metrics.leader(true);
-    const slots = new Slots(this.options.concurrency ?? 16);
+    const fixed = this.options.concurrency;
+    const adaptive =
+      fixed === undefined
+        ? new AdaptiveLimit(
+            undefined,
+            () => slots.waiters > 0,
+            () => slots.grew(),
+          )
+        : undefined;
+    const slots: Slots = new Slots(adaptive ?? fixed ?? 16);
+    this.limit = adaptive;
     // A term's Events go through its own (fenced) client, so a replica that lost the lease posts none.
     const events = new EventRecorder({ client, logger: this.logger, metrics: this.metrics });
     const term: Term = { controllers: [], watches: [] };

@@ -3,31 +3,91 @@
  * object uids. Guarantees: a key is never reconciled twice at once — a key added while it runs
  * is marked dirty and runs once more right after; a key waiting for a slot is queued once
  * however often it is added; one timer per key (the newest `requeueAfter` wins); at most
- * `Slots.limit` keys run at once across every queue sharing the slots.
+ * `Slots.limit` keys run at once across every queue sharing the slots, not counting handlers
+ * that run long (they lend their slot out, see Slots).
  */
+import { fixedLimit, type Limit } from './adaptive-limit.js';
 
-/** Shared bound on objects processed at once, across resources. */
+/**
+ * Shared bound on objects processed at once, across resources: a constant or an adaptive limit
+ * (adaptive-limit.ts), read at each hand-out. A reconcile whose handler runs long lends its slot
+ * out (`lend`) for the rest of the handler's run and takes one back, ahead of every object that
+ * waits, to write the outcome (`reclaim`): a slow handler does not hold back fast objects, and an
+ * object half-way through is finished before new ones start. `drained` waits for lent slots too,
+ * so a stop still lets every running handler finish and its outcome be written.
+ */
 export class Slots {
   private active = 0;
+  private lent = 0;
   private readonly waiting: (() => void)[] = [];
   private idle: (() => void)[] = [];
-  constructor(readonly limit: number) {}
+  readonly limit: Limit;
+  constructor(limit: number | Limit) {
+    this.limit = typeof limit === 'number' ? fixedLimit(limit) : limit;
+  }
   async acquire(): Promise<void> {
-    if (this.active < this.limit) {
+    if (this.active < this.limit.value) {
       this.active++;
       return;
     }
     await new Promise<void>((resolve) => this.waiting.push(resolve));
   }
   release(): void {
-    const next = this.waiting.shift();
-    if (next) return next(); // hand the slot over
+    if (this.active <= this.limit.value) {
+      const next = this.waiting.shift();
+      if (next) return next(); // hand the slot over
+    }
     this.active--;
-    if (this.active === 0) for (const resolve of this.idle.splice(0)) resolve();
+    this.settle();
   }
-  /** Resolves once nothing holds a slot. */
+  /** Gives the slot held by a long-running handler to waiting work; `reclaim` takes one back. */
+  lend(): void {
+    this.lent++;
+    this.release();
+  }
+  /** Takes a slot back after `lend`, before any other waiting work. */
+  async reclaim(): Promise<void> {
+    if (this.active < this.limit.value) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.unshift(resolve));
+    this.lent--; // only now: until the slot is back, `drained` must still wait for this reconcile
+  }
+  /** The limit grew: start waiting work in the new slots. */
+  grew(): void {
+    while (this.active < this.limit.value) {
+      const next = this.waiting.shift();
+      if (!next) return;
+      this.active++;
+      next();
+    }
+  }
+  /** Awaits `work`; should it run past `afterMs`, its slot is lent out meanwhile and reclaimed after. */
+  async around<T>(work: Promise<T>, afterMs: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const long = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, afterMs, true)));
+    const settled = work.then(
+      () => false,
+      () => false,
+    );
+    const lending = await Promise.race([settled, long]);
+    clearTimeout(timer);
+    if (!lending) return work;
+    this.lend();
+    try {
+      return await work;
+    } finally {
+      await this.reclaim();
+    }
+  }
+  /** Work waiting for a slot. */
+  get waiters(): number {
+    return this.waiting.length;
+  }
+  /** Resolves once nothing holds or has lent a slot. */
   drained(): Promise<void> {
-    return this.active === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
+    return this.active === 0 && this.lent === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
+  }
+  private settle(): void {
+    if (this.active === 0 && this.lent === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 }
 

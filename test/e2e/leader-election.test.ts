@@ -146,111 +146,120 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
   );
   after(() => stopCluster(cluster));
 
-  it(
-    'each handler once per cause; kill -9 of the leader: taken over in time, nothing lost or doubled; SIGTERM: over within 3 s',
-    { timeout: 240_000 },
-    async () => {
-      const ns = await namespace(cluster!.client, 'leader');
-      const countFile = join(mkdtempSync(join(tmpdir(), 'kopfgen-count-')), 'invocations');
-      const replicas = [
-        startReplica('a', ns, countFile, { HANDLER_MS: '3000' }),
-        startReplica('b', ns, countFile, { HANDLER_MS: '3000' }),
-      ];
-      const extra: Replica[] = [];
-      try {
-        const leader = await eventually(
-          'a leader',
-          async () => replicas.find((r) => leadingSince(r) !== undefined),
-          60_000,
-        );
-        const standby = replicas.find((r) => r !== leader)!;
-        await eventually('the standby to see the leader', async () =>
-          standby.output().includes(`is held by ${leader.name}_`) ? true : undefined,
-        );
-        assert.equal(leadingSince(standby), undefined, 'one leader at a time');
-
-        // Create, update, delete while both run.
-        const names = ['o-1', 'o-2', 'o-3', 'o-4'];
-        for (const name of names) await create(cluster!.client, my(ns), body(name, 'v1'));
-        await handledOnce(
-          countFile,
-          names.map((n) => `create ${n} v1`),
-        );
-        for (const name of names) await patchImage(ns, name, 'v2');
-        const updated = names.map((n) => `update ${n} v2`);
-        await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated]);
-        for (const name of names.slice(0, 2)) await cluster!.client.request('DELETE', my(ns, name));
-        const deleted = names.slice(0, 2).map((n) => `delete ${n} v2`);
-        await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated, ...deleted]);
-        assert.ok(
-          invocations(countFile).every((line) => line.endsWith(` ${leader.name}`)),
-          'only the leader handled',
-        );
-
-        // kill -9 of the leader while its handlers run (each takes 3 s); changes keep coming meanwhile.
-        for (const name of ['k-1', 'k-2']) await create(cluster!.client, my(ns), body(name, 'v1'));
-        await new Promise((r) => setTimeout(r, 1000));
-        const killedAt = Date.now();
-        leader.child.kill('SIGKILL');
-        await patchImage(ns, 'o-3', 'v3');
-        await cluster!.client.request('DELETE', my(ns, 'o-4'));
-        const since = await eventually('the standby to take over', async () => leadingSince(standby), 60_000);
-        const takeover = (since - killedAt) / 1000;
-        // lease duration + retry period (the standby's look is jittered up to 1.2x, as client-go's), plus the
-        // round trip of the takeover write
-        const bound = LEASE_S + 1.2 * RETRY_S + 0.5;
-        process.stdout.write(`# takeover after kill -9: ${takeover.toFixed(1)} s (bound ${bound} s)\n`);
-        assert.ok(takeover <= bound, `took over ${takeover} s after the kill`);
-        const all = [
-          ...names.map((n) => `create ${n} v1`),
-          ...updated,
-          ...deleted,
-          'create k-1 v1',
-          'create k-2 v1',
-          'update o-3 v3',
-          'delete o-4 v2',
+  // Records in annotations (two writes per outcome), and in status.kopfgen (one /status write carries them).
+  for (const records of ['annotations', 'status'] as const) {
+    it(
+      `each handler once per cause; kill -9 of the leader: taken over in time, nothing lost or doubled; SIGTERM: over within 3 s (records in ${records})`,
+      { timeout: 240_000 },
+      async () => {
+        const ns = await namespace(cluster!.client, 'leader');
+        const countFile = join(mkdtempSync(join(tmpdir(), 'kopfgen-count-')), 'invocations');
+        const mode = { STATUS_RECORDS: records === 'status' ? '1' : '0' };
+        const replicas = [
+          startReplica('a', ns, countFile, { HANDLER_MS: '3000', ...mode }),
+          startReplica('b', ns, countFile, { HANDLER_MS: '3000', ...mode }),
         ];
-        await handledOnce(countFile, all);
-        for (const name of ['k-1', 'k-2']) {
-          assert.equal((await cluster!.client.request<Body>('GET', my(ns, name))).status?.myapp?.phase, 'Created');
-        }
+        const extra: Replica[] = [];
+        try {
+          const leader = await eventually(
+            'a leader',
+            async () => replicas.find((r) => leadingSince(r) !== undefined),
+            60_000,
+          );
+          const standby = replicas.find((r) => r !== leader)!;
+          await eventually('the standby to see the leader', async () =>
+            standby.output().includes(`is held by ${leader.name}_`) ? true : undefined,
+          );
+          assert.equal(leadingSince(standby), undefined, 'one leader at a time');
 
-        // SIGTERM of the (new) leader with a fresh standby: released, taken over within 3 s.
-        const third = startReplica('c', ns, countFile, {}, 'json');
-        extra.push(third);
-        await eventually(
-          'the new standby to see the leader',
-          async () => (third.output().includes(`is held by ${standby.name}_`) ? true : undefined),
-          60_000,
-        );
-        const stoppedAt = Date.now();
-        standby.child.kill('SIGTERM');
-        const handover = await eventually('the third replica to take over', async () => leadingSince(third), 30_000);
-        const seconds = (handover - stoppedAt) / 1000;
-        process.stdout.write(`# takeover after SIGTERM: ${seconds.toFixed(1)} s\n`);
-        assert.ok(seconds <= 3, `took over ${seconds} s after SIGTERM`);
-        assert.equal(await standby.exited, 0, standby.output());
-        assert.match(standby.output(), /released/);
-        await create(cluster!.client, my(ns), body('t-1', 'v1'));
-        await handledOnce(countFile, [...all, 'create t-1 v1']);
-        // --log-format json: one object per outcome line, with the fields log collectors index
-        const outcome = await eventually('the JSON outcome line', async () =>
-          third
-            .output()
-            .split('\n')
-            .filter((l) => l.startsWith('{'))
-            .map((l) => JSON.parse(l) as Record<string, unknown>)
-            .find((o) => o.msg === 'handler myapp succeeded' && o.name === 't-1'),
-        );
-        assert.deepEqual(
-          [outcome.level, outcome.resource, outcome.namespace, outcome.handler, outcome.cause, outcome.outcome],
-          ['info', 'myresources', ns, 'myapp', 'create', 'success'],
-        );
-      } finally {
-        for (const replica of [...replicas, ...extra]) replica.child.kill('SIGKILL');
-      }
-    },
-  );
+          // Create, update, delete while both run.
+          const names = ['o-1', 'o-2', 'o-3', 'o-4'];
+          for (const name of names) await create(cluster!.client, my(ns), body(name, 'v1'));
+          await handledOnce(
+            countFile,
+            names.map((n) => `create ${n} v1`),
+          );
+          for (const name of names) await patchImage(ns, name, 'v2');
+          const updated = names.map((n) => `update ${n} v2`);
+          await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated]);
+          for (const name of names.slice(0, 2)) await cluster!.client.request('DELETE', my(ns, name));
+          const deleted = names.slice(0, 2).map((n) => `delete ${n} v2`);
+          await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated, ...deleted]);
+          assert.ok(
+            invocations(countFile).every((line) => line.endsWith(` ${leader.name}`)),
+            'only the leader handled',
+          );
+
+          // kill -9 of the leader while its handlers run (each takes 3 s); changes keep coming meanwhile.
+          for (const name of ['k-1', 'k-2']) await create(cluster!.client, my(ns), body(name, 'v1'));
+          await new Promise((r) => setTimeout(r, 1000));
+          const killedAt = Date.now();
+          leader.child.kill('SIGKILL');
+          await patchImage(ns, 'o-3', 'v3');
+          await cluster!.client.request('DELETE', my(ns, 'o-4'));
+          const since = await eventually('the standby to take over', async () => leadingSince(standby), 60_000);
+          const takeover = (since - killedAt) / 1000;
+          // lease duration + retry period (the standby's look is jittered up to 1.2x, as client-go's), plus the
+          // round trip of the takeover write
+          const bound = LEASE_S + 1.2 * RETRY_S + 0.5;
+          process.stdout.write(`# takeover after kill -9: ${takeover.toFixed(1)} s (bound ${bound} s)\n`);
+          assert.ok(takeover <= bound, `took over ${takeover} s after the kill`);
+          const all = [
+            ...names.map((n) => `create ${n} v1`),
+            ...updated,
+            ...deleted,
+            'create k-1 v1',
+            'create k-2 v1',
+            'update o-3 v3',
+            'delete o-4 v2',
+          ];
+          await handledOnce(countFile, all);
+          for (const name of ['k-1', 'k-2']) {
+            const handled = await cluster!.client.request<Body>('GET', my(ns, name));
+            assert.equal(handled.status?.myapp?.phase, 'Created');
+            const stored = records === 'status' ? handled.status?.kopfgen : handled.metadata.annotations;
+            const other = records === 'status' ? handled.metadata.annotations : handled.status?.kopfgen;
+            assert.ok(stored?.['kopfgen.dev/last-handled-configuration'], `records in ${records}`);
+            assert.equal(other?.['kopfgen.dev/last-handled-configuration'], undefined);
+          }
+
+          // SIGTERM of the (new) leader with a fresh standby: released, taken over within 3 s.
+          const third = startReplica('c', ns, countFile, mode, 'json');
+          extra.push(third);
+          await eventually(
+            'the new standby to see the leader',
+            async () => (third.output().includes(`is held by ${standby.name}_`) ? true : undefined),
+            60_000,
+          );
+          const stoppedAt = Date.now();
+          standby.child.kill('SIGTERM');
+          const handover = await eventually('the third replica to take over', async () => leadingSince(third), 30_000);
+          const seconds = (handover - stoppedAt) / 1000;
+          process.stdout.write(`# takeover after SIGTERM: ${seconds.toFixed(1)} s\n`);
+          assert.ok(seconds <= 3, `took over ${seconds} s after SIGTERM`);
+          assert.equal(await standby.exited, 0, standby.output());
+          assert.match(standby.output(), /released/);
+          await create(cluster!.client, my(ns), body('t-1', 'v1'));
+          await handledOnce(countFile, [...all, 'create t-1 v1']);
+          // --log-format json: one object per outcome line, with the fields log collectors index
+          const outcome = await eventually('the JSON outcome line', async () =>
+            third
+              .output()
+              .split('\n')
+              .filter((l) => l.startsWith('{'))
+              .map((l) => JSON.parse(l) as Record<string, unknown>)
+              .find((o) => o.msg === 'handler myapp succeeded' && o.name === 't-1'),
+          );
+          assert.deepEqual(
+            [outcome.level, outcome.resource, outcome.namespace, outcome.handler, outcome.cause, outcome.outcome],
+            ['info', 'myresources', ns, 'myapp', 'create', 'success'],
+          );
+        } finally {
+          for (const replica of [...replicas, ...extra]) replica.child.kill('SIGKILL');
+        }
+      },
+    );
+  }
 
   it(
     "a leader that cannot renew stops at its renew deadline: the handler's signal aborts, its write is not sent",

@@ -186,9 +186,9 @@ test('status.<id> defined by the schema is the handler status, columns are cross
   assert.equal(h.status, statusProperty(handled(model, 0).version, 'myapp'));
 });
 
-test('kopf and invalid ids are rejected: errors when named explicitly, warnings from columns', () => {
+test('kopf, kopfgen and invalid ids are rejected: errors when named explicitly, warnings from columns', () => {
   const model = crd({
-    annotations: { 'kopfgen.dev/handlers': 'kopf, -bad, ok' },
+    annotations: { 'kopfgen.dev/handlers': 'kopf, -bad, ok, kopfgen' },
     versions: [
       {
         status: obj({}, { open: true }),
@@ -199,8 +199,9 @@ test('kopf and invalid ids are rejected: errors when named explicitly, warnings 
   const diagnostics = pass([model], { handlers: { MyResource: ['x'.repeat(64)] } });
   assert.deepEqual(
     diagnostics.map((d) => `${d.severity} ${d.code}`).sort(),
-    ['error KG201', 'error KG202', 'error KG202', 'warning KG201'].sort(),
+    ['error KG201', 'error KG201', 'error KG202', 'error KG202', 'warning KG201'].sort(),
   );
+  assert.ok(diagnostics.some((d) => d.message.includes("status.kopfgen is the kopfgen runtime's own storage")));
   const bad = diagnostics.find((d) => d.message.includes('`-bad`'));
   assert.deepEqual([bad?.line, bad?.col], [ANNOTATION_LINE, ANNOTATION_COL + 6]);
   assert.deepEqual(

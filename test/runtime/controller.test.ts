@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
 import type { ResourceEnv } from '../../src/runtime/env.js';
 import { applyMergePatch } from '../../src/runtime/json.js';
-import { KubeError, type KubeClient } from '../../src/runtime/kube/client.js';
+import { FencedError, KubeError, type KubeClient } from '../../src/runtime/kube/client.js';
 import { createLogger } from '../../src/runtime/effects/log.js';
 import { encodeProgress, progressAnnotation } from '../../src/runtime/reconcile/progress.js';
 import { Controller } from '../../src/runtime/controller.js';
@@ -173,5 +173,46 @@ describe('Controller: failures', () => {
     );
     const messages = new Set(events.recorded.map((e) => `${e.reason}: ${e.message}`));
     assert.equal(messages.size, 3, [...messages].join('\n')); // the repeated failure, the final one, the completion that cannot be written
+  });
+  it("a handler's write refused by the lease fence: no attempt counted, no Event, no retry: left to the new leader", async () => {
+    const resource = myResourceDescriptor();
+    const registry = new Registry();
+    let calls = 0;
+    defineHandler(resource, 'myapp').onCreate(
+      () => {
+        calls++;
+      },
+      { registry },
+    );
+    const body = {
+      apiVersion: 'example.com/v1',
+      kind: 'MyResource',
+      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' },
+      spec: {},
+    };
+    const client = {
+      async request(method: string, path: string) {
+        throw new FencedError(method, path, 'this replica no longer holds the lease');
+      },
+    } as unknown as KubeClient;
+    const events = collectEvents();
+    const lines: string[] = [];
+    const env: ResourceEnv = {
+      client,
+      resource,
+      logger: createLogger({ write: (line) => void lines.push(line) }),
+      signal: new AbortController().signal,
+      now: () => new Date(),
+      ...policyEnv(events),
+    };
+    const slots = new Slots(1);
+    const worker = new Controller(env, registry.handlers, slots);
+    worker.upsert(structuredClone(body));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await slots.drained();
+    assert.equal(calls, 1);
+    assert.deepEqual(events.recorded, []);
+    assert.equal(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0], /not sent: this replica no longer holds the lease; left to the new leader/);
   });
 });

@@ -46,6 +46,63 @@ describe('Slots', () => {
 });
 
 describe('Queue', () => {
+  it('a limit that grows lets waiting work start; one that shrinks hands no slot over until below it', async () => {
+    const limit = { value: 1 };
+    const slots = new Slots(limit);
+    await slots.acquire();
+    const started: number[] = [];
+    const waiting = [1, 2, 3].map((n) => slots.acquire().then(() => started.push(n)));
+    await sleep(1);
+    assert.deepEqual([started, slots.waiters], [[], 3]);
+    limit.value = 3;
+    slots.grew();
+    await sleep(1);
+    assert.deepEqual([started, slots.waiters], [[1, 2], 1]);
+    limit.value = 1;
+    slots.release(); // 3 active, limit 1: the slot is not handed over
+    slots.release();
+    await sleep(1);
+    assert.deepEqual(started, [1, 2]);
+    slots.release(); // now below the limit: freed
+    slots.release(); // hands over to the last waiter
+    await Promise.all(waiting);
+    assert.deepEqual(started, [1, 2, 3]);
+  });
+
+  it('a long run lends its slot to waiting work and takes one back ahead of it; drained waits for it', async () => {
+    const slots = new Slots(1);
+    await slots.acquire();
+    const order: string[] = [];
+    let finish = () => {};
+    const handler = new Promise<string>((resolve) => (finish = () => resolve('handled')));
+    const long = slots.around(handler, 5).then((value) => {
+      order.push(`reclaimed ${value}`);
+      slots.release();
+    });
+    const other = slots.acquire().then(async () => {
+      order.push('other started');
+      await sleep(20);
+      order.push('other done');
+      slots.release();
+    });
+    const third = slots.acquire().then(() => {
+      order.push('third started');
+      slots.release();
+    });
+    await sleep(10);
+    assert.deepEqual(order, ['other started'], 'the slot was lent after 5 ms');
+    let drained = false;
+    void slots.drained().then(() => (drained = true));
+    finish();
+    await Promise.all([long, other, third]);
+    assert.deepEqual(order, ['other started', 'other done', 'reclaimed handled', 'third started']);
+    assert.equal(drained, true);
+    const quick = slots.acquire().then(() => slots.around(Promise.resolve(7), 1000));
+    assert.equal(await quick, 7, 'a quick run keeps its slot');
+    slots.release();
+    await slots.drained();
+  });
+
   it('never runs one key twice at once: an add while it runs marks it dirty and it runs once more after', async () => {
     const slots = new Slots(4);
     const runs: string[] = [];

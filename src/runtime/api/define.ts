@@ -35,6 +35,12 @@ export interface ResourceDescriptor<R = unknown, W = R> {
   scope: 'Namespaced' | 'Cluster';
   /** Whether status goes through the `/status` subresource. */
   statusSubresource: boolean;
+  /**
+   * The status schema keeps unknown fields (`x-kubernetes-preserve-unknown-fields`), so with the status
+   * subresource the runtime keeps its records in `status.kopfgen` and writes them with the handler's status
+   * in one `/status` request; else they are annotations, written by a second request.
+   */
+  statusRecords?: boolean;
   printerColumns: readonly PrinterColumnDescriptor[];
   /** Phantom: carries the resource's TypeScript type; never set at run time. */
   readonly __resource?: R;

@@ -107,7 +107,19 @@ export function tokenSubject(authorization: string | undefined): string | undefi
 
 interface ClusterCrd {
   statusSubresource: boolean;
+  /** The version's status schema keeps unknown fields, so the runtime's records survive there. */
+  statusKeepsUnknown: boolean;
   served: string[];
+}
+
+/** `x-kubernetes-preserve-unknown-fields: true` on the status schema, or on a root that declares no status. */
+function keepsUnknownStatus(version: Record<string, unknown>): boolean {
+  const schema = isPlainObject(version.schema) ? version.schema.openAPIV3Schema : undefined;
+  if (!isPlainObject(schema)) return false;
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
+  const status = properties.status;
+  if (status === undefined) return schema['x-kubernetes-preserve-unknown-fields'] === true;
+  return isPlainObject(status) && status['x-kubernetes-preserve-unknown-fields'] === true;
 }
 
 function crdOf(answer: unknown, version: string): ClusterCrd {
@@ -116,7 +128,11 @@ function crdOf(answer: unknown, version: string): ClusterCrd {
   const served = versions.filter((v) => v.served === true).map((v) => String(v.name));
   const ours = versions.find((v) => v.name === version);
   const subresources = ours && isPlainObject(ours.subresources) ? ours.subresources : {};
-  return { statusSubresource: isPlainObject(subresources.status), served };
+  return {
+    statusSubresource: isPlainObject(subresources.status),
+    statusKeepsUnknown: ours !== undefined && keepsUnknownStatus(ours),
+    served,
+  };
 }
 
 /** The descriptor as the cluster's CRD has it; a warning for each disagreement, or when the CRD cannot be read. */
@@ -151,9 +167,17 @@ async function clusterView(client: KubeClient, resource: ResourceDescriptor, war
     const kinds = others.join(', ');
     warnings.push(`${describe(resource)}: the cluster also serves ${kinds}; handlers see version ${resource.version}`);
   }
-  return crd.statusSubresource === resource.statusSubresource
+  // Records in status only where the cluster keeps them: else its pruning would drop them on every write.
+  const statusRecords = resource.statusRecords === true && crd.statusSubresource && crd.statusKeepsUnknown;
+  if (resource.statusRecords === true && !statusRecords && crd.statusSubresource) {
+    warnings.push(
+      `${describe(resource)}: the cluster's CRD does not keep unknown fields in status, the generated descriptor ` +
+        `says it does (statusRecords); keeping the operator's records in annotations: ${regenerate}`,
+    );
+  }
+  return crd.statusSubresource === resource.statusSubresource && statusRecords === (resource.statusRecords === true)
     ? resource
-    : { ...resource, statusSubresource: crd.statusSubresource };
+    : { ...resource, statusSubresource: crd.statusSubresource, statusRecords };
 }
 
 /** A first page of the list the watch starts with: only a 403/401 is a problem line, other failures throw. */

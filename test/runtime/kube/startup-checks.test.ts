@@ -145,6 +145,37 @@ describe('startup checks', () => {
     }
   });
 
+  it("records stay in status only where the cluster's CRD keeps unknown fields there, else annotations with a warning", async () => {
+    const withRecords = { ...resource, statusRecords: true };
+    const keeping = (schema: unknown) => () => ({
+      spec: {
+        versions: [{ name: 'v1', served: true, subresources: { status: {} }, schema: { openAPIV3Schema: schema } }],
+      },
+    });
+    const preserving = {
+      type: 'object',
+      properties: { status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+    };
+    const kept = await startupChecks(fakeClient({ crd: keeping(preserving) }), [withRecords]);
+    assert.deepEqual([kept.resources[0], kept.warnings], [withRecords, []]);
+    const open = await startupChecks(
+      fakeClient({ crd: keeping({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }) }),
+      [withRecords],
+    );
+    assert.deepEqual([open.resources[0], open.warnings], [withRecords, []]);
+    const closed = {
+      type: 'object',
+      properties: { status: { type: 'object', properties: { phase: { type: 'string' } } } },
+    };
+    const pruning = await startupChecks(fakeClient({ crd: keeping(closed) }), [withRecords]);
+    assert.equal(pruning.resources[0].statusRecords, false);
+    assert.equal(pruning.warnings.length, 1);
+    assert.match(
+      pruning.warnings[0],
+      /does not keep unknown fields in status, the generated descriptor says it does \(statusRecords\); keeping the operator's records in annotations: regenerate/,
+    );
+  });
+
   it("the cluster's CRD wins over the descriptor, with a warning to regenerate; a 403 on it is a warning", async () => {
     const lacking = await startupChecks(fakeClient({ crd: () => crd(false) }), [resource]);
     assert.equal(lacking.resources[0].statusSubresource, false);

@@ -13,12 +13,15 @@ import { policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
 const resource = myResourceDescriptor();
 const now = new Date('2026-01-01T00:00:00Z');
 
-function setup(annotations: Record<string, string>, request: () => unknown) {
+type Request = (method: string, path: string, options: { body?: unknown }) => unknown;
+
+function setup(annotations: Record<string, string>, request: Request, descriptor = resource) {
   const registry = new Registry();
   let calls = 0;
-  defineHandler(resource, 'myapp').onCreate(
+  defineHandler(descriptor, 'myapp').onCreate(
     () => {
       calls++;
+      return { phase: 'Done' };
     },
     { registry },
   );
@@ -26,14 +29,14 @@ function setup(annotations: Record<string, string>, request: () => unknown) {
   const metadata = { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5', annotations };
   store.apply({ apiVersion: 'example.com/v1', kind: 'MyResource', metadata, spec: {} });
   const client = {
-    async request() {
-      return request();
+    async request(method: string, path: string, options: { body?: unknown } = {}) {
+      return request(method, path, options);
     },
   } as unknown as KubeClient;
   const logger = createLogger({ write: () => {} });
   const env: ResourceEnv = {
     client,
-    resource,
+    resource: descriptor,
     logger,
     signal: new AbortController().signal,
     now: () => now,
@@ -70,6 +73,64 @@ describe('Reconciler', () => {
     assert.deepEqual(await reconciler.reconcile('u1'), { kind: 'done' });
     assert.deepEqual([gone, calls(), store.get('u1')], [['u1'], 1, undefined]);
   });
+  it('records in status: one /status write carries the handler status and the records, none in annotations', async () => {
+    const requests: [string, string, unknown][] = [];
+    const answer = (body: unknown) => ({
+      apiVersion: 'example.com/v1',
+      kind: 'MyResource',
+      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '6', annotations: {} },
+      spec: {},
+      ...(body as object),
+    });
+    const { reconciler, calls, store } = setup(
+      {},
+      (method, path, { body }) => {
+        requests.push([method, path, body]);
+        return answer(body);
+      },
+      { ...resource, statusRecords: true },
+    );
+    assert.deepEqual(await reconciler.reconcile('u1'), { kind: 'done' });
+    assert.equal(calls(), 1);
+    assert.equal(requests.length, 1, JSON.stringify(requests));
+    const [method, path, body] = requests[0];
+    assert.deepEqual([method, path], ['PATCH', '/apis/example.com/v1/namespaces/ns/myresources/a/status']);
+    const status = (body as { status: { myapp: unknown; kopfgen: Record<string, unknown> } }).status;
+    assert.deepEqual(status.myapp, { phase: 'Done' });
+    assert.deepEqual(Object.keys(status.kopfgen).sort(), [
+      'kopfgen.dev/last-handled-configuration',
+      'kopfgen.dev/myapp',
+    ]);
+    assert.equal(status.kopfgen['kopfgen.dev/myapp'], null);
+    assert.equal(store.get('u1')?.metadata?.resourceVersion, '6');
+  });
+
+  it('records in status pruned by the server: written again as annotations at once, and from then on', async () => {
+    const requests: [string, string, unknown][] = [];
+    let rv = 5;
+    const { reconciler, calls } = setup(
+      {},
+      (method, path, { body }) => {
+        requests.push([method, path, body]);
+        const annotations = (body as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations;
+        return {
+          metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: String(++rv), annotations },
+          spec: {},
+          status: { myapp: { phase: 'Done' } }, // status.kopfgen pruned
+        };
+      },
+      { ...resource, statusRecords: true },
+    );
+    assert.deepEqual(await reconciler.reconcile('u1'), { kind: 'done' });
+    assert.equal(calls(), 1, 'not handled again for want of the records');
+    assert.deepEqual(
+      requests.map(([method, path]) => `${method} ${path.split('/').slice(-2).join('/')}`),
+      ['PATCH a/status', 'PATCH myresources/a'],
+    );
+    const second = requests[1][2] as { metadata: { annotations: Record<string, unknown> } };
+    assert.ok(second.metadata.annotations['kopfgen.dev/last-handled-configuration']);
+  });
+
   it('a failure it cannot handle is thrown, for the error policy', async () => {
     const { reconciler } = setup({}, () => {
       throw new KubeError('PATCH: 403 forbidden', 403, undefined);

@@ -19,6 +19,7 @@ export const MyResourceDescriptor = defineResource<MyResource>({
   kind: "MyResource",
   scope: "Namespaced",
   statusSubresource: true,
+  statusRecords: true,
   printerColumns: [
     { name: "Status", type: "string", jsonPath: ".status.myapp.phase" },
     { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },

@@ -19,6 +19,7 @@ export const WebAppDescriptor = defineResource<WebApp>({
   kind: "WebApp",
   scope: "Cluster",
   statusSubresource: true,
+  statusRecords: true,
   printerColumns: [
     { name: "URL", type: "string", jsonPath: ".status.deploy.url" },
     { name: "Ready", type: "boolean", jsonPath: ".status.deploy.ready" },

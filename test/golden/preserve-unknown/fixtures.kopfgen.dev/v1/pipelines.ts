@@ -19,6 +19,7 @@ export const PipelineDescriptor = defineResource<Pipeline>({
   kind: "Pipeline",
   scope: "Namespaced",
   statusSubresource: true,
+  statusRecords: true,
   printerColumns: [],
 });
 
