@@ -216,7 +216,7 @@ class Reader {
     const c = this.text.charCodeAt(at);
     if (c === DASH && this.blankOrEnd(at + 1)) return this.seq(at, col, link, depth);
     if (this.keyColon(at) >= 0) return this.map(at, col, link, depth);
-    return this.inline(at, parentIndent, link, description);
+    return this.inline(at, parentIndent, link, depth, description);
   }
 
   private map(at: number, col: number, link: DocLink | undefined, depth: number): MapNode {
@@ -251,7 +251,7 @@ class Reader {
         }
       } else {
         if (c === TAB) unsupported();
-        value = this.inline(q, col, childLink, key === 'description');
+        value = this.inline(q, col, childLink, depth + 1, key === 'description');
       }
       node.entries.set(name, new Entry(this.source, p, value));
       const next = this.content();
@@ -283,7 +283,7 @@ class Reader {
       } else if (this.keyColon(q) >= 0) {
         item = this.map(q, col + (q - p), itemLink, depth + 1);
       } else {
-        item = this.inline(q, col, itemLink, false);
+        item = this.inline(q, col, itemLink, depth + 1, false);
       }
       node.items.push(item);
       const next = this.content();
@@ -296,24 +296,105 @@ class Reader {
   }
 
   /** A scalar (or `[]`, `{}`) starting at `at`, the value of a key or an item of a parent at `parentIndent`. */
-  private inline(at: number, parentIndent: number, link: DocLink, description: boolean): DocNode {
+  private inline(at: number, parentIndent: number, link: DocLink, depth: number, description: boolean): DocNode {
     const c = this.text.charCodeAt(at);
     if (c === 124 || c === 62) return this.blockScalar(at, parentIndent, link, description);
     if (c === DQUOTE || c === SQUOTE) return this.quoted(at, parentIndent, link, description);
-    if (c === 91 || c === 123) return this.emptyFlow(at, link);
+    if (c === 91 || c === 123) return this.flow(at, link, depth);
     if (INDICATOR.has(c) || (c === DASH && this.blankOrEnd(at + 1))) unsupported();
     return this.plain(at, parentIndent, link, description);
   }
 
-  /** `[]` or `{}` alone on the rest of its line. */
-  private emptyFlow(at: number, link: DocLink): DocNode {
+  /** A flow collection on one line (`[a, "b"]`, `{ type: string, enum: [x, y] }`), ending its line. */
+  private flow(at: number, link: DocLink, depth: number): DocNode {
+    const { node, end } = this.flowCollection(at, link, depth, this.lineEnd(at));
+    this.afterValue(end);
+    return node;
+  }
+
+  /**
+   * The flow sequence or mapping at `at`, which must close before `lineEnd`: its node and the
+   * offset past its closing bracket. Items are scalars or flow collections; keys are scalars.
+   */
+  private flowCollection(at: number, link: DocLink, depth: number, lineEnd: number): { node: DocNode; end: number } {
+    if (depth > MAX_DEPTH) unsupported();
+    const t = this.text;
+    const isMap = t.charCodeAt(at) === 123;
+    const close = isMap ? 125 : 93;
+    const seq = isMap ? undefined : new SeqNode(this.source, at, link);
+    const map = isMap ? new MapNode(this.source, at, link, 0) : undefined;
+    const seen = new Set<ScalarValue>();
+    let i = at + 1;
+    for (let first = true; ; first = false) {
+      while (t.charCodeAt(i) === SPACE) i++;
+      if (first && t.charCodeAt(i) === close) {
+        i++;
+        break;
+      }
+      if (map) {
+        const keyAt = i;
+        const key = this.flowScalar(i, undefined, lineEnd, true);
+        i = key.end;
+        while (t.charCodeAt(i) === SPACE) i++;
+        if (t.charCodeAt(i) !== COLON || t.charCodeAt(i + 1) !== SPACE) unsupported();
+        i += 2;
+        while (t.charCodeAt(i) === SPACE) i++;
+        const keyValue = key.node.value;
+        if (seen.has(keyValue)) unsupported();
+        seen.add(keyValue);
+        const name = String(keyValue);
+        const value = this.flowItem(i, { parent: map, key: name }, depth + 1, lineEnd);
+        map.entries.set(name, new Entry(this.source, keyAt, value.node));
+        i = value.end;
+      } else if (seq) {
+        const item = this.flowItem(i, { parent: seq, key: seq.items.length }, depth + 1, lineEnd);
+        seq.items.push(item.node);
+        i = item.end;
+      }
+      while (t.charCodeAt(i) === SPACE) i++;
+      const sep = t.charCodeAt(i++);
+      if (sep === close) break;
+      if (sep !== 44) unsupported();
+      while (t.charCodeAt(i) === SPACE) i++;
+      if (t.charCodeAt(i) === close) unsupported(); // a trailing comma
+    }
+    if (map) map.end = i;
+    return { node: map ?? seq ?? unsupported(), end: i };
+  }
+
+  private flowItem(at: number, link: DocLink, depth: number, lineEnd: number): { node: DocNode; end: number } {
+    const c = this.text.charCodeAt(at);
+    if (c === 91 || c === 123) return this.flowCollection(at, link, depth, lineEnd);
+    return this.flowScalar(at, link, lineEnd, false);
+  }
+
+  /** A quoted or plain scalar inside a flow collection; a plain one stops before `,`, `]`, `}` or `: `. */
+  private flowScalar(
+    at: number,
+    link: DocLink | undefined,
+    lineEnd: number,
+    key: boolean,
+  ): { node: ScalarNode; end: number } {
     const t = this.text;
     const c = t.charCodeAt(at);
-    if (t.charCodeAt(at + 1) !== (c === 91 ? 93 : 125)) unsupported();
-    this.afterValue(at + 2);
-    if (c === 91) return new SeqNode(this.source, at, link);
-    const node = new MapNode(this.source, at, link, at + 2);
-    return node;
+    if (c === DQUOTE || c === SQUOTE) {
+      const close = this.closingQuote(at, true);
+      if (close < 0) unsupported();
+      return { node: new ScalarNode(this.source, at, link, this.quotedText(at, close), true), end: close + 1 };
+    }
+    if (INDICATOR.has(c) || c === DASH || at >= lineEnd) unsupported();
+    let stop = at;
+    for (let ch = t.charCodeAt(stop); stop < lineEnd; ch = t.charCodeAt(++stop)) {
+      if (ch === 44 || ch === 93 || ch === 125) break;
+      if (ch === COLON) {
+        if (key && t.charCodeAt(stop + 1) === SPACE) break;
+        unsupported(); // `a:b` and `a: b` in an item: the package's adjacency rules, not ours
+      }
+      // Nesting, comments and tabs are the full parser's.
+      if (ch === HASH || ch === TAB || ch === 91 || ch === 123) unsupported();
+    }
+    const valueEnd = trimEnd(t, at, stop);
+    return { node: new ScalarNode(this.source, at, link, plainValue(t.slice(at, valueEnd)), false), end: valueEnd };
   }
 
   /**
@@ -414,35 +495,28 @@ class Reader {
   }
 
   private quoted(at: number, parentIndent: number, link: DocLink, description: boolean): ScalarNode {
-    const t = this.text;
     const close = this.closingQuote(at, false, parentIndent);
-    const double = t.charCodeAt(at) === DQUOTE;
-    const inner = t.slice(at + 1, close);
-    const simple = !inner.includes('\n') && !inner.includes(double ? '\\' : "'");
-    const value = simple
-      ? inner
-      : resolveToken({
-          type: double ? 'double-quoted-scalar' : 'single-quoted-scalar',
-          offset: at,
-          indent: parentIndent,
-          source: t.slice(at, close + 1),
-        });
+    const value = this.quotedText(at, close, parentIndent);
     this.afterValue(close + 1);
     if (description) this.descriptions.push([at, close + 1]);
     return new ScalarNode(this.source, at, link, value, true);
+  }
+
+  /** The value of the quoted scalar from `at` to its closing quote `close`: escapes and folding by the package. */
+  private quotedText(at: number, close: number, indent = 0): string {
+    const t = this.text;
+    const double = t.charCodeAt(at) === DQUOTE;
+    const inner = t.slice(at + 1, close);
+    if (!inner.includes('\n') && !inner.includes(double ? '\\' : "'")) return inner;
+    const type = double ? 'double-quoted-scalar' : 'single-quoted-scalar';
+    return resolveToken({ type, offset: at, indent, source: t.slice(at, close + 1) });
   }
 
   /** A key's value: a plain scalar resolved by the core schema, or a one-line quoted string. */
   private keyValue(at: number, colon: number): ScalarValue {
     const t = this.text;
     const c = t.charCodeAt(at);
-    if (c === DQUOTE || c === SQUOTE) {
-      const close = this.closingQuote(at, true);
-      const inner = t.slice(at + 1, close);
-      if (!inner.includes(c === DQUOTE ? '\\' : "'")) return inner;
-      const type = c === DQUOTE ? 'double-quoted-scalar' : 'single-quoted-scalar';
-      return resolveToken({ type, offset: at, indent: 0, source: t.slice(at, close + 1) });
-    }
+    if (c === DQUOTE || c === SQUOTE) return this.quotedText(at, this.closingQuote(at, true));
     return plainValue(t.slice(at, trimEnd(t, at, colon)));
   }
 
