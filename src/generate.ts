@@ -14,7 +14,7 @@
 import { availableParallelism } from 'node:os';
 import type { GenerateOptions, GenerateResult, SourceText } from './api.js';
 import { assembleRun, decideRun, sortSources } from './pipeline/run-stage.js';
-import { Share } from './pipeline/share.js';
+import { MODEL_BUDGET, Share } from './pipeline/share.js';
 import { localShare, workerShare, type AsyncShare } from './pipeline/thread-share.js';
 
 export function generate(sources: readonly SourceText[], options: GenerateOptions = {}): GenerateResult {
@@ -34,6 +34,12 @@ export interface ParallelOptions {
   threads?: number;
   /** Below this many input bytes one share is faster than starting workers (default 2 MB). */
   minBytes?: number;
+  /**
+   * Above this many input bytes the run stays in one thread (default 2 × MODEL_BUDGET): a worker
+   * holds a copy of its share's texts and a heap of its own, so a large input set would cost
+   * its size again in memory, while one share streams it within a bounded set of models.
+   */
+  maxBytes?: number;
 }
 
 /** `generate` across threads, with the same result (a test checks byte equality). */
@@ -44,7 +50,8 @@ export async function generateParallel(
 ): Promise<GenerateResult> {
   const bytesIn = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
   const threads = Math.min(parallel.threads ?? availableParallelism(), sources.length);
-  if (threads <= 1 || bytesIn < (parallel.minBytes ?? 2_000_000)) return generate(sources, options);
+  if (threads <= 1 || bytesIn < (parallel.minBytes ?? 2_000_000) || bytesIn > (parallel.maxBytes ?? 2 * MODEL_BUDGET))
+    return generate(sources, options);
 
   const ordered = sortSources(sources);
   const assignment = shareOut(ordered, threads);

@@ -66,16 +66,29 @@ export async function readInputs(inputs: readonly string[], options: ReadOptions
     files.push(...(found ?? []));
   }
   const unique = [...new Set(files)].sort();
-  const named = unique.map(async (abs) => ({ file: display(abs, cwd), bytes: await readFile(abs) }));
-  const piped = stdin ? [(options.stdin ?? readStdin)().then((bytes) => ({ file: STDIN_FILE, bytes }))] : [];
+  // Each file is decoded as soon as it is read, a few at a time, so the bytes of a large input
+  // set are never all held beside their text (2,000 CRDs: 100 MB of buffers otherwise).
+  const named: { file: string; text: string | Diagnostic }[] = new Array(unique.length);
+  let next = 0;
+  const reader = async (): Promise<void> => {
+    while (next < unique.length) {
+      const i = next++;
+      const file = display(unique[i], cwd);
+      named[i] = { file, text: decodeUtf8(file, await readFile(unique[i])) };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, unique.length) }, reader));
+  if (stdin) named.push({ file: STDIN_FILE, text: decodeUtf8(STDIN_FILE, await (options.stdin ?? readStdin)()) });
   const sources: SourceText[] = [];
-  for (const { file, bytes } of await Promise.all([...named, ...piped])) {
-    const decoded = decodeUtf8(file, bytes);
-    if (typeof decoded === 'string') sources.push({ file, text: decoded });
-    else diagnostics.push(decoded);
+  for (const { file, text } of named) {
+    if (typeof text === 'string') sources.push({ file, text });
+    else diagnostics.push(text);
   }
   return { sources, diagnostics };
 }
+
+/** Files read at once: enough to keep the disk busy, few enough that their buffers stay small. */
+const READ_CONCURRENCY = 8;
 
 async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];

@@ -1,7 +1,14 @@
 /**
  * One share of a run: the same code in the main thread and in worker threads. `load` runs the
- * per-file stage over its files and keeps the models; `emit` runs the per-CRD stage over the
- * CRDs the run stage kept. A serial run is a run with one share.
+ * per-file stage over its files; `emit` runs the per-CRD stage over the CRDs the run stage kept.
+ * A serial run is a run with one share.
+ *
+ * Memory does not grow with the input: `load` keeps the models of its first files only while
+ * their source text stays within `modelBudget` bytes (all of them for any usual input), and
+ * drops the rest once summarised; `emit` goes file by file, reading a dropped file again
+ * (parse and model: the same deterministic stage, so the same models) and letting each file's
+ * models go as soon as its modules are text. What the run holds is the summaries, the module
+ * texts and at most a budget's worth of models.
  */
 import type { GenerateOptions, SourceText } from '../api.js';
 import type { CrdModel } from '../model/ir.js';
@@ -19,31 +26,76 @@ export interface EmitRequest {
   templates?: StubTemplates;
 }
 
+/**
+ * Source bytes whose models a share keeps between `load` and `emit` (models take a few times
+ * their source). Inputs beyond it are parsed twice rather than held: measured by `npm run bench`.
+ */
+export const MODEL_BUDGET = 24_000_000;
+
 export class Share {
   private readonly models = new Map<string, CrdModel>();
+  private sources: readonly SourceText[] = [];
+
+  constructor(private readonly modelBudget = MODEL_BUDGET) {}
 
   load(sources: readonly SourceText[]): FileSummary[] {
+    this.sources = sources;
+    let held = 0;
     return sources.map((source, fi) => {
       const loaded = loadFile(source);
-      loaded.models.forEach((model, ni) => model && this.models.set(`${fi}:${ni}`, model));
+      if (held + source.text.length <= this.modelBudget) {
+        held += source.text.length;
+        loaded.models.forEach((model, ni) => model && this.models.set(`${fi}:${ni}`, model));
+      }
       return loaded.summary;
     });
   }
 
+  /** The kept CRDs a file at a time (run order keeps a file's CRDs together), each file's models dropped after. */
   emit(request: EmitRequest): CrdStageOutput {
-    const crds: CrdModel[] = [];
-    for (const { id } of request.keep) {
-      const model = this.models.get(id);
-      if (!model) throw new Error(`kopfgen: share has no CRD ${id}`);
-      crds.push(model);
+    const output: CrdStageOutput = { diagnostics: [], modules: [], stubs: [], handlers: 0 };
+    const keep = request.keep;
+    for (let from = 0; from < keep.length;) {
+      const file = fileOf(keep[from].id);
+      let to = from + 1;
+      while (to < keep.length && fileOf(keep[to].id) === file) to++;
+      const batch = keep.slice(from, to);
+      const reloaded = batch.some((k) => !this.models.has(k.id)) ? this.reload(file) : undefined;
+      const crds = batch.map(({ id }) => {
+        const model = this.models.get(id) ?? reloaded?.[nodeOf(id)];
+        if (!model) throw new Error(`kopfgen: share has no CRD ${id}`);
+        this.models.delete(id);
+        return model;
+      });
+      const part = emitCrds(
+        crds,
+        batch.map((k) => k.decision),
+        request.options,
+        request.emit,
+        request.templates,
+      );
+      output.diagnostics.push(...part.diagnostics);
+      output.modules.push(...part.modules);
+      output.stubs.push(...part.stubs);
+      output.handlers += part.handlers;
+      from = to;
     }
     this.models.clear();
-    return emitCrds(
-      crds,
-      request.keep.map((k) => k.decision),
-      request.options,
-      request.emit,
-      request.templates,
-    );
+    this.sources = [];
+    return output;
   }
+
+  private reload(file: number): (CrdModel | undefined)[] {
+    const source = this.sources[file];
+    if (!source) throw new Error(`kopfgen: share has no file ${file}`);
+    return loadFile(source).models;
+  }
+}
+
+function fileOf(id: string): number {
+  return Number(id.slice(0, id.indexOf(':')));
+}
+
+function nodeOf(id: string): number {
+  return Number(id.slice(id.indexOf(':') + 1));
 }
