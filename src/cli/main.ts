@@ -13,13 +13,13 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { loadConfig } from '../config/load.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { failureReport, runGenerate } from './generate-command.js';
-import { runInit, type InitFlags } from './init.js';
+import type { InitFlags } from './init.js';
 import type { ManifestsFlags } from './manifests.js';
 import type { RunOptions } from './run.js';
 import { resolveRun, UsageError, type GenerateFlags } from './options.js';
 import { realPipeline } from './pipeline.js';
 import { jsonReport, Reporter, type Streams } from './report.js';
-import { watchLoop, type Reload } from './watch-mode.js';
+import type { Reload } from './watch-mode.js';
 import { displayPath } from '../io/fs.js';
 
 export const EXIT_OK = 0;
@@ -67,7 +67,9 @@ async function generateCommand(
     return EXIT_USAGE;
   }
   const run = resolveRun(cwd, inputs, flags, loaded);
-  if (run.watch) return watchLoop(run, reloader(cwd, inputs, flags), realPipeline, streams);
+  // `init` and `--watch` are loaded when used: a one-off generate starts without them (and the manifests).
+  if (run.watch)
+    return (await import('./watch-mode.js')).watchLoop(run, reloader(cwd, inputs, flags), realPipeline, streams);
   const report = await runGenerate(run, realPipeline, reporter, fixCommand(argv));
   reporter.finish(report);
   return report.exitCode;
@@ -147,7 +149,9 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .argument('[dir]', 'target directory, created if missing', '.')
     .option('-q, --quiet', 'print only errors')
     .option('-f, --force', 'overwrite files that exist (package.json is merged either way)')
-    .action(async (dir: string, flags: InitFlags) => setExit(await runInit(dir, streams, flags, realPipeline)));
+    .action(async (dir: string, flags: InitFlags) =>
+      setExit(await (await import('./init.js')).runInit(dir, streams, flags, realPipeline)),
+    );
   program
     .command('run')
     .description('run the operator: load a module that registers handlers, watch its resources until SIGTERM/SIGINT')
