@@ -12,7 +12,7 @@
  * is empty: nothing half-generated can be written.
  */
 import { availableParallelism } from 'node:os';
-import type { GenerateOptions, GenerateResult, SourceText } from './api.js';
+import { sourceBytes, type GenerateOptions, type GenerateResult, type SourceText } from './api.js';
 import { assembleRun, decideRun, sortSources } from './pipeline/run-stage.js';
 import { MODEL_BUDGET, Share } from './pipeline/share.js';
 import { localShare, workerShare, type AsyncShare } from './pipeline/thread-share.js';
@@ -48,7 +48,7 @@ export async function generateParallel(
   options: GenerateOptions = {},
   parallel: ParallelOptions = {},
 ): Promise<GenerateResult> {
-  const bytesIn = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
+  const bytesIn = sources.reduce((n, s) => n + sourceBytes(s), 0);
   const threads = Math.min(parallel.threads ?? availableParallelism(), sources.length);
   if (threads <= 1 || bytesIn < (parallel.minBytes ?? 2_000_000) || bytesIn > (parallel.maxBytes ?? 2 * MODEL_BUDGET))
     return generate(sources, options);
@@ -70,7 +70,7 @@ export async function generateParallel(
 function shareOut(ordered: SourceText[], threads: number): number[][] {
   const load = new Array<number>(threads).fill(0);
   const shares: number[][] = Array.from({ length: threads }, () => []);
-  const bySize = ordered.map((s, i) => ({ i, size: s.text.length })).sort((a, b) => b.size - a.size || a.i - b.i);
+  const bySize = ordered.map((s, i) => ({ i, size: sourceBytes(s) })).sort((a, b) => b.size - a.size || a.i - b.i);
   for (const { i, size } of bySize) {
     const target = load.indexOf(Math.min(...load));
     shares[target].push(i);

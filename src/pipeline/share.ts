@@ -10,7 +10,7 @@
  * models go as soon as its modules are text. What the run holds is the summaries, the module
  * texts and at most a budget's worth of models.
  */
-import type { GenerateOptions, SourceText } from '../api.js';
+import type { GenerateOptions, GeneratedFile, SourceText } from '../api.js';
 import type { CrdModel } from '../model/ir.js';
 import type { StubTemplates } from '../stubs/templates.js';
 import { emitCrds, type CrdDecision, type CrdStageOutput } from './crd-stage.js';
@@ -30,7 +30,7 @@ export interface EmitRequest {
  * Source bytes whose models a share keeps between `load` and `emit` (models take a few times
  * their source). Inputs beyond it are parsed twice rather than held: measured by `npm run bench`.
  */
-export const MODEL_BUDGET = 24_000_000;
+export const MODEL_BUDGET = 16_000_000;
 
 export class Share {
   private readonly models = new Map<string, CrdModel>();
@@ -42,12 +42,14 @@ export class Share {
     this.sources = sources;
     let held = 0;
     return sources.map((source, fi) => {
-      const loaded = loadFile(source);
-      if (held + source.text.length <= this.modelBudget) {
-        held += source.text.length;
+      // Read once: a large input's text is read from disk on each use (`SourceText.text`).
+      const text = source.text;
+      const loaded = loadFile({ file: source.file, text });
+      if (held + text.length <= this.modelBudget) {
+        held += text.length;
         loaded.models.forEach((model, ni) => model && this.models.set(`${fi}:${ni}`, model));
       }
-      return loaded.summary;
+      return detached(loaded.summary);
     });
   }
 
@@ -74,9 +76,9 @@ export class Share {
         request.emit,
         request.templates,
       );
-      output.diagnostics.push(...part.diagnostics);
-      output.modules.push(...part.modules);
-      output.stubs.push(...part.stubs);
+      output.diagnostics.push(...detached(part.diagnostics));
+      for (const m of part.modules) output.modules.push({ file: detachedFile(m.file), exports: detached(m.exports) });
+      output.stubs.push(...part.stubs.map(detachedFile));
       output.handlers += part.handlers;
       from = to;
     }
@@ -88,8 +90,23 @@ export class Share {
   private reload(file: number): (CrdModel | undefined)[] {
     const source = this.sources[file];
     if (!source) throw new Error(`kopfgen: share has no file ${file}`);
-    return loadFile(source).models;
+    return loadFile({ file: source.file, text: source.text }).models;
   }
+}
+
+/**
+ * A copy that shares no memory with the source texts. V8 keeps a whole string alive for any
+ * slice of it, and names, paths and messages are built from slices of the input: what outlives
+ * a file's stage (summaries, output paths, diagnostics) would otherwise hold every input text
+ * to the end of the run (100 MB for a provider package). Small JSON values only.
+ */
+function detached<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** A generated file detached but for its content, which is built fresh (joined) and is most of it. */
+function detachedFile(file: GeneratedFile): GeneratedFile {
+  return { ...detached({ ...file, content: '' }), content: file.content };
 }
 
 function fileOf(id: string): number {
