@@ -35,7 +35,7 @@ export interface ParallelOptions {
   /** Below this many input bytes one share is faster than starting workers (default 2 MB). */
   minBytes?: number;
   /**
-   * Above this many input bytes the run stays in one thread (default 2 × MODEL_BUDGET): a worker
+   * Above this many input bytes the run stays in one thread (default MODEL_BUDGET): a worker
    * holds a copy of its share's texts and a heap of its own, so a large input set would cost
    * its size again in memory, while one share streams it within a bounded set of models.
    */
@@ -50,7 +50,7 @@ export async function generateParallel(
 ): Promise<GenerateResult> {
   const bytesIn = sources.reduce((n, s) => n + sourceBytes(s), 0);
   const threads = Math.min(parallel.threads ?? availableParallelism(), sources.length);
-  if (threads <= 1 || bytesIn < (parallel.minBytes ?? 2_000_000) || bytesIn > (parallel.maxBytes ?? 2 * MODEL_BUDGET))
+  if (threads <= 1 || bytesIn < (parallel.minBytes ?? 2_000_000) || bytesIn > (parallel.maxBytes ?? MODEL_BUDGET))
     return generate(sources, options);
 
   const ordered = sortSources(sources);

@@ -29,7 +29,7 @@ export interface ReadOptions {
   holdBytes?: number;
 }
 
-export const HOLD_BYTES = 32_000_000;
+export const HOLD_BYTES = 16_000_000;
 
 /** The input that names standard input, and the file name diagnostics give it. */
 export const STDIN_INPUT = '-';
