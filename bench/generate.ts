@@ -1,10 +1,12 @@
 /**
- * End to end (read, parse, model, emit, write to a fresh temporary directory) against the
- * floor: the `yaml` package alone parsing the same texts (parseAllDocuments + toJS), measured
- * in the same process. Runs interleave; the best and the median of each are printed. Then the
- * largest CRD alone, and the slowest single CRD. First, one run in a fresh process per thread
- * count, for the peak memory of a single generation (the section's own peak below includes
- * every run of this section).
+ * End to end (read, parse, model, emit, write to a fresh temporary directory) against two
+ * yardsticks measured in the same process: the floor (the `yaml` package alone parsing the same
+ * texts: parseAllDocuments + toJS) and the wrapper a user could write instead (js-yaml +
+ * openapi-typescript, `wrapper.ts`). Runs interleave; the best and the median of each are
+ * printed, each with its ratio to both. `KOPFGEN_BENCH_BASE=<checkout>` adds another built
+ * kopfgen (the code before a change) to the same runs. Then the largest CRD alone, and the
+ * slowest single CRD. First, one run in a fresh process per thread count, for the peak memory
+ * of a single generation (the section's own peak below includes every run of this section).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -16,8 +18,10 @@ import type { SourceText } from '../src/api.js';
 import { generate, generateParallel } from '../src/generate.js';
 import { readInputs } from '../src/io/read.js';
 import { writeFilesAtomic } from '../src/io/write.js';
+import { wrapper } from './wrapper.js';
 
-const RUNS = 5;
+const RUNS = Number(process.env.KOPFGEN_BENCH_RUNS ?? 5);
+const BASE = process.env.KOPFGEN_BENCH_BASE;
 const THREADS = Math.max(2, availableParallelism());
 const dir = process.argv[2];
 
@@ -54,36 +58,58 @@ async function time<T>(fn: () => Promise<T> | T): Promise<[number, T]> {
   return [performance.now() - start, value];
 }
 
+/** The same end-to-end work with another built kopfgen (serial and parallel as asked). */
+async function baseRun(inputs: string[], threads: number): Promise<void> {
+  if (!BASE) return;
+  const gen = (await import(join(BASE, 'dist/src/generate.js'))) as typeof import('../src/generate.js');
+  const io = (await import(join(BASE, 'dist/src/io/read.js'))) as typeof import('../src/io/read.js');
+  const read = await io.readInputs(inputs);
+  const result =
+    threads > 1
+      ? await gen.generateParallel(read.sources, { stubs: false }, { threads })
+      : gen.generate(read.sources, { stubs: false });
+  const out = mkdtempSync(join(tmpdir(), 'kopfgen-bench-'));
+  try {
+    await writeFilesAtomic(result.files.map((f) => ({ path: join(out, f.path), content: f.content })));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
 async function compare(label: string, inputs: string[]): Promise<void> {
   const sources = (await readInputs(inputs)).sources;
+  const files = sources.map((s) => s.file);
   const bytes = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
-  const serial: number[] = [];
-  const parallel: number[] = [];
-  const floors: number[] = [];
+  const runs: Record<string, number[]> = {};
+  const add = (name: string, ms: number) => (runs[name] ??= []).push(ms);
   let info = { crds: 0, bytesOut: 0, files: 0 };
+  const serialName = 'kopfgen end to end, 1 thread';
+  const parallelName = `kopfgen end to end, ${THREADS} threads`;
   for (let i = 0; i < RUNS; i++) {
-    floors.push((await time(() => floor(sources)))[0]);
+    add('yaml parse floor (toJS, 1 thread)', (await time(() => floor(sources)))[0]);
+    add('wrapper (js-yaml + openapi-typescript)', (await time(() => wrapper(files)))[0]);
     const [ms, value] = await time(() => endToEnd(inputs));
-    serial.push(ms);
+    add(serialName, ms);
     info = value;
-    parallel.push((await time(() => endToEnd(inputs, THREADS)))[0]);
+    add(parallelName, (await time(() => endToEnd(inputs, THREADS)))[0]);
+    if (BASE) {
+      add('before: kopfgen, 1 thread', (await time(() => baseRun(inputs, 1)))[0]);
+      add(`before: kopfgen, ${THREADS} threads`, (await time(() => baseRun(inputs, THREADS)))[0]);
+    }
   }
   // Other load on the machine only ever adds time: the best run is the steadiest estimate, the median is shown beside it.
-  const best = Math.min(...floors);
-  const mid = median(floors);
-  const line = (name: string, runs: number[]) => {
-    const ms = Math.min(...runs);
-    const cells = `${ms.toFixed(0).padStart(6)} ms  ${(info.crds / (ms / 1000)).toFixed(0).padStart(5)} CRDs/s  ${(ms / best).toFixed(2)}x the floor`;
-    console.log(
-      `  ${name.padEnd(34)} ${cells}   (median ${median(runs).toFixed(0)} ms, ${(median(runs) / mid).toFixed(2)}x)`,
-    );
-  };
+  const floorBest = Math.min(...runs['yaml parse floor (toJS, 1 thread)']);
+  const wrapperBest = Math.min(...runs['wrapper (js-yaml + openapi-typescript)']);
   console.log(
-    `${label}: ${info.crds} CRDs, ${(bytes / 1e6).toFixed(1)} MB in, ${info.files} files / ${(info.bytesOut / 1e6).toFixed(1)} MB out (best of ${RUNS} interleaved runs)`,
+    `${label}: ${info.crds} CRDs, ${(bytes / 1e6).toFixed(1)} MB in, ${info.files} files / ${(info.bytesOut / 1e6).toFixed(1)} MB out (best of ${RUNS} interleaved runs; targets: <= 0.5x the wrapper, <= 0.75x the floor)`,
   );
-  line('yaml parse floor (toJS, 1 thread)', floors);
-  line('kopfgen end to end, 1 thread', serial);
-  line(`kopfgen end to end, ${THREADS} threads`, parallel);
+  for (const [name, values] of Object.entries(runs)) {
+    const ms = Math.min(...values);
+    console.log(
+      `  ${name.padEnd(40)} ${ms.toFixed(0).padStart(6)} ms  ${(info.crds / (ms / 1000)).toFixed(0).padStart(5)} CRDs/s  ` +
+        `${(ms / floorBest).toFixed(2)}x the floor  ${(ms / wrapperBest).toFixed(2)}x the wrapper   (median ${median(values).toFixed(0)} ms)`,
+    );
+  }
 }
 
 async function slowestSingle(files: string[]): Promise<void> {

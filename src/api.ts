@@ -16,7 +16,15 @@ export interface StubTemplates {
 export interface SourceText {
   /** The path as the user should see it in diagnostics. */
   file: string;
+  /** May be read from disk again on each use (a large input set is not held whole): read it once per use. */
   text: string;
+  /** The text's UTF-8 length when known without reading it. */
+  bytes?: number;
+}
+
+/** A source's UTF-8 length, without reading a text that is read on use. */
+export function sourceBytes(source: SourceText): number {
+  return source.bytes ?? Buffer.byteLength(source.text);
 }
 
 export interface GenerateOptions {

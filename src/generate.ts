@@ -12,9 +12,9 @@
  * is empty: nothing half-generated can be written.
  */
 import { availableParallelism } from 'node:os';
-import type { GenerateOptions, GenerateResult, SourceText } from './api.js';
+import { sourceBytes, type GenerateOptions, type GenerateResult, type SourceText } from './api.js';
 import { assembleRun, decideRun, sortSources } from './pipeline/run-stage.js';
-import { Share } from './pipeline/share.js';
+import { MODEL_BUDGET, Share } from './pipeline/share.js';
 import { localShare, workerShare, type AsyncShare } from './pipeline/thread-share.js';
 
 export function generate(sources: readonly SourceText[], options: GenerateOptions = {}): GenerateResult {
@@ -34,6 +34,12 @@ export interface ParallelOptions {
   threads?: number;
   /** Below this many input bytes one share is faster than starting workers (default 2 MB). */
   minBytes?: number;
+  /**
+   * Above this many input bytes the run stays in one thread (default MODEL_BUDGET): a worker
+   * holds a copy of its share's texts and a heap of its own, so a large input set would cost
+   * its size again in memory, while one share streams it within a bounded set of models.
+   */
+  maxBytes?: number;
 }
 
 /** `generate` across threads, with the same result (a test checks byte equality). */
@@ -42,9 +48,10 @@ export async function generateParallel(
   options: GenerateOptions = {},
   parallel: ParallelOptions = {},
 ): Promise<GenerateResult> {
-  const bytesIn = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
+  const bytesIn = sources.reduce((n, s) => n + sourceBytes(s), 0);
   const threads = Math.min(parallel.threads ?? availableParallelism(), sources.length);
-  if (threads <= 1 || bytesIn < (parallel.minBytes ?? 2_000_000)) return generate(sources, options);
+  if (threads <= 1 || bytesIn < (parallel.minBytes ?? 2_000_000) || bytesIn > (parallel.maxBytes ?? MODEL_BUDGET))
+    return generate(sources, options);
 
   const ordered = sortSources(sources);
   const assignment = shareOut(ordered, threads);
@@ -63,7 +70,7 @@ export async function generateParallel(
 function shareOut(ordered: SourceText[], threads: number): number[][] {
   const load = new Array<number>(threads).fill(0);
   const shares: number[][] = Array.from({ length: threads }, () => []);
-  const bySize = ordered.map((s, i) => ({ i, size: s.text.length })).sort((a, b) => b.size - a.size || a.i - b.i);
+  const bySize = ordered.map((s, i) => ({ i, size: sourceBytes(s) })).sort((a, b) => b.size - a.size || a.i - b.i);
   for (const { i, size } of bySize) {
     const target = load.indexOf(Math.min(...load));
     shares[target].push(i);

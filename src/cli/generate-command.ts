@@ -3,7 +3,7 @@
  * compare. Any error diagnostic, from reading, generating or planning, means nothing is written.
  */
 import { join } from 'node:path';
-import type { GeneratedFile, GenerateOptions, GenerateResult, SourceText } from '../api.js';
+import { sourceBytes, type GeneratedFile, type GenerateOptions, type GenerateResult, type SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { hasErrors } from '../diagnostics.js';
 import { fileDiagnostic } from '../io/file-errors.js';
@@ -177,7 +177,7 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
       plan,
     );
   }
-  const bytes = read.sources.reduce((n, s) => n + s.text.length, 0);
+  const bytes = read.sources.reduce((n, s) => n + sourceBytes(s), 0);
   reporter.progress(
     `generating from ${read.sources.length} files (${(bytes / 1e6).toFixed(1)} MB)…`,
     bytes > 1_000_000,

@@ -53,12 +53,11 @@ async function generateCommand(
 ): Promise<number> {
   const { UsageError, resolveRun } = await import('./options.js');
   if (flags.check && flags.watch) throw new UsageError('--check and --watch cannot be combined');
-  const [{ loadConfig }, { Reporter }, { runGenerate }, { realPipeline }, { watchLoop }] = await Promise.all([
+  const [{ loadConfig }, { Reporter }, { runGenerate }, { realPipeline }] = await Promise.all([
     import('../config/load.js'),
     import('./report.js'),
     import('./generate-command.js'),
     import('./pipeline.js'),
-    import('./watch-mode.js'),
   ]);
   const cwd = process.cwd();
   const loaded = await loadConfig(cwd, flags.config);
@@ -74,7 +73,9 @@ async function generateCommand(
     return EXIT_USAGE;
   }
   const run = resolveRun(cwd, inputs, flags, loaded);
-  if (run.watch) return watchLoop(run, reloader(cwd, inputs, flags), realPipeline, streams);
+  // `init` and `--watch` are loaded when used: a one-off generate starts without them (and the manifests).
+  if (run.watch)
+    return (await import('./watch-mode.js')).watchLoop(run, reloader(cwd, inputs, flags), realPipeline, streams);
   const report = await runGenerate(run, realPipeline, reporter, fixCommand(argv));
   reporter.finish(report);
   return report.exitCode;

@@ -5,6 +5,7 @@
  * (a missing file, a directory without CRD files, a glob that matches nothing, bytes that are not
  * UTF-8) become diagnostics; reading never throws for bad input.
  */
+import { readFileSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SourceText } from '../api.js';
@@ -20,7 +21,15 @@ export interface ReadOptions {
   cwd?: string;
   /** Reads all of standard input, for the input `-` (default: `process.stdin`). */
   stdin?: () => Promise<Uint8Array>;
+  /**
+   * Above this many bytes of files in all, each file's text is read from disk again whenever it
+   * is used instead of being held (default HOLD_BYTES): a 100 MB provider package then costs the
+   * run a file's text at a time, not its whole size. Every file is still read and checked here.
+   */
+  holdBytes?: number;
 }
+
+export const HOLD_BYTES = 16_000_000;
 
 /** The input that names standard input, and the file name diagnostics give it. */
 export const STDIN_INPUT = '-';
@@ -66,16 +75,53 @@ export async function readInputs(inputs: readonly string[], options: ReadOptions
     files.push(...(found ?? []));
   }
   const unique = [...new Set(files)].sort();
-  const named = unique.map(async (abs) => ({ file: display(abs, cwd), bytes: await readFile(abs) }));
-  const piped = stdin ? [(options.stdin ?? readStdin)().then((bytes) => ({ file: STDIN_FILE, bytes }))] : [];
+  const sizes = await Promise.all(unique.map((abs) => stat(abs).then((info) => info.size)));
+  const hold = sizes.reduce((n, size) => n + size, 0) <= (options.holdBytes ?? HOLD_BYTES);
+  // Each file is decoded as soon as it is read, a few at a time, so the bytes of a large input
+  // set are never all held beside their text (2,000 CRDs: 100 MB of buffers otherwise).
+  const named: (SourceText | Diagnostic)[] = new Array(unique.length);
+  let next = 0;
+  const reader = async (): Promise<void> => {
+    while (next < unique.length) {
+      const i = next++;
+      const file = display(unique[i], cwd);
+      const bytes = await readFile(unique[i]);
+      const text = decodeUtf8(file, bytes);
+      named[i] = typeof text !== 'string' ? text : hold ? { file, text } : readOnUse(file, unique[i], bytes.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, unique.length) }, reader));
+  if (stdin) {
+    const text = decodeUtf8(STDIN_FILE, await (options.stdin ?? readStdin)());
+    named.push(typeof text === 'string' ? { file: STDIN_FILE, text } : text);
+  }
   const sources: SourceText[] = [];
-  for (const { file, bytes } of await Promise.all([...named, ...piped])) {
-    const decoded = decodeUtf8(file, bytes);
-    if (typeof decoded === 'string') sources.push({ file, text: decoded });
-    else diagnostics.push(decoded);
+  for (const entry of named) {
+    if ('text' in entry) sources.push(entry);
+    else diagnostics.push(entry);
   }
   return { sources, diagnostics };
 }
+
+/**
+ * A source whose text is read from disk on each use. It was read and checked once already; a
+ * file changed meanwhile is read as it is now (as a later run would), one that became unreadable
+ * fails the run with the file-system error on its path.
+ */
+function readOnUse(file: string, abs: string, bytes: number): SourceText {
+  return {
+    file,
+    bytes,
+    get text(): string {
+      const decoded = decodeUtf8(file, readFileSync(abs));
+      if (typeof decoded === 'string') return decoded;
+      throw new Error(`${file} changed while kopfgen was running and is no longer UTF-8; run it again`);
+    },
+  };
+}
+
+/** Files read at once: enough to keep the disk busy, few enough that their buffers stay small. */
+const READ_CONCURRENCY = 8;
 
 async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];

@@ -114,7 +114,8 @@ export class MapNode extends Node implements DocMap {
     source: DocSource,
     offset: number,
     link: DocLink | undefined,
-    readonly end: number,
+    /** Set by a reader that learns it only after the entries (`block-reader.ts`). */
+    public end: number,
   ) {
     super(source, offset, link);
   }

@@ -4,10 +4,16 @@
  * the `yaml` package gives its nodes the same offsets), Helm templates (reported, never half-parsed) and malformed YAML
  * (reported with its position, duplicate keys included). Documents that are not CRDs are skipped
  * with a note.
+ *
+ * Two readers, one result: the fast reader (`block-reader.ts`) takes the block-style YAML real
+ * CRDs are written in; whatever it does not take (or may be a Helm template) is read by the
+ * `yaml` package's full parser (`yaml-tree.ts`), which also decides every diagnostic of
+ * malformed input. Both give the same trees (tested on the shared corpus).
  */
 import { isScalar, parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
 import type { SourceText } from '../api.js';
 import { pointerJoin, type Diagnostic } from '../diagnostics.js';
+import { readBlockYaml } from './block-reader.js';
 import type { CrdDocument, DocMap, DocNode } from './doc-tree.js';
 import { ParsedSource } from './yaml-source.js';
 import { documentTree, MAX_DEPTH, type TreeLimit } from './yaml-tree.js';
@@ -18,11 +24,28 @@ export interface ParseResult {
 }
 
 export function parseSource(input: SourceText): ParseResult {
+  return parseFast(input) ?? parseFull(input);
+}
+
+/** The fast reader's result, or undefined when the text is beyond it (or holds a `{{ }}` outside descriptions). */
+export function parseFast(input: SourceText): ParseResult | undefined {
+  const source = new ParsedSource(input.file, input.text);
+  const read = readBlockYaml(source, input.text);
+  if (!read) return undefined;
+  if (input.text.includes('{{') && helmDirective(input.text, read.descriptions) !== undefined) return undefined;
+  const diagnostics: Diagnostic[] = [];
+  const crds: CrdDocument[] = [];
+  for (const root of read.roots) collectCrds(source, input.text, root, diagnostics, crds);
+  return finish(input, crds, diagnostics);
+}
+
+/** The `yaml` package's full parser: any YAML, every error reported. */
+export function parseFull(input: SourceText): ParseResult {
   const source = new ParsedSource(input.file, input.text);
   const diagnostics: Diagnostic[] = [];
   const options = { lineCounter: source.lineCounter, prettyErrors: false, uniqueKeys: false };
   const docs = parseAllDocuments(input.text, options) as Document.Parsed[];
-  const helm = input.text.includes('{{') ? helmDirective(input.text, docs) : undefined;
+  const helm = input.text.includes('{{') ? helmDirective(input.text, descriptionRanges(docs)) : undefined;
   if (helm !== undefined) {
     const message =
       'this looks like a Helm template ({{ ... }}); render it first (e.g. `helm template`) and pass the output';
@@ -40,6 +63,11 @@ export function parseSource(input: SourceText): ParseResult {
     if (!doc.contents) continue; // an empty document between `---` separators
     collectCrds(source, input.text, tree.root, diagnostics, crds);
   }
+  return finish(input, crds, diagnostics);
+}
+
+/** KG117 for a file with nothing in it. */
+function finish(input: SourceText, crds: CrdDocument[], diagnostics: Diagnostic[]): ParseResult {
   if (crds.length === 0 && diagnostics.length === 0 && input.text.trim() === '') {
     diagnostics.push({
       severity: 'warning',
@@ -53,12 +81,8 @@ export function parseSource(input: SourceText): ParseResult {
   }
   return { crds, diagnostics };
 }
-/**
- * The offset of the first `{{ ... }}` that is template syntax rather than text. Text is a
- * `description` (descriptions of Go-template fields legitimately show `{{ .x }}`) or a
- * comment; anywhere else, quoted or not, it is a template directive.
- */
-function helmDirective(text: string, docs: Document.Parsed[]): number | undefined {
+/** `[start, end)` of every string value of a `description` key. */
+function descriptionRanges(docs: Document.Parsed[]): [number, number][] {
   const descriptions: [number, number][] = [];
   for (const doc of docs) {
     visit(doc, {
@@ -76,6 +100,15 @@ function helmDirective(text: string, docs: Document.Parsed[]): number | undefine
       },
     });
   }
+  return descriptions;
+}
+
+/**
+ * The offset of the first `{{ ... }}` that is template syntax rather than text. Text is a
+ * `description` (descriptions of Go-template fields legitimately show `{{ .x }}`) or a
+ * comment; anywhere else, quoted or not, it is a template directive.
+ */
+function helmDirective(text: string, descriptions: [number, number][]): number | undefined {
   const directive = /\{\{.*?\}\}/g;
   for (let m = directive.exec(text); m; m = directive.exec(text)) {
     const at = m.index;

@@ -4,7 +4,7 @@
  * found" (KG103), configured kinds that match no CRD (KG207), type prefixes and stub paths.
  * After the per-CRD stage it only orders the outputs and counts them.
  */
-import type { GenerateOptions, GenerateResult, GeneratedFile, SourceText } from '../api.js';
+import { sourceBytes, type GenerateOptions, type GenerateResult, type GeneratedFile, type SourceText } from '../api.js';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics.js';
 import { emitIndex } from '../emit/index-file.js';
 import { unmatchedHandlerKeys } from '../model/handler-pass.js';
@@ -132,7 +132,7 @@ export function assembleRun(
   sources: readonly SourceText[],
 ): GenerateResult {
   const diagnostics = sortDiagnostics([...plan.diagnostics, ...outputs.flatMap((o) => o.diagnostics)]);
-  const bytesIn = sources.reduce((n, s) => n + Buffer.byteLength(s.text), 0);
+  const bytesIn = sources.reduce((n, s) => n + sourceBytes(s), 0);
   const stats = { crds: plan.crds, versions: 0, handlers: 0, bytesIn, bytesOut: 0 };
   if (hasErrors(diagnostics)) return { files: [], diagnostics, stats };
   const modules = outputs.flatMap((o) => o.modules);

@@ -77,3 +77,44 @@ test('`-` reads standard input as <stdin>; a directory yields its .json files to
     ['<stdin>:2:1 KG150'],
   );
 });
+
+test('above holdBytes texts are read on use, not held: same texts, same generation serial and parallel, KG150 still found', async () => {
+  const { generate, generateParallel } = await import('../../src/generate.js');
+  const cwd = mkdtempSync(join(tmpdir(), 'kopfgen-hold-'));
+  const crd = (kind: string) =>
+    [
+      'apiVersion: apiextensions.k8s.io/v1',
+      'kind: CustomResourceDefinition',
+      `metadata: { name: ${kind.toLowerCase()}s.example.com }`,
+      'spec:',
+      '  group: example.com',
+      '  scope: Namespaced',
+      `  names: { kind: ${kind}, plural: ${kind.toLowerCase()}s }`,
+      '  versions:',
+      '    - name: v1',
+      '      served: true',
+      '      storage: true',
+      '      schema:',
+      '        openAPIV3Schema: { type: object, properties: { spec: { type: object, description: "é" } } }',
+      '',
+    ].join('\n');
+  writeFileSync(join(cwd, 'a.yaml'), crd('Apple'));
+  writeFileSync(join(cwd, 'b.yaml'), crd('Banana'));
+  const held = await readInputs(['.'], { cwd });
+  const onUse = await readInputs(['.'], { cwd, holdBytes: 0 });
+  assert.deepEqual(
+    onUse.sources.map((s) => [s.file, s.text, s.bytes]),
+    held.sources.map((s) => [s.file, s.text, Buffer.byteLength(s.text)]),
+  );
+  assert.equal(Object.getOwnPropertyDescriptor(onUse.sources[0], 'text')?.get !== undefined, true);
+  const expected = generate(held.sources, { stubs: false });
+  assert.ok(expected.files.length > 0);
+  assert.deepEqual(generate(onUse.sources, { stubs: false }), expected);
+  assert.deepEqual(await generateParallel(onUse.sources, { stubs: false }, { threads: 2, minBytes: 0 }), expected);
+  writeFileSync(join(cwd, 'c.yaml'), Buffer.from([0x61, 0x3a, 0x20, 0xe9, 0x0a]));
+  const bad = await readInputs(['.'], { cwd, holdBytes: 0 });
+  assert.deepEqual(
+    bad.diagnostics.map((d) => [d.code, d.file, d.line, d.col]),
+    [['KG150', 'c.yaml', 1, 4]],
+  );
+});
