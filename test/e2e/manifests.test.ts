@@ -272,7 +272,7 @@ describe('the example operator under its generated RBAC', { skip }, () => {
       const ns = await namespace(cluster!.client, 'team');
       const scoped = await install(`rbac-ns-${process.pid}`, ['-n', ns]);
       assert.equal(scoped.namespace, ns);
-      assert.deepEqual(scoped.args.slice(-2), ['--namespace', ns]);
+      assert.deepEqual(scoped.args.slice(-4), ['--namespace', ns, '--leader-election-id', `rbac-ns-${process.pid}`]);
       const elsewhere = await namespace(cluster!.client, 'other');
       await create(cluster!.client, my(elsewhere), {
         apiVersion: 'example.com/v1',
