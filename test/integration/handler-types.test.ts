@@ -76,3 +76,43 @@ test('each error sits on the offending field or names it', () => {
     /example\.com\/Database\/cleanup" \| undefined' is not assignable to type '"example\.com\/Database\/myapp/,
   );
 });
+
+/** The clearing and context cases compiled once, for the tests that read their errors. */
+let typedRun: ReturnType<typeof project> | undefined;
+const typed = () => (typedRun ??= project(['clearing.ts', 'context.ts']));
+
+function casesOf(file: string) {
+  const errors = typed().errors.filter((e) => e.file === `cases/${file}`);
+  const text = readFixture(`test/fixtures/handlers/cases/${file}`);
+  const lines = text.split('\n');
+  const wordAt = (line: number) => {
+    const e = errors.find((x) => x.line === line);
+    assert.ok(e, `an error on line ${line}`);
+    return lines[line - 1].slice(e.col - 1).match(/^[\w'.]+/)?.[0];
+  };
+  return { errors, expected: expectedErrors(`cases/${file}`, text), wordAt };
+}
+
+test('null clears optional status fields; unknown keys, required fields and wrong types stay errors', () => {
+  assert.deepEqual(
+    typed().errors.filter((e) => !e.file.startsWith('cases/')),
+    [],
+  );
+  const { errors, expected, wordAt } = casesOf('clearing.ts');
+  assert.equal(expected.length, 6);
+  assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.line} TS${e.code} ${e.message}`).join('\n'));
+  // Sync callbacks and error constructors: at the offending key.
+  assert.deepEqual([wordAt(18), wordAt(20), wordAt(22), wordAt(23)], ['reason', 'reason', 'host', 'host']);
+  assert.match(errors.find((e) => e.line === 22)?.message ?? '', /Type 'null' is not assignable to type 'string'/);
+});
+
+test('onField takes the resource field paths only; old/new are the field or the essence', () => {
+  const { errors, expected, wordAt } = casesOf('context.ts');
+  assert.equal(expected.length, 8);
+  assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.line} TS${e.code} ${e.message}`).join('\n'));
+  // A wrong path is reported at the path literal, naming it.
+  assert.deepEqual([wordAt(17), wordAt(20)], ["'spec.replicaz'", "'metadata.name'"]);
+  assert.match(errors.find((e) => e.line === 17)?.message ?? '', /"spec\.replicaz"/);
+  assert.match(errors.find((e) => e.line === 15)?.message ?? '', /'toUpperCase' does not exist on type 'number'/);
+  assert.match(errors.find((e) => e.line === 28)?.message ?? '', /'name' does not exist/);
+});

@@ -5,6 +5,7 @@
  * operator (`kopfgen run`, or `Operator` directly) executes.
  */
 import type { HandlerContext } from './context.js';
+import type { Essence, FieldPath, FieldValue } from './field-paths.js';
 import { Registry, defaultRegistry, type Cause, type HandlerOptions } from './registry.js';
 
 export interface PrinterColumnDescriptor {
@@ -57,20 +58,51 @@ export type Exact<R, S> = R extends readonly (infer E)[]
       : R
     : R;
 
-/** A handler callback: returns the handler's status (merged into `status.<id>`) or nothing. */
-export type HandlerFn<Res, S, Ret extends S | void, W = Res> = (
-  context: HandlerContext<Res, W>,
-) => Promisable<Ret & Exact<Ret, S>>;
+/**
+ * What a handler may write into `status.<id>` (its return value, an error's `status`): `S`, where
+ * every optional field may also be `null`, at any depth. A JSON merge patch deletes a key set to
+ * `null` (RFC 7386 §2), so `{ reason: null }` clears a reason an earlier error left behind. A
+ * required field cannot be nulled; lists are replaced whole, so their items are not nullable; the
+ * brand (a symbol key) is left alone. Unknown keys and wrong types stay errors: this only widens
+ * what each known key accepts.
+ */
+export type StatusPatch<S> = S extends readonly unknown[]
+  ? S
+  : S extends object
+    ? {
+        [K in keyof S]:
+          StatusPatch<S[K]> | (K extends symbol ? never : Record<never, never> extends Pick<S, K> ? null : never);
+      }
+    : S;
+
+/**
+ * A handler callback: returns the handler's status (merged into `status.<id>`) or nothing. `O` is
+ * what `old`/`new` hold (the essence, or the watched field's value for `onField`).
+ */
+export type HandlerFn<Res, S, Ret extends StatusPatch<S> | void, W = Res, O = Essence<Res>> = (
+  context: HandlerContext<Res, W, O>,
+) => Promisable<Ret & Exact<Ret, StatusPatch<S>>>;
 
 export interface HandlerDefinition<Res, S, W = Res> {
   readonly id: string;
   readonly resource: ResourceDescriptor<Res, W>;
-  onCreate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
-  onUpdate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
-  onDelete<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
-  onResume<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
-  /** Runs on create/update when the value at `field` (a dotted path, e.g. `spec.replicas`) changed. */
-  onField<Ret extends S | void>(field: string, fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  /** `old` is undefined, `new` the essence (what a later update is compared with). */
+  onCreate<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  /** `old`/`new`: the essence last handled and the essence now (no metadata but labels and annotations, no status). */
+  onUpdate<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  /** `old`/`new` are undefined: the object is going away. */
+  onDelete<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  /** `old`/`new`: the essence last handled and now (equal unless the resume rides along an update). */
+  onResume<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions): void;
+  /**
+   * Runs on create/update when the value at `field` (a dotted path into the essence, e.g.
+   * `spec.replicas`; a typo is a compile error) changed; `old`/`new` are that field's values.
+   */
+  onField<P extends FieldPath<Res>, Ret extends StatusPatch<S> | void>(
+    field: P,
+    fn: HandlerFn<Res, S, Ret, W, FieldValue<Essence<Res>, P>>,
+    options?: HandlerOptions,
+  ): void;
 }
 
 export function defineHandler<Res, S, W = Res>(
@@ -79,7 +111,7 @@ export function defineHandler<Res, S, W = Res>(
 ): HandlerDefinition<Res, S, W> {
   const register =
     (cause: Cause) =>
-    (fn: (context: HandlerContext<Res, W>) => unknown, options: HandlerOptions = {}, field?: string): void => {
+    (fn: (context: HandlerContext<Res, W, never>) => unknown, options: HandlerOptions = {}, field?: string): void => {
       const registry: Registry = options.registry ?? defaultRegistry;
       registry.register({ resource, id, cause, fn: fn as never, options, field });
     };

@@ -8,11 +8,11 @@ import type { HandlerContext } from '../api/context.js';
 import { isHandlerError } from '../api/errors.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
-import { clone } from '../json.js';
-import type { RunStep, Step } from '../reconcile/decide.js';
+import { clone, getPath } from '../json.js';
+import { finalizersOf, type RunStep, type Step } from '../reconcile/decide.js';
 import { Unserialisable } from '../reconcile/failures.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from '../reconcile/outcome.js';
-import { emptyPatch, outcomePatch, type ObjectPatch } from '../reconcile/patches.js';
+import { emptyPatch, outcomePatch, replacingPatch, type ObjectPatch } from '../reconcile/patches.js';
 import type { Marks } from '../reconcile/marks.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
 import { recordAttempt } from '../observe/handler-metrics.js';
@@ -25,7 +25,12 @@ function timedOut(seconds: number | undefined): Error {
   return Object.assign(new Error(`timed out after ${seconds}s`), brand);
 }
 
-async function attempt(step: RunStep, context: HandlerContext<unknown>, abort: AbortController, now: Date) {
+async function attempt(
+  step: RunStep,
+  context: HandlerContext<unknown, unknown, unknown>,
+  abort: AbortController,
+  now: Date,
+) {
   const left = timeLeft(step.handler.options, context.started, now);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Attempt>((resolve) => {
@@ -64,6 +69,15 @@ function interrupted(env: ResourceEnv, attempt: Attempt, outcome: Outcome): Outc
   return { ...outcome, delay: 0, interrupted: true, message };
 }
 
+/**
+ * Under `status: 'replace'` a status payload becomes `status.<id>` whole: keys the object holds
+ * there now and the payload lacks are nulled in the patch (a merge patch would keep them).
+ */
+function replacing(step: RunStep, body: KubernetesObject, outcome: Outcome): Outcome {
+  if (step.handler.options.status !== 'replace' || outcome.status === undefined) return outcome;
+  return { ...outcome, status: replacingPatch(getPath(body, ['status', step.handler.id]), outcome.status) };
+}
+
 export interface Result {
   outcome: Outcome;
   record: ProgressRecord;
@@ -79,7 +93,7 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
   const { started, now } = clock;
   const view = clone(body);
   const meta = view.metadata ?? {};
-  const context: HandlerContext<unknown> = {
+  const context: HandlerContext<unknown, unknown, unknown> = {
     body: view,
     spec: view.spec,
     status: view.status,
@@ -113,7 +127,11 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
     const end = env.now();
     const options = step.handler.options;
     const attempts = (step.record?.retries ?? 0) + 1;
-    const outcome = interrupted(env, result, applyLimits(classify(result, options), options, attempts, started, end));
+    const outcome = replacing(
+      step,
+      body,
+      interrupted(env, result, applyLimits(classify(result, options), options, attempts, started, end)),
+    );
     const record = nextRecord(step.record, step.cause, outcome, started, end);
     recordAttempt(env, {
       handler: step.handler.id,
@@ -125,7 +143,9 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
     return {
       outcome,
       record,
-      patch: serialisable(() => outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks)),
+      patch: serialisable(() =>
+        outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks, finalizersOf(body)),
+      ),
     };
   } finally {
     env.signal.removeEventListener('abort', onStop);

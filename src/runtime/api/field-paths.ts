@@ -1,0 +1,78 @@
+/**
+ * Types of what the runtime compares between handled states: the essence of a resource (what
+ * `reconcile/essence.ts` builds and stores as the last-handled configuration), the dotted paths
+ * into it that `onField` accepts, and the type of the value at such a path. Computed from the
+ * resource's own type, so they serve generated resources and any other typed resource alike.
+ */
+
+/** Keys `buildEssence` leaves out of the top level (metadata comes back as labels and annotations only). */
+type OutsideEssence = 'apiVersion' | 'kind' | 'metadata' | 'status';
+
+/** Nested keys of `T`'s values: object-valued keys become optional, since `pruneEmpty` drops empty objects. */
+type Pruned<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T as IsObjectValued<T[K]> extends true ? never : K]: T[K] } & {
+        [K in keyof T as IsObjectValued<T[K]> extends true ? K : never]?: Pruned<T[K]>;
+      }
+    : T;
+
+type IsObjectValued<V> = [NonNullable<V>] extends [never]
+  ? false
+  : NonNullable<V> extends readonly unknown[]
+    ? false
+    : NonNullable<V> extends object
+      ? true
+      : false;
+
+/**
+ * What `old` and `new` hold for create, update, resume and delete handlers (kopf's diffbase
+ * essence): the object without apiVersion, kind and status, its metadata reduced to labels and
+ * annotations (less the operators' marks), every empty object pruned. There is no
+ * `metadata.name`, no `status`: read those from `body`.
+ */
+export type Essence<R> = unknown extends R
+  ? Record<string, unknown>
+  : Pruned<{ [K in keyof R as K extends OutsideEssence ? never : K]: R[K] }> & {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    };
+
+/** Depth budget of a path: `Fewer[n]` is n - 1; 0 stops. */
+type Fewer = [never, 0, 1, 2, 3, 4, 5];
+
+/**
+ * Dotted paths into `T`, at most `D` segments deep. A path stops at lists (kopf's field paths
+ * do not index into lists) and at the end of the budget (the deeper field's own path is then a
+ * type error: name its nearest ancestor instead). Under an index signature any key is a path.
+ */
+type Paths<T, D extends number> = [D] extends [never]
+  ? never
+  : T extends readonly unknown[]
+    ? never
+    : T extends object
+      ? {
+          [K in keyof T & string]: K | `${K}.${Paths<NonNullable<T[K]>, Fewer[D]>}`;
+        }[keyof T & string]
+      : never;
+
+/**
+ * The dotted field paths `onField` accepts for resource `R`: every path into its essence up to
+ * five segments (`spec.replicas`, `spec.template.spec.containers`, `metadata.labels.app`). Bounded
+ * so that the largest real-world schemas still type-check quickly. Any string for an untyped resource.
+ */
+export type FieldPath<R> = unknown extends R ? string : Paths<Essence<R>, 5>;
+
+/** The type of the value at the dotted path `P` of `T` (`unknown` where the path leaves the type). */
+export type FieldValue<T, P extends string> = unknown extends T
+  ? unknown
+  : P extends `${infer Head}.${infer Rest}`
+    ? Head extends keyof NonNullable<T>
+      ? FieldValue<NonNullable<T>[Head], Rest>
+      : string extends keyof NonNullable<T>
+        ? FieldValue<NonNullable<T>[string & keyof NonNullable<T>], Rest>
+        : unknown
+    : P extends keyof NonNullable<T>
+      ? NonNullable<T>[P]
+      : string extends keyof NonNullable<T>
+        ? NonNullable<T>[string & keyof NonNullable<T>]
+        : unknown;
