@@ -5,7 +5,7 @@
  * operator (`kopfgen run`, or `Operator` directly) executes.
  */
 import type { HandlerContext } from './context.js';
-import type { Essence, FieldPath, FieldValue } from './field-paths.js';
+import type { CheckedFieldPath, Essence, FieldValue } from './field-paths.js';
 import { Registry, defaultRegistry, type Cause, type HandlerOptions } from './registry.js';
 
 export interface PrinterColumnDescriptor {
@@ -98,9 +98,9 @@ export interface HandlerDefinition<Res, S, W = Res> {
    * Runs on create/update when the value at `field` (a dotted path into the essence, e.g.
    * `spec.replicas`; a typo is a compile error) changed; `old`/`new` are that field's values.
    */
-  onField<P extends FieldPath<Res>, Ret extends StatusPatch<S> | void>(
-    field: P,
-    fn: HandlerFn<Res, S, Ret, W, FieldValue<Essence<Res>, P>>,
+  onField<P extends string, Ret extends StatusPatch<S> | void>(
+    field: CheckedFieldPath<Res, P>,
+    fn: HandlerFn<Res, S, Ret, W, FieldValue<Res, P>>,
     options?: HandlerOptions,
   ): void;
 }

@@ -31,11 +31,12 @@ type IsObjectValued<V> = [NonNullable<V>] extends [never]
  * annotations (less the operators' marks), every empty object pruned. There is no
  * `metadata.name`, no `status`: read those from `body`.
  */
-export type Essence<R> = unknown extends R
-  ? Record<string, unknown>
-  : Pruned<{ [K in keyof R as K extends OutsideEssence ? never : K]: R[K] }> & {
-      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
-    };
+export type Essence<R> = unknown extends R ? Record<string, unknown> : Pruned<Shape<R>>;
+
+/** The essence's keys with the resource's own types (before pruning, which changes optionality only). */
+type Shape<R> = { [K in keyof R as K extends OutsideEssence ? never : K]: R[K] } & {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+};
 
 /** Depth budget of a path: `Fewer[n]` is n - 1; 0 stops. */
 type Fewer = [never, 0, 1, 2, 3, 4, 5];
@@ -60,7 +61,7 @@ type Paths<T, D extends number> = [D] extends [never]
  * five segments (`spec.replicas`, `spec.template.spec.containers`, `metadata.labels.app`). Bounded
  * so that the largest real-world schemas still type-check quickly. Any string for an untyped resource.
  */
-export type FieldPath<R> = unknown extends R ? string : Paths<Essence<R>, 5>;
+export type FieldPath<R> = unknown extends R ? string : Paths<Shape<R>, 5>;
 
 /** The type of the value at the dotted path `P` of `T` (`unknown` where the path leaves the type). */
 export type FieldValue<T, P extends string> = unknown extends T
@@ -76,3 +77,43 @@ export type FieldValue<T, P extends string> = unknown extends T
       : string extends keyof NonNullable<T>
         ? NonNullable<T>[string & keyof NonNullable<T>]
         : unknown;
+
+/** The keys of an object type that a path may name (none for lists and scalars: paths stop there). */
+type Segments<T> =
+  NonNullable<T> extends readonly unknown[]
+    ? never
+    : NonNullable<T> extends object
+      ? keyof NonNullable<T> & string
+      : never;
+
+/** The type below `Head` in `T`, through an index signature if `T` has one. */
+type Below<T, Head extends string> = Head extends keyof NonNullable<T>
+  ? NonNullable<T>[Head]
+  : NonNullable<T>[string & keyof NonNullable<T>];
+
+/**
+ * `P` itself when it is a dotted path into `T`; otherwise what it could have been at the segment
+ * that went wrong (`Done` is the part already checked), so TypeScript's error names the choices.
+ * Walks `P`'s own segments only: the cost grows with the path, not with the schema.
+ */
+type Checked<T, P extends string, Whole extends string, Done extends string> = P extends `${infer Head}.${infer Rest}`
+  ? Head extends Segments<T>
+    ? Checked<Below<T, Head>, Rest, Whole, `${Done}${Head}.`>
+    : Choices<T, Done>
+  : P extends Segments<T>
+    ? Whole
+    : Choices<T, Done>;
+
+/** The paths one segment below `Done`; at a list or a scalar, `Done` itself (the deepest path there is). */
+type Choices<T, Done extends string> = [Segments<T>] extends [never]
+  ? Done extends `${infer Parent}.`
+    ? Parent
+    : never
+  : `${Done}${Segments<T>}`;
+
+/**
+ * What `onField` accepts as `P`: `P` when it is one of the resource's field paths (`FieldPath`),
+ * else the paths it could have meant. Checked segment by segment, so large schemas cost nothing
+ * until a path is written. Any string for an untyped resource.
+ */
+export type CheckedFieldPath<R, P extends string> = unknown extends R ? P : Checked<Shape<R>, P, P, ''>;
