@@ -69,13 +69,25 @@ function options(runtime: string): ts.CompilerOptions {
 }
 
 /** CPU time (user + system) rather than wall time: other processes sharing the cores inflate the latter. */
-function check(roots: string[], runtime: string): { ms: number; errors: number } {
+/**
+ * CPU time (user + system) rather than wall time: other processes sharing the cores inflate the
+ * latter. Also the checker's own counts of types and instantiations, which no load can blur.
+ */
+function check(
+  roots: string[],
+  runtime: string,
+): { ms: number; errors: number; types: number; instantiations: number } {
   globalThis.gc?.();
   const start = process.cpuUsage();
   const program = ts.createProgram({ rootNames: roots, options: options(runtime) });
   const errors = ts.getPreEmitDiagnostics(program).length;
   const used = process.cpuUsage(start);
-  return { ms: (used.user + used.system) / 1000, errors };
+  return {
+    ms: (used.user + used.system) / 1000,
+    errors,
+    types: program.getTypeCount(),
+    instantiations: program.getInstantiationCount(),
+  };
 }
 
 const read = await readInputs([dir]);
@@ -105,19 +117,19 @@ try {
     ...(base ? [{ label: `+ probes, runtime at ${base}`, roots: withProbes, runtime: resolve(base) }] : []),
   ];
   const times = variants.map(() => [] as number[]);
-  const errors = variants.map(() => 0);
+  const last = variants.map(() => ({ errors: 0, types: 0, instantiations: 0 }));
   for (let run = 0; run < RUNS; run++)
     variants.forEach((v, i) => {
       const r = check(v.roots, v.runtime);
       times[i].push(r.ms);
-      errors[i] = r.errors;
+      last[i] = r;
     });
   console.log(
     `tsc --noEmit (strict, CPU time) over ${generated.length} generated modules, ${stubs.length} stub files:`,
   );
   variants.forEach((v, i) =>
     console.log(
-      `  ${v.label.padEnd(48)} best ${times[i].reduce((a, b) => Math.min(a, b)).toFixed(0)} ms, median ${median(times[i]).toFixed(0)} ms, ${errors[i]} errors, ×${(median(times[i]) / median(times[0])).toFixed(2)} of the first`,
+      `  ${v.label.padEnd(48)} best ${times[i].reduce((a, b) => Math.min(a, b)).toFixed(0)} ms, median ${median(times[i]).toFixed(0)} ms (×${(median(times[i]) / median(times[0])).toFixed(2)} of the first); ${last[i].types} types (×${(last[i].types / last[0].types).toFixed(2)}), ${last[i].instantiations} instantiations (×${(last[i].instantiations / last[0].instantiations).toFixed(2)}); ${last[i].errors} errors`,
     ),
   );
 } finally {

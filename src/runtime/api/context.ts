@@ -44,26 +44,21 @@ type SectionPatch<S> = [NonNullable<S>] extends [object]
  */
 export type MetadataPatch = MergePatch<Pick<ObjectMeta, 'labels' | 'annotations' | 'finalizers' | 'ownerReferences'>>;
 
-/** Top-level keys of `W` other than the ones `Patch` always holds (e.g. a `data` beside `spec`). */
-type OtherKeysPatch<W> = [unknown] extends [W]
-  ? Record<string, unknown>
-  : W extends object
-    ? MergePatch<{
-        [K in keyof W as K extends 'apiVersion' | 'kind' | 'metadata' | 'spec' | 'status' ? never : K]: W[K];
-      }>
-    : Record<string, unknown>;
-
 /**
  * JSON merge patch (RFC 7386) of the object: `null` deletes a key. Applied after the handler, also
  * when it fails; every key is written (kopf's `patch` takes any key). Typed by the resource's write
- * view `W` (`…Input`, where server defaults make it differ from the object as read): `metadata`,
- * `spec` and `status` are always there to assign into, other top-level keys may be added.
+ * view `W` (`…Input`, where server defaults make it differ from the object as read): `metadata`
+ * and `spec`, `status` are always there to assign into. Other top-level keys (a `data` beside
+ * `spec`) are accepted untyped: typing them from `W` too makes TypeScript compare a stub declared
+ * with the read view's context (`HandlerContext<R>`) against the write view's by `W` itself, and
+ * reject it.
  */
-export type Patch<W = unknown> = {
+export interface Patch<W = unknown> {
   metadata: MetadataPatch;
   spec: SectionPatch<SpecOf<W>>;
   status: SectionPatch<StatusOf<W>>;
-} & OtherKeysPatch<W>;
+  [key: string]: unknown;
+}
 
 export type DiffOperation = 'add' | 'change' | 'remove';
 /** One changed field between the last handled state and now: `[op, path, old, new]`, as in kopf. */

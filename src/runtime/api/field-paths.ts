@@ -8,35 +8,27 @@
 /** Keys `buildEssence` leaves out of the top level (metadata comes back as labels and annotations only). */
 type OutsideEssence = 'apiVersion' | 'kind' | 'metadata' | 'status';
 
-/** Nested keys of `T`'s values: object-valued keys become optional, since `pruneEmpty` drops empty objects. */
-type Pruned<T> = T extends readonly unknown[]
-  ? T
-  : T extends object
-    ? { [K in keyof T as IsObjectValued<T[K]> extends true ? never : K]: T[K] } & {
-        [K in keyof T as IsObjectValued<T[K]> extends true ? K : never]?: Pruned<T[K]>;
-      }
-    : T;
-
-type IsObjectValued<V> = [NonNullable<V>] extends [never]
-  ? false
-  : NonNullable<V> extends readonly unknown[]
-    ? false
-    : NonNullable<V> extends object
-      ? true
-      : false;
+/** The metadata the essence keeps. */
+type EssenceMetadata = { labels?: Record<string, string>; annotations?: Record<string, string> };
 
 /**
  * What `old` and `new` hold for create, update, resume and delete handlers (kopf's diffbase
  * essence): the object without apiVersion, kind and status, its metadata reduced to labels and
- * annotations (less the operators' marks), every empty object pruned. There is no
- * `metadata.name`, no `status`: read those from `body`.
+ * annotations (less the operators' marks). There is no `metadata.name`, no `status`: read those
+ * from `body`. Empty objects are pruned from it, so every top-level key is optional; below, an
+ * object that is required but may be empty (`{}`) is typed as present and may be missing (kept
+ * out of the type: marking every such key optional doubled the checker's work on large schemas).
  */
-export type Essence<R> = unknown extends R ? Record<string, unknown> : Pruned<Shape<R>>;
+export type Essence<R> = unknown extends R ? Record<string, unknown> : Shape<R>;
 
-/** The essence's keys with the resource's own types (before pruning, which changes optionality only). */
-type Shape<R> = { [K in keyof R as K extends OutsideEssence ? never : K]: R[K] } & {
-  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
-};
+/** The essence's keys with the resource's own types, each optional. */
+type Shape<R> = { [K in keyof R as K extends OutsideEssence ? never : K]?: R[K] } & { metadata?: EssenceMetadata };
+
+/** The essence's top-level keys, without building its type. */
+type EssenceKeys<R> = Exclude<keyof R & string, OutsideEssence> | 'metadata';
+
+/** The type of the essence's top-level key `Head`. */
+type EssenceBelow<R, Head extends string> = Head extends 'metadata' ? EssenceMetadata : Below<R, Head>;
 
 /** Depth budget of a path: `Fewer[n]` is n - 1; 0 stops. */
 type Fewer = [never, 0, 1, 2, 3, 4, 5];
@@ -116,4 +108,12 @@ type Choices<T, Done extends string> = [Segments<T>] extends [never]
  * else the paths it could have meant. Checked segment by segment, so large schemas cost nothing
  * until a path is written. Any string for an untyped resource.
  */
-export type CheckedFieldPath<R, P extends string> = unknown extends R ? P : Checked<Shape<R>, P, P, ''>;
+export type CheckedFieldPath<R, P extends string> = unknown extends R
+  ? P
+  : P extends `${infer Head}.${infer Rest}`
+    ? Head extends EssenceKeys<R>
+      ? Checked<EssenceBelow<R, Head>, Rest, P, `${Head}.`>
+      : `${EssenceKeys<R>}`
+    : P extends EssenceKeys<R>
+      ? P
+      : `${EssenceKeys<R>}`;
