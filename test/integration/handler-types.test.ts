@@ -114,10 +114,10 @@ test('onField takes the resource field paths only; old/new are the field or the 
   assert.deepEqual([wordAt(17), wordAt(20)], ["'spec.replicaz'", "'metadata.name'"]);
   // The message names what the path could have been at the segment that went wrong.
   const on = (line: number) => errors.find((e) => e.line === line)?.message ?? '';
-  assert.match(on(17), /"spec\.replicaz".* parameter of type .*"spec\.replicas"/);
-  assert.match(on(18), /parameter of type '"spec\.ports"'/);
-  assert.match(on(19), /parameter of type '"spec" \| "metadata"'|parameter of type '"metadata" \| "spec"'/);
-  assert.match(on(20), /"metadata\.labels"/);
+  assert.match(on(17), /"spec\.replicaz".* parameter of type .*fieldPathOneOf: .*"spec\.replicas"/);
+  assert.match(on(18), /fieldPathOneOf: "spec\.ports"; }/);
+  assert.match(on(19), /fieldPathOneOf: ("spec" \| "metadata"|"metadata" \| "spec"); }/);
+  assert.match(on(20), /fieldPathOneOf: .*"metadata\.labels"/);
   assert.match(errors.find((e) => e.line === 15)?.message ?? '', /'toUpperCase' does not exist on type 'number'/);
   assert.match(errors.find((e) => e.line === 28)?.message ?? '', /'name' does not exist/);
 });

@@ -99,8 +99,8 @@ export interface HandlerDefinition<Res, S, W = Res> {
    * `spec.replicas`; a typo is a compile error) changed; `old`/`new` are that field's values.
    */
   onField<P extends string, Ret extends StatusPatch<S> | void>(
-    field: CheckedFieldPath<Res, P>,
-    fn: HandlerFn<Res, S, Ret, W, FieldValue<Res, P>>,
+    field: P & CheckedFieldPath<Res, NoInfer<P>>,
+    fn: HandlerFn<Res, S, Ret, W, FieldValue<Res, NoInfer<P>>>,
     options?: HandlerOptions,
   ): void;
 }

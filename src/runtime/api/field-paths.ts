@@ -84,17 +84,18 @@ type Below<T, Head extends string> = Head extends keyof NonNullable<T>
   : NonNullable<T>[string & keyof NonNullable<T>];
 
 /**
- * `P` itself when it is a dotted path into `T`; otherwise what it could have been at the segment
- * that went wrong (`Done` is the part already checked), so TypeScript's error names the choices.
- * Walks `P`'s own segments only: the cost grows with the path, not with the schema.
+ * `unknown` when `P` is a dotted path into `T`; otherwise `{ fieldPathOneOf: … }`, what it could
+ * have been at the segment that went wrong (`Done` is the part already checked), which
+ * `onField`'s `P & …` turns into an error naming the choices. Walks `P`'s own segments only:
+ * the cost grows with the path, not with the schema.
  */
 type Checked<T, P extends string, Whole extends string, Done extends string> = P extends `${infer Head}.${infer Rest}`
   ? Head extends Segments<T>
     ? Checked<Below<T, Head>, Rest, Whole, `${Done}${Head}.`>
-    : Choices<T, Done>
+    : { readonly fieldPathOneOf: `${Choices<T, Done>}` }
   : P extends Segments<T>
-    ? Whole
-    : Choices<T, Done>;
+    ? unknown
+    : { readonly fieldPathOneOf: `${Choices<T, Done>}` };
 
 /** The paths one segment below `Done`; at a list or a scalar, `Done` itself (the deepest path there is). */
 type Choices<T, Done extends string> = [Segments<T>] extends [never]
@@ -104,16 +105,19 @@ type Choices<T, Done extends string> = [Segments<T>] extends [never]
   : `${Done}${Segments<T>}`;
 
 /**
- * What `onField` accepts as `P`: `P` when it is one of the resource's field paths (`FieldPath`),
- * else the paths it could have meant. Checked segment by segment, so large schemas cost nothing
- * until a path is written. Any string for an untyped resource.
+ * `onField` takes `P & CheckedFieldPath<R, P>`: `unknown` (so just `P`) when `P` is one of the
+ * resource's field paths (`FieldPath`), else an object naming the paths it could have meant, which
+ * no string is. Checked segment by segment, so large schemas cost nothing until a path is
+ * written, and `P` is inferred from the argument alone (`NoInfer` on this side), which keeps
+ * TypeScript from inferring through these conditional types. Any string for an untyped resource.
  */
-export type CheckedFieldPath<R, P extends string> = unknown extends R
-  ? P
-  : P extends `${infer Head}.${infer Rest}`
-    ? Head extends EssenceKeys<R>
-      ? Checked<EssenceBelow<R, Head>, Rest, P, `${Head}.`>
-      : `${EssenceKeys<R>}`
-    : P extends EssenceKeys<R>
-      ? P
-      : `${EssenceKeys<R>}`;
+export type CheckedFieldPath<R, P extends string> = unknown extends R ? unknown : Check<R, P>;
+
+/** `Checked` for the essence's top level, whose keys are read off `R` without building its type. */
+type Check<R, P extends string> = P extends `${infer Head}.${infer Rest}`
+  ? Head extends EssenceKeys<R>
+    ? Checked<EssenceBelow<R, Head>, Rest, P, `${Head}.`>
+    : { readonly fieldPathOneOf: `${EssenceKeys<R>}` }
+  : P extends EssenceKeys<R>
+    ? unknown
+    : { readonly fieldPathOneOf: `${EssenceKeys<R>}` };
