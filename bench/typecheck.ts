@@ -3,8 +3,10 @@
  * into a temporary project, type-checked under strict three ways, interleaved, best and median
  * of each printed (CPU time): the generated modules alone; the same plus one `onField` (and `onUpdate`)
  * registration per resource, which makes TypeScript compute the resource's field paths and
- * field types; and, when `KOPFGEN_BENCH_BASE_RUNTIME` names another `src/runtime/index.ts`
- * (e.g. an older checkout's), the probes against that runtime, for a before/after ratio.
+ * field types; and, when `KOPFGEN_BENCH_BASE_RUNTIME` names another runtime's `index.d.ts`
+ * (e.g. an older checkout's declarations), the probes against that runtime, for a before/after
+ * ratio. The runtime is the built declarations (`dist/src/runtime/index.d.ts`, or
+ * `KOPFGEN_BENCH_RUNTIME`), as a user's project sees it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,7 +111,8 @@ try {
   await writeFilesAtomic(files);
   const modules = files.map((f) => f.path).filter((p) => p.endsWith('.ts') && !p.endsWith('probes.ts'));
   const withProbes = [...modules, join(root, 'cases', 'probes.ts')];
-  const runtime = join(REPO, 'src/runtime/index.ts');
+  // The declarations, as a user's project sees the runtime (its sources would be checked too).
+  const runtime = resolve(process.env.KOPFGEN_BENCH_RUNTIME ?? join(REPO, 'dist/src/runtime/index.d.ts'));
   const base = process.env.KOPFGEN_BENCH_BASE_RUNTIME;
   const variants: { label: string; roots: string[]; runtime: string }[] = [
     { label: 'generated + stubs', roots: modules, runtime },
