@@ -24,6 +24,7 @@ const SECTIONS: { name: string; file: string }[] = [
   },
   { name: 'warm generate (cache) vs cold, as a user runs it', file: 'warm.js' },
   { name: 'one wide object (10k, 20k, 40k keys), vs. the yaml-parse floor', file: 'wide-object.js' },
+  { name: "tsc over the generated output: the handler API's types (onField paths, old/new)", file: 'typecheck.js' },
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -9,7 +9,7 @@ import { MyResourceMyappTemporaryError, type MyResource } from './generated/inde
 /** Shared by any handler of any resource: the base TemporaryError takes a status and no handler id. */
 export function requireImage(resource: MyResource): string {
   const image = resource.spec?.image?.trim();
-  if (!image) throw new TemporaryError('spec.image is empty; waiting for it to be set', { delay: 30, status: { phase: 'Pending' } });
+  if (!image) throw new TemporaryError('spec.image is empty; waiting for it to be set', { delay: 30, status: { phase: 'Pending', reason: 'no-image' } });
   return image;
 }
 
@@ -19,6 +19,6 @@ export function requireImage(resource: MyResource): string {
  */
 export function requireReplicas(resource: MyResource): number {
   const replicas = resource.spec?.replicas ?? 1;
-  if (replicas < 1) throw new MyResourceMyappTemporaryError('scaled to zero; nothing to start', { delay: 60, status: { phase: 'Pending' } });
+  if (replicas < 1) throw new MyResourceMyappTemporaryError('scaled to zero; nothing to start', { delay: 60, status: { phase: 'Pending', reason: 'scaled-to-zero' } });
   return replicas;
 }

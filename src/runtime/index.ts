@@ -21,7 +21,15 @@ export type {
   Ingress,
   Wire,
 } from './api/builtins.js';
-export type { Exact, HandlerDefinition, HandlerFn, PrinterColumnDescriptor, ResourceDescriptor } from './api/define.js';
+export type {
+  Exact,
+  HandlerDefinition,
+  HandlerFn,
+  PrinterColumnDescriptor,
+  ResourceDescriptor,
+  StatusPatch,
+} from './api/define.js';
+export type { Essence, FieldPath, FieldValue } from './api/field-paths.js';
 export { Registry, defaultRegistry } from './api/registry.js';
 export type {
   Cause,
@@ -31,6 +39,7 @@ export type {
   HookContext,
   OperatorHook,
   RegisteredHandler,
+  StatusMode,
   TimerOptions,
 } from './api/registry.js';
 export { ABSENT, PRESENT } from './api/filters.js';
@@ -38,7 +47,15 @@ export type { FilterContext, Filters, MetaFilter, Presence } from './api/filters
 export type { EventContext, WatchEventType } from './api/event-context.js';
 export { onCleanup, onStartup } from './api/hooks.js';
 export type { HookOptions } from './api/hooks.js';
-export type { DiffItem, DiffOperation, HandlerContext, Logger, Patch } from './api/context.js';
+export type {
+  DiffItem,
+  DiffOperation,
+  HandlerContext,
+  Logger,
+  MergePatch,
+  MetadataPatch,
+  Patch,
+} from './api/context.js';
 export type { KubernetesObject, ManagedFieldsEntry, ObjectMeta, OwnerReference } from './api/kube-types.js';
 export { Operator, StartupError } from './operator.js';
 export type { OperatorOptions } from './operator.js';

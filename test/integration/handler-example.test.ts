@@ -1,7 +1,7 @@
 /**
  * The story in `examples/myresource` (its generated code is the story CRD's golden, compared in
  * golden.test.ts): its handler file is a merge fixed point, it type-checks under strict, and it runs: the handler
- * returns `{ phase: "Starting" }` and the helpers throw TemporaryErrors carrying `{ phase: "Pending" }`.
+ * returns `{ phase: "Starting", reason: null }` (clearing the reason) and the helpers throw TemporaryErrors carrying `{ phase: "Pending", reason }`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,7 +68,7 @@ test("the example runs: Starting from the handler, Pending from the helpers' Tem
         name: 'web',
         logger: { info() {}, debug() {}, warn() {}, error() {} },
       }) as never;
-    assert.deepEqual(await example.myappOnCreate(context({ image: 'nginx' })), { phase: 'Starting' });
+    assert.deepEqual(await example.myappOnCreate(context({ image: 'nginx' })), { phase: 'Starting', reason: null });
 
     const pending = await example.myappOnCreate(context({ image: ' ' })).then(
       () => undefined,
@@ -76,7 +76,7 @@ test("the example runs: Starting from the handler, Pending from the helpers' Tem
     );
     assert.ok(pending instanceof TemporaryError, 'the shared helper throws the base TemporaryError');
     assert.equal(pending.constructor, TemporaryError);
-    assert.deepEqual([pending.status, pending.delay], [{ phase: 'Pending' }, 30]);
+    assert.deepEqual([pending.status, pending.delay], [{ phase: 'Pending', reason: 'no-image' }, 30]);
 
     const scaled = await example.myappOnUpdate(context({ image: 'nginx', replicas: 0 })).then(
       () => undefined,
@@ -84,7 +84,7 @@ test("the example runs: Starting from the handler, Pending from the helpers' Tem
     );
     assert.ok(scaled instanceof TemporaryError);
     assert.equal(scaled.name, 'MyResourceMyappTemporaryError');
-    assert.deepEqual(scaled.status, { phase: 'Pending' });
+    assert.deepEqual(scaled.status, { phase: 'Pending', reason: 'scaled-to-zero' });
   } finally {
     await unregister();
   }

@@ -87,3 +87,48 @@ test('timers, daemons, event handlers, filters and hooks: typed like the other c
     errors.map((e) => `${e.file}:${e.line} TS${e.code} ${e.message}`).join('\n'),
   );
 });
+
+/** The clearing and context cases compiled once, for the tests that read their errors. */
+let typedRun: ReturnType<typeof project> | undefined;
+const typed = () => (typedRun ??= project(['clearing.ts', 'context.ts']));
+
+function casesOf(file: string) {
+  const errors = typed().errors.filter((e) => e.file === `cases/${file}`);
+  const text = readFixture(`test/fixtures/handlers/cases/${file}`);
+  const lines = text.split('\n');
+  const wordAt = (line: number) => {
+    const e = errors.find((x) => x.line === line);
+    assert.ok(e, `an error on line ${line}`);
+    return lines[line - 1].slice(e.col - 1).match(/^[\w'.]+/)?.[0];
+  };
+  return { errors, expected: expectedErrors(`cases/${file}`, text), wordAt };
+}
+
+test('null clears optional status fields; unknown keys, required fields and wrong types stay errors', () => {
+  assert.deepEqual(
+    typed().errors.filter((e) => !e.file.startsWith('cases/')),
+    [],
+  );
+  const { errors, expected, wordAt } = casesOf('clearing.ts');
+  assert.equal(expected.length, 6);
+  assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.line} TS${e.code} ${e.message}`).join('\n'));
+  // Sync callbacks and error constructors: at the offending key.
+  assert.deepEqual([wordAt(18), wordAt(20), wordAt(22), wordAt(23)], ['reason', 'reason', 'host', 'host']);
+  assert.match(errors.find((e) => e.line === 22)?.message ?? '', /Type 'null' is not assignable to type 'string'/);
+});
+
+test('onField takes the resource field paths only; old/new are the field or the essence', () => {
+  const { errors, expected, wordAt } = casesOf('context.ts');
+  assert.equal(expected.length, 9);
+  assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.line} TS${e.code} ${e.message}`).join('\n'));
+  // A wrong path is reported at the path literal, naming it.
+  assert.deepEqual([wordAt(17), wordAt(20)], ["'spec.replicaz'", "'metadata.name'"]);
+  // The message names what the path could have been at the segment that went wrong.
+  const on = (line: number) => errors.find((e) => e.line === line)?.message ?? '';
+  assert.match(on(17), /"spec\.replicaz".* parameter of type .*fieldPathOneOf: .*"spec\.replicas"/);
+  assert.match(on(18), /fieldPathOneOf: "spec\.ports"; }/);
+  assert.match(on(19), /fieldPathOneOf: ("spec" \| "metadata"|"metadata" \| "spec"); }/);
+  assert.match(on(20), /fieldPathOneOf: .*"metadata\.labels"/);
+  assert.match(errors.find((e) => e.line === 15)?.message ?? '', /'toUpperCase' does not exist on type 'number'/);
+  assert.match(errors.find((e) => e.line === 28)?.message ?? '', /'name' does not exist/);
+});

@@ -14,10 +14,11 @@ import { MyResourceMyapp, MyResourceMyappPermanentError, MyResourceMyappTemporar
  * {@link MyResourceMyappPermanentError} (not retried); the `status` you give them is merged the same way.
  */
 export async function myappOnCreate(ctx: HandlerContext<MyResource>): Promise<MyResourceMyappStatus | void> {
-  const image = requireImage(ctx.body); // throws TemporaryError with { phase: "Pending" }
-  const replicas = requireReplicas(ctx.body); // throws MyResourceMyappTemporaryError with { phase: "Pending" }
+  const image = requireImage(ctx.body); // throws TemporaryError with { phase: "Pending", reason }
+  const replicas = requireReplicas(ctx.body); // throws MyResourceMyappTemporaryError with { phase: "Pending", reason }
   ctx.logger.info('myapp: starting', { name: ctx.name, image, replicas });
-  return { phase: "Starting" };
+  // The status is merged into status.myapp: `null` deletes the reason an earlier error left there.
+  return { phase: "Starting", reason: null };
 }
 MyResourceMyapp.onCreate(myappOnCreate);
 

@@ -143,7 +143,7 @@ export const builtins: Builtins = Object.freeze({
   ingresses: builtin<Ingress>('networking.k8s.io', 'v1', 'ingresses', 'Ingress'),
 });
 
-type Callback = (context: HandlerContext<unknown>) => unknown;
+type Callback = (context: HandlerContext<unknown, unknown, unknown>) => unknown;
 
 /**
  * A built-in kind's handler as the runtime runs it: whatever would land in `status` (a returned
@@ -151,11 +151,11 @@ type Callback = (context: HandlerContext<unknown>) => unknown;
  * owns is written and nothing is silently lost either.
  */
 export function builtinHandler(id: string, fn: Callback): Callback {
-  const dropped = (context: HandlerContext<unknown>, what: string) =>
+  const dropped = (context: HandlerContext<unknown, unknown, unknown>, what: string) =>
     context.logger.warn(
       `handler ${id}: ${what} is not written: the status of a built-in kind belongs to Kubernetes (see README, built-in kinds)`,
     );
-  const clearPatchStatus = (context: HandlerContext<unknown>) => {
+  const clearPatchStatus = (context: HandlerContext<unknown, unknown, unknown>) => {
     const status: unknown = Reflect.get(context.patch, 'status');
     if (typeof status === 'object' && status !== null && Object.keys(status).length > 0) {
       dropped(context, 'patch.status');

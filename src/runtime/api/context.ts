@@ -4,6 +4,7 @@
  */
 import type { Cause } from './registry.js';
 import type { ObjectMeta } from './kube-types.js';
+import type { Essence } from './field-paths.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -37,22 +38,37 @@ type SectionPatch<S> = [NonNullable<S>] extends [object]
   : Record<string, unknown>;
 
 /**
+ * The metadata a handler may patch. `finalizers` and `ownerReferences` are lists, which a merge
+ * patch replaces whole: the runtime keeps the operator's own finalizer in (or out of) the list as
+ * the object has it, so a handler lists only the finalizers it means.
+ */
+export type MetadataPatch = MergePatch<Pick<ObjectMeta, 'labels' | 'annotations' | 'finalizers' | 'ownerReferences'>>;
+
+/**
  * JSON merge patch (RFC 7386) of the object: `null` deletes a key. Applied after the handler, also
- * when it fails. Typed by the resource's write view `W` (`…Input`, where server defaults make it
- * differ from the object as read).
+ * when it fails; every key is written (kopf's `patch` takes any key). Typed by the resource's write
+ * view `W` (`…Input`, where server defaults make it differ from the object as read): `metadata`
+ * and `spec`, `status` are always there to assign into. Other top-level keys (a `data` beside
+ * `spec`) are accepted untyped: typing them from `W` too makes TypeScript compare a stub declared
+ * with the read view's context (`HandlerContext<R>`) against the write view's by `W` itself, and
+ * reject it.
  */
 export interface Patch<W = unknown> {
-  metadata: { labels?: Record<string, string | null>; annotations?: Record<string, string | null> };
+  metadata: MetadataPatch;
   spec: SectionPatch<SpecOf<W>>;
   status: SectionPatch<StatusOf<W>>;
+  [key: string]: unknown;
 }
 
 export type DiffOperation = 'add' | 'change' | 'remove';
 /** One changed field between the last handled state and now: `[op, path, old, new]`, as in kopf. */
 export type DiffItem = readonly [DiffOperation, readonly string[], unknown, unknown];
 
-/** `W`: the resource's write view, which types `patch` (the object as read when they agree). */
-export interface HandlerContext<R, W = R> {
+/**
+ * `W`: the resource's write view, which types `patch` (the object as read when they agree). `O`:
+ * what `old`/`new` hold, the essence (see `Essence`) or, for a field handler, the field's value.
+ */
+export interface HandlerContext<R, W = R, O = Essence<R>> {
   body: R;
   spec: SpecOf<R>;
   status: StatusOf<R> | undefined;
@@ -70,9 +86,13 @@ export interface HandlerContext<R, W = R> {
   /** Milliseconds since `started`. */
   runtime: number;
   diff: readonly DiffItem[];
-  /** The last handled state (update, field) and the current one. */
-  old: R | undefined;
-  new: R | undefined;
+  /**
+   * The essence last handled and the essence now: no apiVersion, kind or status, metadata reduced
+   * to labels and annotations (create: `old` undefined; delete: both undefined). For a field
+   * handler, the field's value in each.
+   */
+  old: O | undefined;
+  new: O | undefined;
   /** Aborted when the operator shuts down or the handler's timeout passes. */
   signal: AbortSignal;
 }

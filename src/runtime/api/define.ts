@@ -6,6 +6,7 @@
  */
 import type { HandlerContext } from './context.js';
 import type { EventContext } from './event-context.js';
+import type { CheckedFieldPath, Essence, FieldValue } from './field-paths.js';
 import {
   Registry,
   defaultRegistry,
@@ -73,32 +74,69 @@ export type Exact<R, S> = R extends readonly (infer E)[]
       : R
     : R;
 
-/** A handler callback: returns the handler's status (merged into `status.<id>`) or nothing. */
-export type HandlerFn<Res, S, Ret extends S | void, W = Res> = (
-  context: HandlerContext<Res, W>,
-) => Promisable<Ret & Exact<Ret, S>>;
+/**
+ * What a handler may write into `status.<id>` (its return value, an error's `status`): `S`, where
+ * every optional field may also be `null`, at any depth. A JSON merge patch deletes a key set to
+ * `null` (RFC 7386 §2), so `{ reason: null }` clears a reason an earlier error left behind. A
+ * required field cannot be nulled; lists are replaced whole, so their items are not nullable; the
+ * brand (a symbol key) is left alone. Unknown keys and wrong types stay errors: this only widens
+ * what each known key accepts.
+ */
+export type StatusPatch<S> = S extends readonly unknown[]
+  ? S
+  : S extends object
+    ? {
+        [K in keyof S]:
+          StatusPatch<S[K]> | (K extends symbol ? never : Record<never, never> extends Pick<S, K> ? null : never);
+      }
+    : S;
+
+/**
+ * A handler callback: returns the handler's status (merged into `status.<id>`) or nothing. `O` is
+ * what `old`/`new` hold (the essence, or the watched field's value for `onField`).
+ */
+export type HandlerFn<Res, S, Ret extends StatusPatch<S> | void, W = Res, O = Essence<Res>> = (
+  context: HandlerContext<Res, W, O>,
+) => Promisable<Ret & Exact<Ret, StatusPatch<S>>>;
 
 export interface HandlerDefinition<Res, S, W = Res> {
   readonly id: string;
   readonly resource: ResourceDescriptor<Res, W>;
-  onCreate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
-  onUpdate<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
-  onDelete<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
-  onResume<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
-  /** Runs on create/update when the value at `field` (a dotted path, e.g. `spec.replicas`) changed. */
-  onField<Ret extends S | void>(field: string, fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  /** `old` is undefined, `new` the essence (what a later update is compared with). */
+  onCreate<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  /** `old`/`new`: the essence last handled and the essence now (no metadata but labels and annotations, no status). */
+  onUpdate<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  /** `old`/`new` are undefined: the object is going away. */
+  onDelete<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  /** `old`/`new`: the essence last handled and now (equal unless the resume rides along an update). */
+  onResume<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  /**
+   * Runs on create/update when the value at `field` (a dotted path into the essence, e.g.
+   * `spec.replicas`; a typo is a compile error) changed; `old`/`new` are that field's values.
+   */
+  onField<P extends string, Ret extends StatusPatch<S> | void>(
+    field: P & CheckedFieldPath<Res, NoInfer<P>>,
+    fn: HandlerFn<Res, S, Ret, W, FieldValue<Res, NoInfer<P>>>,
+    options?: HandlerOptions<Res>,
+  ): void;
   /**
    * Every raw watch event of a matching object (kopf's on.event): no progress, no status write, no
    * retries; an error is logged and the next event comes regardless.
    */
   onEvent(fn: (context: EventContext<Res>) => Promisable<void>, options?: HandlerOptions<Res>): void;
   /** Runs every `interval` seconds per matching object (kopf's timer); its result lands in `status.<id>`. */
-  onTimer<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options: HandlerOptions<Res> & TimerOptions): void;
+  onTimer<Ret extends StatusPatch<S> | void>(
+    fn: HandlerFn<Res, S, Ret, W>,
+    options: HandlerOptions<Res> & TimerOptions,
+  ): void;
   /**
    * One long-running call per matching object (kopf's daemon), its `signal` aborted on deletion,
    * shutdown or lost leadership; its result lands in `status.<id>`.
    */
-  onDaemon<Ret extends S | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res> & DaemonOptions): void;
+  onDaemon<Ret extends StatusPatch<S> | void>(
+    fn: HandlerFn<Res, S, Ret, W>,
+    options?: HandlerOptions<Res> & DaemonOptions,
+  ): void;
 }
 
 /** Splits a timer's or daemon's schedule from the options every registration shares. */

@@ -4,10 +4,15 @@
  * handler that is running when they surface: the runtime knows the id, the thrower need not.
  */
 
-/** What an error may carry, typed by the handler's status type in generated subclasses. */
+import type { StatusPatch } from './define.js';
+
+/**
+ * What an error may carry, typed by the handler's status type in generated subclasses: the
+ * status as a return value may be, `null` clearing an optional field (see `StatusPatch`).
+ */
 export interface HandlerErrorOptions<S> {
   /** Merged into `status.<handler id>` exactly like a handler's return value. */
-  status?: S;
+  status?: StatusPatch<S>;
   /** The underlying error, kept for logs (standard `Error.cause`). */
   cause?: unknown;
 }
@@ -25,7 +30,7 @@ export const handlerErrorKind: unique symbol = Symbol.for('kopfgen.handlerErrorK
 
 /** Base of the handler errors, so the runtime can recognise either with one `instanceof`. */
 export abstract class HandlerError<S = unknown> extends Error {
-  readonly status: S | undefined;
+  readonly status: StatusPatch<S> | undefined;
   abstract readonly [handlerErrorKind]: 'temporary' | 'permanent';
   constructor(message: string, options: HandlerErrorOptions<S> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });

@@ -16,6 +16,14 @@ export type Cause = 'create' | 'update' | 'delete' | 'resume' | 'field' | 'event
 /** What a handler does with an error that is neither TemporaryError nor PermanentError. */
 export type ErrorsMode = 'temporary' | 'permanent' | 'ignored';
 
+/**
+ * How a handler's status payload (return value, or an error's `status`) meets `status.<id>`:
+ * `merge` (default, kopf's): merged key by key, so keys an earlier attempt wrote stay unless the
+ * payload sets them to `null`; `replace`: the payload becomes `status.<id>` whole, the runtime
+ * nulling every key the object holds there that the payload lacks.
+ */
+export type StatusMode = 'merge' | 'replace';
+
 /** Options of every registration, with its filters (`R`: the resource, which types `when`). */
 export interface HandlerOptions<R = unknown> extends Filters<R> {
   /** Attempts before the handler fails for good (default: unlimited, as in kopf). */
@@ -26,6 +34,8 @@ export interface HandlerOptions<R = unknown> extends Filters<R> {
   backoff?: number;
   /** How errors other than TemporaryError/PermanentError are treated (default `temporary`). */
   errors?: ErrorsMode;
+  /** How a status payload meets `status.<id>`: `merge` (default) or `replace`. */
+  status?: StatusMode;
   /** The registry to register into (default: `defaultRegistry`). */
   registry?: Registry;
   /**
@@ -74,7 +84,7 @@ export interface RegisteredHandler {
   resource: ResourceDescriptor;
   id: string;
   cause: Cause;
-  fn: (context: HandlerContext<unknown>) => unknown;
+  fn: (context: HandlerContext<unknown, unknown, unknown>) => unknown;
   options: HandlerOptions;
   /** For `field` handlers: the dotted path whose change triggers the handler. */
   field?: string;

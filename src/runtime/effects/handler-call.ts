@@ -8,11 +8,11 @@ import type { HandlerContext, Logger } from '../api/context.js';
 import { isHandlerError } from '../api/errors.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
-import { clone } from '../json.js';
-import type { RunStep, Step } from '../reconcile/decide.js';
+import { clone, getPath } from '../json.js';
+import { finalizersOf, type RunStep, type Step } from '../reconcile/decide.js';
 import { Unserialisable } from '../reconcile/failures.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from '../reconcile/outcome.js';
-import { emptyPatch, outcomePatch, resultPatch, type ObjectPatch } from '../reconcile/patches.js';
+import { emptyPatch, outcomePatch, replacingPatch, resultPatch, type ObjectPatch } from '../reconcile/patches.js';
 import type { Marks } from '../reconcile/marks.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
 import type { RegisteredHandler } from '../api/registry.js';
@@ -34,7 +34,7 @@ function timedOut(seconds: number | undefined): Error {
  */
 async function attempt(
   step: Pick<RunStep, 'handler'>,
-  context: HandlerContext<unknown>,
+  context: HandlerContext<unknown, unknown, unknown>,
   abort: AbortController,
   now: Date,
   logger: Logger,
@@ -89,6 +89,15 @@ function interrupted(env: ResourceEnv, attempt: Attempt, outcome: Outcome): Outc
   return { ...outcome, delay: 0, interrupted: true, message };
 }
 
+/**
+ * Under `status: 'replace'` a status payload becomes `status.<id>` whole: keys the object holds
+ * there now and the payload lacks are nulled in the patch (a merge patch would keep them).
+ */
+function replacing(step: RunStep, body: KubernetesObject, outcome: Outcome): Outcome {
+  if (step.handler.options.status !== 'replace' || outcome.status === undefined) return outcome;
+  return { ...outcome, status: replacingPatch(getPath(body, ['status', step.handler.id]), outcome.status) };
+}
+
 export interface Result {
   outcome: Outcome;
   record: ProgressRecord;
@@ -104,7 +113,7 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
   const { started, now } = clock;
   const view = clone(body);
   const meta = view.metadata ?? {};
-  const context: HandlerContext<unknown> = {
+  const context: HandlerContext<unknown, unknown, unknown> = {
     body: view,
     spec: view.spec,
     status: view.status,
@@ -138,7 +147,11 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
     const end = env.now();
     const options = step.handler.options;
     const attempts = (step.record?.retries ?? 0) + 1;
-    const outcome = interrupted(env, result, applyLimits(classify(result, options), options, attempts, started, end));
+    const outcome = replacing(
+      step,
+      body,
+      interrupted(env, result, applyLimits(classify(result, options), options, attempts, started, end)),
+    );
     const record = nextRecord(step.record, step.cause, outcome, started, end);
     recordAttempt(env, {
       handler: step.handler.id,
@@ -150,7 +163,9 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
     return {
       outcome,
       record,
-      patch: serialisable(() => outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks)),
+      patch: serialisable(() =>
+        outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks, finalizersOf(body)),
+      ),
     };
   } finally {
     env.signal.removeEventListener('abort', onStop);
@@ -206,9 +221,13 @@ export async function callSpawned(
     const result = await attempt(step, context, abort, now, context.logger);
     const end = env.now();
     const cancelled = abort.signal.aborted && !result.ok && !isHandlerError(result.error);
-    const outcome: Outcome = cancelled ? { kind: 'success' } : classify(result, handler.options);
+    const outcome: Outcome = cancelled ? { kind: 'success' } : replacing(step, body, classify(result, handler.options));
     recordAttempt(env, { handler: handler.id, cause: handler.cause, outcome: outcome.kind, started: now, ended: end });
-    return { outcome, cancelled, patch: serialisable(() => resultPatch(handler.id, outcome, context.patch)) };
+    return {
+      outcome,
+      cancelled,
+      patch: serialisable(() => resultPatch(handler.id, outcome, context.patch, env.marks, finalizersOf(body))),
+    };
   } finally {
     for (const signal of signals) signal.removeEventListener('abort', onStop);
   }

@@ -235,6 +235,12 @@ export function decide(input: DecideInput): Step {
  * progress purge) rides along in the same patch, as kopf writes one patch per cycle: `decide`
  * runs on the state the patch will produce. Not for finalizer removal, which carries a
  * resourceVersion precondition of its own.
+ *
+ * The essence stored is the one of the state the handler saw, not of the state its patch
+ * produces, as kopf stores the body of the cycle before its patch: a handler's own edits to
+ * spec, labels, annotations (or any other key of the essence) are a change, and the next decision
+ * sees an update (and field handlers of those fields) for them. A handler that edits the object
+ * on every update therefore runs again until its edit changes nothing.
  */
 export function withCompletion(input: DecideInput, patch: ObjectPatch): { patch: ObjectPatch; completes: boolean } {
   const projected = applyMergePatch(input.body, patch);
@@ -243,5 +249,11 @@ export function withCompletion(input: DecideInput, patch: ObjectPatch): { patch:
   if (following.kind !== 'patch' || !following.completes || following.patch.metadata?.resourceVersion !== undefined) {
     return { patch, completes: false };
   }
-  return { patch: combinePatches(patch, following.patch), completes: true };
+  const metadata = following.patch.metadata ?? {};
+  const seen = encodeEssence(buildEssence(input.body, input.marks));
+  const completion = {
+    ...following.patch,
+    metadata: { ...metadata, annotations: { ...metadata.annotations, [input.marks.lastHandled]: seen } },
+  };
+  return { patch: combinePatches(patch, completion), completes: true };
 }

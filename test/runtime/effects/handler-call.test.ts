@@ -19,7 +19,10 @@ const body = {
   spec: { image: 'nginx' },
 };
 
-function setup(fn: (context: HandlerContext<unknown>) => unknown, options: { timeout?: number } = {}) {
+function setup(
+  fn: (context: HandlerContext<unknown>) => unknown,
+  options: { timeout?: number; status?: 'merge' | 'replace' } = {},
+) {
   const registry = new Registry();
   defineHandler(resource, 'myapp').onCreate(fn, { registry, ...options });
   const handler = registry.handlers[0];
@@ -46,6 +49,21 @@ function setup(fn: (context: HandlerContext<unknown>) => unknown, options: { tim
 }
 
 describe('runHandler', () => {
+  it("status: 'replace' nulls the keys of status.<id> the payload lacks; 'merge' leaves them", async () => {
+    const held = { ...body, metadata: { ...body.metadata, finalizers: ['kopfgen.dev/finalizer'] } };
+    const withReason = { ...held, status: { myapp: { phase: 'Pending', reason: 'db' } } };
+    const replace = setup(() => ({ phase: 'Ok' }), { status: 'replace' });
+    assert.deepEqual((await runHandler(replace.env, replace.step, withReason)).patch.status, {
+      myapp: { phase: 'Ok', reason: null },
+    });
+    const merge = setup(() => ({ phase: 'Ok' }));
+    assert.deepEqual((await runHandler(merge.env, merge.step, withReason)).patch.status, { myapp: { phase: 'Ok' } });
+    const finalizers = setup((context) => {
+      context.patch.metadata.finalizers = ['example.com/cleanup'];
+    });
+    const written = (await runHandler(finalizers.env, finalizers.step, held)).patch.metadata?.finalizers;
+    assert.deepEqual(written, ['example.com/cleanup', 'kopfgen.dev/finalizer'], "the operator's own finalizer kept");
+  });
   it('gives the handler a copy of the object, its names, a patch to edit; the result is the status', async () => {
     let seen: HandlerContext<unknown> | undefined;
     const { step, env } = setup((context) => {

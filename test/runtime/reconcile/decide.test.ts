@@ -8,7 +8,7 @@ import {
   encodeEssence,
 } from '../../../src/runtime/reconcile/essence.js';
 import { applyMergePatch } from '../../../src/runtime/json.js';
-import { decide, type Step } from '../../../src/runtime/reconcile/decide.js';
+import { decide, withCompletion, type Step } from '../../../src/runtime/reconcile/decide.js';
 import { encodeProgress, progressAnnotation, type ProgressRecord } from '../../../src/runtime/reconcile/progress.js';
 import { DEFAULT_MARKS, resolveMarks, type Marks } from '../../../src/runtime/reconcile/marks.js';
 
@@ -421,6 +421,44 @@ describe('filters, optional delete handlers and daemons', () => {
       const handlers = registry(setup).handlers;
       const step = decide({ body, handlers, now, initial: true, marks: DEFAULT_MARKS, daemonsRunning });
       assert.equal(step.kind === 'patch' ? `patch:${step.reason}` : run(step), want);
+    });
+  }
+});
+
+describe("a handler's own edits (kopf: the state before the handler is stored)", () => {
+  const handlers = registry((r) => {
+    const h = defineHandler(resource, 'myapp');
+    h.onCreate(noop, { registry: r });
+    h.onUpdate(noop, { registry: r });
+  }).handlers;
+  const done = (purpose: string) =>
+    encodeProgress({ started: now.toISOString(), purpose, retries: 1, success: true } as ProgressRecord);
+
+  // given: the handler's outcome patch (its own edits, its success record); want: the next decision.
+  const cases: { name: string; edits: Record<string, unknown>; want: string }[] = [
+    { name: 'a spec edit', edits: { spec: { replicas: 3 } }, want: 'update:myapp' },
+    { name: 'a label edit', edits: { metadata: { labels: { tier: 'web' } } }, want: 'update:myapp' },
+    { name: 'a status edit (not in the essence)', edits: { status: { myapp: { phase: 'Ready' } } }, want: 'none' },
+    { name: 'no edit', edits: {}, want: 'none' },
+  ];
+  for (const { name, edits, want } of cases) {
+    it(`${name} completing a create: next decision ${want}`, () => {
+      const body = object();
+      const input = { body, handlers, now, initial: false, marks: DEFAULT_MARKS };
+      const outcome = applyMergePatch(edits, {
+        metadata: { annotations: { [progressAnnotation('myapp')]: done('create') } },
+      }) as Record<string, unknown>;
+      const { patch, completes } = withCompletion(input, outcome);
+      assert.equal(completes, true);
+      assert.equal(
+        patch.metadata?.annotations?.[LAST_HANDLED_ANNOTATION],
+        encodeEssence(buildEssence(body)),
+        'the essence the handler saw is stored',
+      );
+      const after = applyMergePatch(body, patch) as Record<string, unknown>;
+      const next = decide({ ...input, body: after });
+      assert.equal(run(next), want);
+      if (next.kind === 'run') assert.notDeepEqual(next.diff, []);
     });
   }
 });
