@@ -9,7 +9,7 @@
  *    quiet; the RSS 5 s after ready is printed too).
  * Each variant runs RUNS times (median printed); the targets are kopf's figures on the same server
  * (60 MB, 0.3 s), printed beside each figure with the ratio. Linux only (/proc).
- * KOPFGEN_BENCH_BASELINE=<a built checkout of another commit> also measures that kopfgen's `run` on the
+ * KOPFGEN_BENCH_BASE=<a built checkout of another commit> also measures that kopfgen's `run` on the
  * JavaScript module, interleaved with this one, and prints the ratio (before/after in one run).
  */
 import { spawn } from 'node:child_process';
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
   }
   const cluster = startCluster();
   const { dir, modules } = project(resolve('.'));
-  const baseline = process.env.KOPFGEN_BENCH_BASELINE;
+  const baseline = process.env.KOPFGEN_BENCH_BASE;
   const before = baseline ? project(resolve(baseline)) : undefined;
   try {
     await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');

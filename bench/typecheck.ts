@@ -113,7 +113,11 @@ try {
   const withProbes = [...modules, join(root, 'cases', 'probes.ts')];
   // The declarations, as a user's project sees the runtime (its sources would be checked too).
   const runtime = resolve(process.env.KOPFGEN_BENCH_RUNTIME ?? join(REPO, 'dist/src/runtime/index.d.ts'));
-  const base = process.env.KOPFGEN_BENCH_BASE_RUNTIME;
+  // The runtime's declarations before: KOPFGEN_BENCH_BASE_RUNTIME, else those of the KOPFGEN_BENCH_BASE checkout.
+  const baseCheckout = process.env.KOPFGEN_BENCH_BASE;
+  const base =
+    process.env.KOPFGEN_BENCH_BASE_RUNTIME ??
+    (baseCheckout ? join(resolve(baseCheckout), 'dist/src/runtime/index.d.ts') : undefined);
   const variants: { label: string; roots: string[]; runtime: string }[] = [
     { label: 'generated + stubs', roots: modules, runtime },
     { label: `+ ${probe.resources}×(onField, onUpdate)`, roots: withProbes, runtime },
