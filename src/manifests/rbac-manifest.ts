@@ -14,6 +14,7 @@
  * - `get`, `create`, `update` on `coordination.k8s.io` `leases`, in the operator's own namespace
  *   only: leader election (client-go's resourcelock updates the Lease it holds).
  */
+import { isBuiltin } from '../runtime/api/builtins.js';
 import type { ResourceDescriptor } from '../runtime/api/define.js';
 import type { ManifestTarget } from './manifest-target.js';
 
@@ -35,34 +36,9 @@ export interface GrantedResource {
   status: boolean;
 }
 
-/**
- * Groups served by kube-apiserver itself. Their resources have no CRD to read; any other group
- * with a dot is a CRD's (the API server requires a dot in a CRD's group).
- */
-const BUILT_IN_GROUPS = new Set([
-  'admissionregistration.k8s.io',
-  'apiextensions.k8s.io',
-  'apiregistration.k8s.io',
-  'authentication.k8s.io',
-  'authorization.k8s.io',
-  'certificates.k8s.io',
-  'coordination.k8s.io',
-  'discovery.k8s.io',
-  'events.k8s.io',
-  'flowcontrol.apiserver.k8s.io',
-  'internal.apiserver.k8s.io',
-  'metrics.k8s.io',
-  'networking.k8s.io',
-  'node.k8s.io',
-  'rbac.authorization.k8s.io',
-  'resource.k8s.io',
-  'scheduling.k8s.io',
-  'storage.k8s.io',
-  'storagemigration.k8s.io',
-]);
-
+/** A custom resource has a CRD to grant `get` on; Kubernetes' own kinds (builtins.ts) have none. */
 export function isCustomResource(r: { group: string }): boolean {
-  return r.group.includes('.') && !BUILT_IN_GROUPS.has(r.group);
+  return !isBuiltin(r);
 }
 
 /** One entry per group and plural, sorted, so registration order and versions never change the output. */

@@ -58,6 +58,8 @@ const BUILT_IN_GROUPS = new Set([
   'discovery.k8s.io',
   'events.k8s.io',
   'flowcontrol.apiserver.k8s.io',
+  'internal.apiserver.k8s.io',
+  'metrics.k8s.io',
   'networking.k8s.io',
   'node.k8s.io',
   'policy',
@@ -65,6 +67,7 @@ const BUILT_IN_GROUPS = new Set([
   'resource.k8s.io',
   'scheduling.k8s.io',
   'storage.k8s.io',
+  'storagemigration.k8s.io',
 ]);
 
 /** Whether a resource is one of Kubernetes' own (no CRD to check), by its flag or its group. */
