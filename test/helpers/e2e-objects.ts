@@ -70,3 +70,11 @@ export async function events(client: KubeClient, ns: string, name: string): Prom
   const list = await client.request<{ items: Body[] }>('GET', `/api/v1/namespaces/${ns}/events`);
   return list.items.filter((e) => e.involvedObject?.name === name);
 }
+
+/** The path of the example's MyResources in `ns` (one of them with `name`). */
+export const myResources = (ns: string, name = ''): string => objectPath('example.com', 'v1', 'myresources', ns, name);
+
+/** The path of the policy fixtures' Blobs in `ns` (one of them with `name`). */
+export const blobs = (ns: string, name = ''): string => objectPath('policy.kopfgen.dev', 'v1', 'blobs', ns, name);
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
