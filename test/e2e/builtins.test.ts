@@ -74,10 +74,7 @@ describe('built-in kinds end to end', { skip }, () => {
       assert.ok(handled.metadata.finalizers.includes(FINALIZER), 'a delete handler holds a finalizer');
       assert.equal(handled.status, undefined);
 
-      await suite.client.request('PATCH', configMaps(ns, 'settings'), {
-        body: { data: { colour: 'blue' } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(configMaps(ns, 'settings'), { data: { colour: 'blue' } });
       await eventually('the update handled', async () => (seen.includes('update blue') ? true : undefined));
       assert.deepEqual(diffs, [[['change', ['data', 'colour'], 'red', 'blue']]]);
 

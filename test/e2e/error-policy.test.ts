@@ -23,20 +23,12 @@ import {
   type Body,
   blobs,
   sleep,
+  blob,
 } from '../helpers/e2e-objects.js';
 import { E2eSuite, BLOBS_CRD, GADGETS_CRD } from '../helpers/e2e-suite.js';
 
 const suite = new E2eSuite({ crds: [BLOBS_CRD, GADGETS_CRD], proxy: true });
 
-const blob = defineResource<{ spec: Record<string, unknown> }>({
-  group: 'policy.kopfgen.dev',
-  version: 'v1',
-  plural: 'blobs',
-  kind: 'Blob',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
 const gadget = defineResource<{ spec: Record<string, unknown> }>({
   group: 'policy.kopfgen.dev',
   version: 'v1',
@@ -306,9 +298,7 @@ describe('the error policy against a real API server', { skip }, () => {
         metadata: { name: 'h' },
         spec: {},
       });
-      await eventually('the handler to succeed', async () =>
-        (await suite.get(blobs(ns, 'h'))).status?.myapp?.phase === 'Ready' ? true : undefined,
-      );
+      await suite.untilPhase('the handler to succeed', blobs(ns, 'h'), 'Ready');
       await sleep(1000);
       const all = await events(suite.client, ns, 'h');
       t.diagnostic(`${calls} attempts in 5 s, ${all.length} Event object(s), count ${all[0]?.count}`);
@@ -364,9 +354,7 @@ describe('the error policy against a real API server', { skip }, () => {
       assert.ok(stored.startsWith('gzip+base64:') && stored.length <= 32 * 1024, `${stored.length} characters`);
       items['item-7'].replicas = 4;
       kubectlApply(body);
-      await eventually('updated', async () =>
-        (await suite.get(blobs(ns, 'l'))).status?.myapp?.phase === 'Updated' ? true : undefined,
-      );
+      await suite.untilPhase('updated', blobs(ns, 'l'), 'Updated');
       assert.deepEqual(diffs, [[['change', ['spec', 'items', 'item-7', 'replicas'], 3, 4]]]);
     },
   );

@@ -7,17 +7,19 @@ import { describe, it } from 'node:test';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { clientFor, eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
-import { captureLogger, create, myResource, namespace, myResources as my } from '../helpers/e2e-objects.js';
+import {
+  captureLogger,
+  create,
+  myResource,
+  namespace,
+  myResources as my,
+  myResourceObject,
+} from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
 
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD], proxy: true });
 
-const mr = (name: string, image = 'x') => ({
-  apiVersion: 'example.com/v1',
-  kind: 'MyResource',
-  metadata: { name },
-  spec: { image },
-});
+const mr = (name: string, image = 'x') => myResourceObject(name, { image });
 
 /** An operator in `ns` talking through the proxy; counts handler calls per object and cause. */
 async function proxied(ns: string) {
@@ -71,10 +73,7 @@ describe('faults between the runtime and the API server', { skip }, () => {
       suite.proxy.inject({ watch: true, path: new RegExp(`/namespaces/${ns}/`), delayMs: 1500 }); // keep it down a while
       assert.ok(suite.proxy.dropWatches() >= 1);
       await create(suite.client, my(ns), mr('b'));
-      await suite.client.request('PATCH', my(ns, 'a'), {
-        body: { spec: { image: 'y' } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(my(ns, 'a'), { spec: { image: 'y' } });
       await phase(ns, 'b', 'Created');
       await phase(ns, 'a', 'Updated', 'y');
       assert.ok(
@@ -98,10 +97,7 @@ describe('faults between the runtime and the API server', { skip }, () => {
       suite.proxy.inject({ watch: true, path: new RegExp(`/namespaces/${ns}/`), gone: true, delayMs: 1000 });
       suite.proxy.dropWatches();
       await create(suite.client, my(ns), mr('c'));
-      await suite.client.request('PATCH', my(ns, 'a'), {
-        body: { spec: { image: 'z' } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(my(ns, 'a'), { spec: { image: 'z' } });
       await phase(ns, 'c', 'Created');
       await phase(ns, 'a', 'Updated', 'z');
       assert.ok(suite.proxy.seen.some((s) => s.fault === 'gone' && s.path.includes(`/namespaces/${ns}/`)));

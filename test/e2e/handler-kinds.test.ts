@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   defineHandler,
-  defineResource,
   onCleanup,
   onStartup,
   Registry,
@@ -27,20 +26,12 @@ import {
   type CapturedLogger,
   blobs,
   sleep,
+  blob,
 } from '../helpers/e2e-objects.js';
 import { E2eSuite, BLOBS_CRD } from '../helpers/e2e-suite.js';
 
 const suite = new E2eSuite({ crds: [BLOBS_CRD] });
 
-const blob = defineResource<{ spec: Record<string, unknown>; status?: Record<string, unknown> }>({
-  group: 'policy.kopfgen.dev',
-  version: 'v1',
-  plural: 'blobs',
-  kind: 'Blob',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
 const gone = (path: string) =>
   eventually(
     `${path} to be gone`,

@@ -10,7 +10,15 @@ import { defineHandler, Registry, TemporaryError } from '../../src/runtime/index
 import { Operator } from '../../src/runtime/operator.js';
 import { FINALIZER } from '../../src/runtime/reconcile/essence.js';
 import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
-import { captureLogger, create, myResource, namespace, type Body, myResources as my } from '../helpers/e2e-objects.js';
+import {
+  captureLogger,
+  create,
+  myResource,
+  namespace,
+  type Body,
+  myResources as my,
+  myResourceObject,
+} from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
 
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD] });
@@ -25,12 +33,7 @@ async function operate(registry: Registry, ns: string) {
   await operator.start();
 }
 
-const web = (name: string) => ({
-  apiVersion: 'example.com/v1',
-  kind: 'MyResource',
-  metadata: { name },
-  spec: { image: 'nginx' },
-});
+const web = (name: string) => myResourceObject(name, { image: 'nginx' });
 
 describe('handler writes end to end', { skip }, () => {
   suite.hooks();
@@ -109,9 +112,8 @@ describe('handler writes end to end', { skip }, () => {
       );
       assert.deepEqual([...body.metadata.finalizers].sort(), ['example.com/cleanup', FINALIZER].sort());
       // Release the object for the namespace's deletion: the custom finalizer is the test's to remove.
-      await suite.client.request('PATCH', my(ns, 'owned'), {
-        body: { metadata: { finalizers: [FINALIZER], resourceVersion: body.metadata.resourceVersion } },
-        contentType: 'application/merge-patch+json',
+      await suite.mergePatch(my(ns, 'owned'), {
+        metadata: { finalizers: [FINALIZER], resourceVersion: body.metadata.resourceVersion },
       });
     },
   );

@@ -14,7 +14,16 @@ import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { FaultProxy } from '../helpers/proxy.js';
 import { clientFor, eventually, skip } from '../helpers/envtest.js';
-import { captureLogger, create, myResource, namespace, type Body, myResources as my } from '../helpers/e2e-objects.js';
+import {
+  captureLogger,
+  create,
+  myResource,
+  namespace,
+  type Body,
+  myResources as my,
+  untilOutput,
+  myResourceObject,
+} from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
 
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD] });
@@ -115,17 +124,8 @@ async function handledOnce(countFile: string, expected: string[]): Promise<void>
   assert.deepEqual([...seen.keys()].sort(), [...expected].sort());
 }
 
-const body = (name: string, image: string) => ({
-  apiVersion: 'example.com/v1',
-  kind: 'MyResource',
-  metadata: { name },
-  spec: { image },
-});
-const patchImage = (ns: string, name: string, image: string) =>
-  suite.client.request('PATCH', my(ns, name), {
-    body: { spec: { image } },
-    contentType: 'application/merge-patch+json',
-  });
+const body = (name: string, image: string) => myResourceObject(name, { image });
+const patchImage = (ns: string, name: string, image: string) => suite.mergePatch(my(ns, name), { spec: { image } });
 
 describe('leader election: two operator processes on one CRD', { skip }, () => {
   suite.hooks();
@@ -151,9 +151,7 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
             60_000,
           );
           const standby = replicas.find((r) => r !== leader)!;
-          await eventually('the standby to see the leader', async () =>
-            standby.output().includes(`is held by ${leader.name}_`) ? true : undefined,
-          );
+          await untilOutput('the standby to see the leader', standby.output, `is held by ${leader.name}_`);
           assert.equal(leadingSince(standby), undefined, 'one leader at a time');
 
           // Create, update, delete while both run.

@@ -17,7 +17,16 @@ import { KubeClient } from '../../src/runtime/kube/client.js';
 import { kopfgen, REPO, tempProject } from '../helpers/cli-support.js';
 import { clientFor, eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
-import { create, events, namespace, type Body, myResources as my } from '../helpers/e2e-objects.js';
+import {
+  create,
+  events,
+  namespace,
+  type Body,
+  myResources as my,
+  myResourceObject,
+  untilOutput,
+  exitWithin,
+} from '../helpers/e2e-objects.js';
 
 const EXAMPLE = 'examples/myresource/operator.ts';
 const NAME = `rbac-e2e-${process.pid}`;
@@ -149,27 +158,11 @@ const rbacDocuments = async (at: Install) =>
 
 /** The story: Starting, then Pending with its Warning Event, then deleted; the operator still running, no 403. */
 async function story(ns: string, run: Run): Promise<void> {
-  await eventually(
-    'the operator to watch',
-    async () => (run.output().includes('watching myresources') ? true : undefined),
-    30_000,
-  );
-  await create(suite.client, my(ns), {
-    apiVersion: 'example.com/v1',
-    kind: 'MyResource',
-    metadata: { name: 'web' },
-    spec: { image: 'nginx', replicas: 1 },
-  });
-  await eventually('Starting', async () =>
-    (await suite.get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined,
-  );
-  await suite.client.request('PATCH', my(ns, 'web'), {
-    body: { spec: { replicas: 0 } },
-    contentType: 'application/merge-patch+json',
-  });
-  await eventually('Pending', async () =>
-    (await suite.get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined,
-  );
+  await untilOutput('the operator to watch', run.output, 'watching myresources', 30_000);
+  await create(suite.client, my(ns), myResourceObject('web', { image: 'nginx', replicas: 1 }));
+  await suite.untilPhase('Starting', my(ns, 'web'), 'Starting');
+  await suite.mergePatch(my(ns, 'web'), { spec: { replicas: 0 } });
+  await suite.untilPhase('Pending', my(ns, 'web'), 'Pending');
   await eventually('the Warning Event', async () =>
     (await events(suite.client, ns, 'web')).some((e) => e.reason === 'myappFailed') ? true : undefined,
   );
@@ -260,12 +253,7 @@ describe('the example operator under its generated RBAC', { skip }, () => {
       assert.equal(scoped.namespace, ns);
       assert.deepEqual(scoped.args.slice(-4), ['--namespace', ns, '--leader-election-id', `rbac-ns-${process.pid}`]);
       const elsewhere = await namespace(suite.client, 'other');
-      await create(suite.client, my(elsewhere), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'x' },
-        spec: { image: 'nginx' },
-      });
+      await create(suite.client, my(elsewhere), myResourceObject('x', { image: 'nginx' }));
       const run = await runOperator(scoped);
       try {
         await story(ns, run);
@@ -286,10 +274,7 @@ describe('the example operator under its generated RBAC', { skip }, () => {
       const full = role.rules as PolicyRule[];
       const user = `system:serviceaccount:${OPERATOR_NS}:${NAME}`;
       const patchRules = (rules: PolicyRule[]) =>
-        suite.client.request('PATCH', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${NAME}`, {
-          body: { rules },
-          contentType: 'application/merge-patch+json',
-        });
+        suite.mergePatch(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${NAME}`, { rules });
       const asOperator = clientFor(wide.kubeconfig);
       // RBAC changes reach the authorizer through its cache: wait until the ServiceAccount sees the rules.
       const settled = (resource: string, verb: string, want: boolean) => {
@@ -320,7 +305,7 @@ describe('the example operator under its generated RBAC', { skip }, () => {
           await patchRules(without);
           await settled(resource, verb, false);
           const run = await runOperator(wide);
-          const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
+          const code = await exitWithin(run.exited, 30_000);
           run.child.kill('SIGKILL');
           assert.equal(code, 1, run.output());
           const lines = run

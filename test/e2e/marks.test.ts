@@ -5,23 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
+import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
-import { captureLogger, create, namespace, type Body, blobs, sleep } from '../helpers/e2e-objects.js';
+import { captureLogger, create, namespace, type Body, blobs, sleep, blob } from '../helpers/e2e-objects.js';
 import { E2eSuite, BLOBS_CRD } from '../helpers/e2e-suite.js';
 
 const suite = new E2eSuite({ crds: [BLOBS_CRD] });
-
-const blob = defineResource<{ spec: Record<string, unknown> }>({
-  group: 'policy.kopfgen.dev',
-  version: 'v1',
-  plural: 'blobs',
-  kind: 'Blob',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
 
 /** An operator with its own handler id and marks prefix; counts its handler calls per cause. */
 async function operator(ns: string, id: string, prefix: string | undefined) {
@@ -92,10 +82,7 @@ describe('two operators with different marks on one CRD', { skip }, () => {
       );
       assert.deepEqual([first, second], [{ create: 1 }, { create: 1 }]);
 
-      await suite.client.request('PATCH', blobs(ns, 'x'), {
-        body: { spec: { size: 2 } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(blobs(ns, 'x'), { spec: { size: 2 } });
       await both('Updated/Updated');
       const rv = (await suite.get(blobs(ns, 'x'))).metadata.resourceVersion;
       await sleep(5000);

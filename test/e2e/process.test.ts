@@ -19,6 +19,9 @@ import {
   objectPath,
   pair,
   myResources as my,
+  myResourceObject,
+  untilOutput,
+  exitWithin,
 } from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD, PAIRS_CRD } from '../helpers/e2e-suite.js';
 
@@ -49,22 +52,11 @@ describe('operator process', { skip }, () => {
     const ns = await namespace(suite.client, 'sigterm');
     const run = runChild(ns, { HANDLER_MS: '2000' });
     try {
-      await eventually(
-        'the operator to watch',
-        async () => (run.output().includes('watching myresources') ? true : undefined),
-        30_000,
-      );
-      await create(suite.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'slow' },
-        spec: { image: 'x' },
-      });
-      await eventually('the handler to start', async () =>
-        run.output().includes('handler started slow') ? true : undefined,
-      );
+      await untilOutput('the operator to watch', run.output, 'watching myresources', 30_000);
+      await create(suite.client, my(ns), myResourceObject('slow', { image: 'x' }));
+      await untilOutput('the handler to start', run.output, 'handler started slow');
       run.child.kill('SIGTERM');
-      const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]);
+      const code = await exitWithin(run.exited, 20_000);
       assert.equal(code, 0, run.output());
       assert.match(run.output(), /handler finished slow/);
       assert.match(run.output(), /handler myapp succeeded/);
@@ -87,27 +79,12 @@ describe('operator process', { skip }, () => {
       const ns = await namespace(suite.client, 'polite');
       const run = runChild(ns, {}, 'test/fixtures/runtime/polite-operator.ts');
       try {
-        await eventually(
-          'the operator to watch',
-          async () => (run.output().includes('watching myresources') ? true : undefined),
-          30_000,
-        );
-        await create(suite.client, my(ns), {
-          apiVersion: 'example.com/v1',
-          kind: 'MyResource',
-          metadata: { name: 'p' },
-          spec: { image: 'x' },
-        });
-        await eventually('the handler to start', async () =>
-          run.output().includes('handler started p') ? true : undefined,
-        );
+        await untilOutput('the operator to watch', run.output, 'watching myresources', 30_000);
+        await create(suite.client, my(ns), myResourceObject('p', { image: 'x' }));
+        await untilOutput('the handler to start', run.output, 'handler started p');
         const stoppedAt = Date.now();
         run.child.kill('SIGTERM');
-        assert.equal(
-          await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]),
-          0,
-          run.output(),
-        );
+        assert.equal(await exitWithin(run.exited, 20_000), 0, run.output());
         const record = JSON.parse((await suite.get(my(ns, 'p'))).metadata.annotations['kopfgen.dev/myapp']);
         assert.match(record.message, /^interrupted by the operator's shutdown: aborted/);
         assert.ok(Date.parse(record.delayed) <= stoppedAt + 5000, 'no backoff after an interruption');
@@ -132,12 +109,7 @@ describe('operator process', { skip }, () => {
       );
       const op1 = new Operator({ registry: first, namespace: ns, logger: captureLogger() });
       await op1.start();
-      await create(suite.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'r' },
-        spec: { image: 'x' },
-      });
+      await create(suite.client, my(ns), myResourceObject('r', { image: 'x' }));
       const record = await eventually('the delayed record', async () => {
         const raw = (await suite.get(my(ns, 'r'))).metadata.annotations?.['kopfgen.dev/myapp'];
         return raw ? JSON.parse(raw) : undefined;
@@ -163,9 +135,7 @@ describe('operator process', { skip }, () => {
       const op2 = new Operator({ registry: second, namespace: ns, logger: captureLogger() });
       await op2.start();
       try {
-        await eventually('status Starting', async () =>
-          (await suite.get(my(ns, 'r'))).status?.myapp?.phase === 'Starting' ? true : undefined,
-        );
+        await suite.untilPhase('status Starting', my(ns, 'r'), 'Starting');
         await eventually('the cause to complete', async () =>
           (await suite.get(my(ns, 'r'))).metadata.annotations['kopfgen.dev/last-handled-configuration']
             ? true
@@ -258,28 +228,12 @@ describe('operator process', { skip }, () => {
       const ns = await namespace(suite.client, 'example');
       const run = runChild(ns, {}, example);
       try {
-        await eventually(
-          'the operator to watch',
-          async () => (run.output().includes('watching myresources') ? true : undefined),
-          30_000,
-        );
-        await create(suite.client, my(ns), {
-          apiVersion: 'example.com/v1',
-          kind: 'MyResource',
-          metadata: { name: 'web' },
-          spec: { image: 'nginx', replicas: 1 },
-        });
-        await eventually('Starting', async () =>
-          (await suite.get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined,
-        );
+        await untilOutput('the operator to watch', run.output, 'watching myresources', 30_000);
+        await create(suite.client, my(ns), myResourceObject('web', { image: 'nginx', replicas: 1 }));
+        await suite.untilPhase('Starting', my(ns, 'web'), 'Starting');
         assert.match(suite.cluster.kubectl('get', 'myresources', '-n', ns), /^web\s+Starting\s+/m);
-        await suite.client.request('PATCH', my(ns, 'web'), {
-          body: { spec: { replicas: 0 } },
-          contentType: 'application/merge-patch+json',
-        });
-        await eventually('Pending', async () =>
-          (await suite.get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined,
-        );
+        await suite.mergePatch(my(ns, 'web'), { spec: { replicas: 0 } });
+        await suite.untilPhase('Pending', my(ns, 'web'), 'Pending');
         assert.match(suite.cluster.kubectl('get', 'myresources', '-n', ns), /^web\s+Pending\s+/m);
         // The log line follows the writes: wait for it rather than race it.
         await eventually('the outcome log line', async () =>

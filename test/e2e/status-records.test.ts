@@ -69,15 +69,8 @@ const body = (name: string, image: string, annotations?: Record<string, string>)
   metadata: { name, ...(annotations ? { annotations } : {}) },
   spec: { image },
 });
-const patchImage = (ns: string, name: string, image: string) =>
-  suite.client.request('PATCH', my(ns, name), {
-    body: { spec: { image } },
-    contentType: 'application/merge-patch+json',
-  });
-const phase = (ns: string, name: string, want: string) =>
-  eventually(`${name} ${want}`, async () =>
-    (await suite.get(my(ns, name))).status?.myapp?.phase === want ? true : undefined,
-  );
+const patchImage = (ns: string, name: string, image: string) => suite.mergePatch(my(ns, name), { spec: { image } });
+const phase = (ns: string, name: string, want: string) => suite.untilPhase(`${name} ${want}`, my(ns, name), want);
 
 describe('records in status.kopfgen', { skip }, () => {
   suite.hooks();

@@ -19,6 +19,7 @@ import {
   pair,
   type Body,
   myResources as my,
+  myResourceObject,
 } from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD, PAIRS_CRD } from '../helpers/e2e-suite.js';
 
@@ -57,19 +58,10 @@ describe('runtime end to end', { skip }, () => {
         { registry },
       );
       const { logger } = await operate(registry, ns);
-      await create(suite.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'web' },
-        spec: { image: 'nginx' },
-      });
-      const pending = await eventually('status Pending', async () =>
-        (await suite.get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined,
-      );
+      await create(suite.client, my(ns), myResourceObject('web', { image: 'nginx' }));
+      const pending = await suite.untilPhase('status Pending', my(ns, 'web'), 'Pending');
       assert.equal(pending, true);
-      await eventually('status Starting', async () =>
-        (await suite.get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined,
-      );
+      await suite.untilPhase('status Starting', my(ns, 'web'), 'Starting');
       assert.deepEqual(seen, [0, 1]);
       const table = suite.cluster.kubectl('get', 'myresources', '-n', ns);
       assert.match(table, /^web\s+Starting\s+/m);
@@ -112,15 +104,8 @@ describe('runtime end to end', { skip }, () => {
         { registry, backoff: 1 },
       );
       await operate(registry, ns);
-      await create(suite.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'bad' },
-        spec: { image: 'x' },
-      });
-      await eventually('status Failed', async () =>
-        (await suite.get(my(ns, 'bad'))).status?.myapp?.phase === 'Failed' ? true : undefined,
-      );
+      await create(suite.client, my(ns), myResourceObject('bad', { image: 'x' }));
+      await suite.untilPhase('status Failed', my(ns, 'bad'), 'Failed');
       const event = await eventually('a Warning event', async () =>
         (await events(suite.client, ns, 'bad')).find((e) => e.reason === 'myappFailed'),
       );
@@ -245,12 +230,7 @@ describe('runtime end to end', { skip }, () => {
         { registry },
       );
       await operate(registry, ns);
-      await create(suite.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'c' },
-        spec: { image: 'a' },
-      });
+      await create(suite.client, my(ns), myResourceObject('c', { image: 'a' }));
       await eventually('create handled', async () =>
         (await suite.get(my(ns, 'c'))).metadata.annotations?.['kopfgen.dev/last-handled-configuration']
           ? true
@@ -258,16 +238,10 @@ describe('runtime end to end', { skip }, () => {
       );
       assert.ok((await suite.get(my(ns, 'c'))).metadata.finalizers.includes(FINALIZER));
       assert.deepEqual(calls, ['create', 'replicas undefined->1']);
-      await suite.client.request('PATCH', my(ns, 'c'), {
-        body: { spec: { image: 'b' } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(my(ns, 'c'), { spec: { image: 'b' } });
       await eventually('update handled', async () => (calls.length === 3 ? true : undefined));
       assert.equal(calls[2], 'update [["change",["spec","image"],"a","b"]]');
-      await suite.client.request('PATCH', `${my(ns, 'c')}/status`, {
-        body: { status: { other: 1 } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(`${my(ns, 'c')}/status`, { status: { other: 1 } });
       // Give the status write time to reach the operator before deleting: a deletion right away
       // would hide an update it wrongly triggered (the deleting state would be all the worker sees).
       await new Promise((r) => setTimeout(r, 1000));
@@ -319,12 +293,7 @@ describe('runtime end to end', { skip }, () => {
       { registry, timeout: 0.5 },
     );
     const { logger } = await operate(registry, ns);
-    await create(suite.client, my(ns), {
-      apiVersion: 'example.com/v1',
-      kind: 'MyResource',
-      metadata: { name: 'm' },
-      spec: { image: 'x' },
-    });
+    await create(suite.client, my(ns), myResourceObject('m', { image: 'x' }));
     const annotations = await eventually('the cause to complete', async () => {
       const current = (await suite.get(my(ns, 'm'))).metadata.annotations ?? {};
       return current['kopfgen.dev/last-handled-configuration'] ? current : undefined;
@@ -358,12 +327,7 @@ describe('runtime end to end', { skip }, () => {
         { registry },
       );
       await operate(registry, ns);
-      await create(suite.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'l' },
-        spec: { image: 'x' },
-      });
+      await create(suite.client, my(ns), myResourceObject('l', { image: 'x' }));
       const record = await eventually('the kept record under the hashed key', async () => {
         const raw = (await suite.get(my(ns, 'l'))).metadata.annotations?.[progressAnnotation(id)];
         return raw ? JSON.parse(raw) : undefined;

@@ -9,7 +9,15 @@ import { describe, it } from 'node:test';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { clientFor, eventually, skip } from '../helpers/envtest.js';
-import { captureLogger, create, myResource, namespace, type Body, myResources as my } from '../helpers/e2e-objects.js';
+import {
+  captureLogger,
+  create,
+  myResource,
+  namespace,
+  type Body,
+  myResources as my,
+  myResourceObject,
+} from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
 
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD], proxy: true });
@@ -67,12 +75,7 @@ describe('watch liveness', { skip }, () => {
         (await suite.client.request<Body>('GET', my(ns, name))).status?.myapp?.phase === 'Done' ? true : undefined;
       try {
         await eventually('ready', async () => ((await fetchText('/readyz')).status === 200 ? true : undefined));
-        await create(suite.client, my(ns), {
-          apiVersion: 'example.com/v1',
-          kind: 'MyResource',
-          metadata: { name: 'before' },
-          spec: { image: 'x' },
-        });
+        await create(suite.client, my(ns), myResourceObject('before', { image: 'x' }));
         await eventually('the first object handled', () => done('before'));
         const first = (await fetchText('/metrics')).text;
         assert.equal(
@@ -84,12 +87,7 @@ describe('watch liveness', { skip }, () => {
         assert.ok(suite.proxy.freezeWatches() >= 1, 'a watch to freeze');
         suite.proxy.thaw(); // the open connection stays frozen; a reopened one is forwarded again
         const frozenAt = Date.now();
-        await create(suite.client, my(ns), {
-          apiVersion: 'example.com/v1',
-          kind: 'MyResource',
-          metadata: { name: 'during' },
-          spec: { image: 'x' },
-        });
+        await create(suite.client, my(ns), myResourceObject('during', { image: 'x' }));
         let stall: string | undefined;
         const handledAt = await eventually(
           'the change made meanwhile to be handled',

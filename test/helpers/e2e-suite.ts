@@ -9,7 +9,7 @@ import { after, before } from 'node:test';
 import type { KubeClient } from '../../src/runtime/kube/client.js';
 import type { Operator } from '../../src/runtime/operator.js';
 import type { Body } from './e2e-objects.js';
-import { applyCrd, START_TIMEOUT, startCluster, stopCluster, type Cluster } from './envtest.js';
+import { applyCrd, eventually, START_TIMEOUT, startCluster, stopCluster, type Cluster } from './envtest.js';
 import { FaultProxy } from './proxy.js';
 
 /** A CRD file and the resource it serves, applied before the block's tests. */
@@ -20,30 +20,13 @@ export interface SuiteCrd {
   plural: string;
 }
 
-export const MYRESOURCES_CRD: SuiteCrd = {
-  file: 'crds/myresource.yaml',
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-};
-export const PAIRS_CRD: SuiteCrd = {
-  file: 'test/fixtures/runtime/twoids.yaml',
-  group: 'test.kopfgen.dev',
-  version: 'v1',
-  plural: 'pairs',
-};
-export const BLOBS_CRD: SuiteCrd = {
-  file: 'test/fixtures/runtime/blobs.yaml',
-  group: 'policy.kopfgen.dev',
-  version: 'v1',
-  plural: 'blobs',
-};
-export const GADGETS_CRD: SuiteCrd = {
-  file: 'test/fixtures/runtime/gadgets.yaml',
-  group: 'policy.kopfgen.dev',
-  version: 'v1',
-  plural: 'gadgets',
-};
+/** A CRD of the repository's fixtures, served at v1. */
+const v1Crd = (file: string, group: string, plural: string): SuiteCrd => ({ file, group, version: 'v1', plural });
+
+export const MYRESOURCES_CRD = v1Crd('crds/myresource.yaml', 'example.com', 'myresources');
+export const PAIRS_CRD = v1Crd('test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'pairs');
+export const BLOBS_CRD = v1Crd('test/fixtures/runtime/blobs.yaml', 'policy.kopfgen.dev', 'blobs');
+export const GADGETS_CRD = v1Crd('test/fixtures/runtime/gadgets.yaml', 'policy.kopfgen.dev', 'gadgets');
 
 export interface SuiteOptions {
   /** Applied in order, each waited for until served. */
@@ -93,6 +76,16 @@ export class E2eSuite {
   /** The object at `path`, as the server has it now. */
   get(path: string): Promise<Body> {
     return this.client.request<Body>('GET', path);
+  }
+
+  /** A JSON merge patch of the object at `path`. */
+  mergePatch(path: string, body: Body): Promise<Body> {
+    return this.client.request<Body>('PATCH', path, { body, contentType: 'application/merge-patch+json' });
+  }
+
+  /** Waits (as `what`) until handler `id`'s status phase of the object at `path` is `want`. */
+  untilPhase(what: string, path: string, want: string, id = 'myapp'): Promise<true> {
+    return eventually(what, async () => ((await this.get(path)).status?.[id]?.phase === want ? true : undefined));
   }
 
   async #start(): Promise<void> {
