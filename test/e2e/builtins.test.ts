@@ -5,45 +5,28 @@
  * not written and the log says so.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { builtins, defineHandler, Registry, TemporaryError } from '../../src/runtime/index.js';
 import type { DiffItem } from '../../src/runtime/api/context.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { FINALIZER, LAST_HANDLED_ANNOTATION } from '../../src/runtime/reconcile/essence.js';
 import { progressAnnotation } from '../../src/runtime/reconcile/progress.js';
-import {
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
-import { captureLogger, namespace, type Body } from '../helpers/e2e-objects.js';
+import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
+import { captureLogger, namespace } from '../helpers/e2e-objects.js';
+import { E2eSuite } from '../helpers/e2e-suite.js';
 
-let cluster: Cluster | undefined;
-const operators: Operator[] = [];
+const suite = new E2eSuite();
+
 const configMaps = (ns: string, name = '') => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
-const get = (path: string) => cluster!.client.request<Body>('GET', path);
 
 describe('built-in kinds end to end', { skip }, () => {
-  before(
-    () => {
-      cluster = startCluster();
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(async () => {
-    await Promise.all(operators.map((o) => o.stop()));
-    stopCluster(cluster);
-  });
+  suite.hooks();
 
   it(
     'a ConfigMap handler runs on create (progress annotated while it retries), update and delete',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'configmaps');
+      const ns = await namespace(suite.client, 'configmaps');
       const registry = new Registry();
       const seen: string[] = [];
       const diffs: (readonly DiffItem[])[] = [];
@@ -65,7 +48,7 @@ describe('built-in kinds end to end', { skip }, () => {
       audit.onDelete(({ name }) => void seen.push(`delete ${name}`), { registry });
       const logger = captureLogger();
       const operator = new Operator({ registry, namespace: ns, logger });
-      operators.push(operator);
+      suite.track(operator);
       await operator.start();
       assert.ok(
         logger.lines.some((l) => l.includes('watching configmaps/v1')),
@@ -73,17 +56,17 @@ describe('built-in kinds end to end', { skip }, () => {
       );
       assert.ok(!logger.lines.some((l) => /CRD/.test(l)), logger.lines.join('\n'));
 
-      await cluster!.client.request('POST', configMaps(ns), {
+      await suite.client.request('POST', configMaps(ns), {
         body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { colour: 'red' } },
       });
       const progress = await eventually('the progress annotation of the retried create', async () => {
-        const raw = (await get(configMaps(ns, 'settings'))).metadata.annotations?.[progressAnnotation('audit')];
+        const raw = (await suite.get(configMaps(ns, 'settings'))).metadata.annotations?.[progressAnnotation('audit')];
         return raw ? JSON.parse(raw) : undefined;
       });
       assert.equal(progress.retries, 1);
       assert.equal(progress.message, 'not yet');
       const handled = await eventually('the create handled', async () => {
-        const cm = await get(configMaps(ns, 'settings'));
+        const cm = await suite.get(configMaps(ns, 'settings'));
         return cm.metadata.annotations?.[LAST_HANDLED_ANNOTATION] ? cm : undefined;
       });
       assert.deepEqual(seen, ['create settings 0 red', 'create settings 1 red']);
@@ -91,17 +74,14 @@ describe('built-in kinds end to end', { skip }, () => {
       assert.ok(handled.metadata.finalizers.includes(FINALIZER), 'a delete handler holds a finalizer');
       assert.equal(handled.status, undefined);
 
-      await cluster!.client.request('PATCH', configMaps(ns, 'settings'), {
-        body: { data: { colour: 'blue' } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(configMaps(ns, 'settings'), { data: { colour: 'blue' } });
       await eventually('the update handled', async () => (seen.includes('update blue') ? true : undefined));
       assert.deepEqual(diffs, [[['change', ['data', 'colour'], 'red', 'blue']]]);
 
-      await cluster!.client.request('DELETE', configMaps(ns, 'settings'));
+      await suite.client.request('DELETE', configMaps(ns, 'settings'));
       await eventually('the ConfigMap gone after its delete handler', async () => {
         try {
-          await get(configMaps(ns, 'settings'));
+          await suite.get(configMaps(ns, 'settings'));
           return undefined;
         } catch {
           return true;
@@ -115,7 +95,7 @@ describe('built-in kinds end to end', { skip }, () => {
     'a status returned for a built-in kind (untyped code) is not written; the log says why',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'cmstatus');
+      const ns = await namespace(suite.client, 'cmstatus');
       const registry = new Registry();
       // Explicit type arguments pick the general signature: a status type the runtime still refuses to write.
       defineHandler<unknown, { phase: string }>(builtins.configMaps, 'seen').onCreate(() => ({ phase: 'Seen' }), {
@@ -123,13 +103,13 @@ describe('built-in kinds end to end', { skip }, () => {
       });
       const logger = captureLogger();
       const operator = new Operator({ registry, namespace: ns, logger });
-      operators.push(operator);
+      suite.track(operator);
       await operator.start();
-      await cluster!.client.request('POST', configMaps(ns), {
+      await suite.client.request('POST', configMaps(ns), {
         body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'plain' }, data: { a: 'b' } },
       });
       await eventually('the create handled', async () =>
-        (await get(configMaps(ns, 'plain'))).metadata.annotations?.[LAST_HANDLED_ANNOTATION] ? true : undefined,
+        (await suite.get(configMaps(ns, 'plain'))).metadata.annotations?.[LAST_HANDLED_ANNOTATION] ? true : undefined,
       );
       assert.ok(
         logger.lines.some((l) =>
@@ -137,7 +117,7 @@ describe('built-in kinds end to end', { skip }, () => {
         ),
         logger.lines.join('\n'),
       );
-      assert.equal((await get(configMaps(ns, 'plain'))).status, undefined);
+      assert.equal((await suite.get(configMaps(ns, 'plain'))).status, undefined);
     },
   );
 });

@@ -10,36 +10,25 @@ import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { defineHandler, defineResource, Registry, TemporaryError, type DiffItem } from '../../src/runtime/index.js';
 import { Operator, type OperatorOptions } from '../../src/runtime/operator.js';
+import { clientFor, eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import {
-  clientFor,
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
-import { captureLogger, create, events, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
-import { FaultProxy } from '../helpers/proxy.js';
+  captureLogger,
+  create,
+  events,
+  namespace,
+  objectPath,
+  type Body,
+  blobs,
+  sleep,
+  blob,
+} from '../helpers/e2e-objects.js';
+import { E2eSuite, BLOBS_CRD, GADGETS_CRD } from '../helpers/e2e-suite.js';
 
-let cluster: Cluster | undefined;
-let proxy: FaultProxy | undefined;
-const operators: Operator[] = [];
+const suite = new E2eSuite({ crds: [BLOBS_CRD, GADGETS_CRD], proxy: true });
 
-const blob = defineResource<{ spec: Record<string, unknown> }>({
-  group: 'policy.kopfgen.dev',
-  version: 'v1',
-  plural: 'blobs',
-  kind: 'Blob',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
 const gadget = defineResource<{ spec: Record<string, unknown> }>({
   group: 'policy.kopfgen.dev',
   version: 'v1',
@@ -49,16 +38,13 @@ const gadget = defineResource<{ spec: Record<string, unknown> }>({
   statusSubresource: true,
   printerColumns: [],
 });
-const blobs = (ns: string, name = '') => objectPath('policy.kopfgen.dev', 'v1', 'blobs', ns, name);
 const gadgets = (ns: string, name = '') => objectPath('policy.kopfgen.dev', 'v1', 'gadgets', ns, name);
-const get = (path: string) => cluster!.client.request<Body>('GET', path);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fast = { baseMs: 300, maxMs: 60_000 };
 
 async function operate(registry: Registry, ns: string, options: Partial<OperatorOptions> = {}) {
   const logger = captureLogger();
   const operator = new Operator({ registry, namespace: ns, logger, ...options });
-  operators.push(operator);
+  suite.track(operator);
   await operator.start();
   return { operator, logger };
 }
@@ -73,7 +59,7 @@ function assertBackoff(times: number[], baseMs: number): void {
 
 /** Warning Events about `name` whose message starts with `prefix`: one object per series. */
 async function series(ns: string, name: string, prefix: string): Promise<Body[]> {
-  return (await events(cluster!.client, ns, name)).filter(
+  return (await events(suite.client, ns, name)).filter(
     (e) => typeof e.message === 'string' && e.message.startsWith(prefix),
   );
 }
@@ -81,7 +67,7 @@ async function series(ns: string, name: string, prefix: string): Promise<Body[]>
 /** The handler's record once it failed for good. */
 async function failedRecord(path: string, annotation = 'policy.kopfgen.dev/myapp'): Promise<Record<string, unknown>> {
   return eventually(`${annotation} failed for good`, async () => {
-    const raw = (await get(path)).metadata.annotations?.[annotation];
+    const raw = (await suite.get(path)).metadata.annotations?.[annotation];
     const record = raw ? JSON.parse(raw) : undefined;
     return record?.failure ? record : undefined;
   });
@@ -90,31 +76,18 @@ async function failedRecord(path: string, annotation = 'policy.kopfgen.dev/myapp
 function kubectlApply(body: Body): void {
   const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-apply-')), 'object.json');
   writeFileSync(file, JSON.stringify(body));
-  cluster!.kubectl('apply', '-f', file);
+  suite.cluster.kubectl('apply', '-f', file);
 }
 
 describe('the error policy against a real API server', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'test/fixtures/runtime/blobs.yaml', 'policy.kopfgen.dev', 'v1', 'blobs');
-      await applyCrd(cluster, 'test/fixtures/runtime/gadgets.yaml', 'policy.kopfgen.dev', 'v1', 'gadgets');
-      proxy = await FaultProxy.start(cluster.kubeconfig);
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(async () => {
-    for (const operator of operators) await operator.stop();
-    await proxy?.close();
-    stopCluster(cluster);
-  });
+  suite.hooks();
 
   it(
     '403 on /status: attempts counted, exponential backoff, retries end it, one Event series, one line naming the object',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'forbidden');
-      proxy!.inject({
+      const ns = await namespace(suite.client, 'forbidden');
+      suite.proxy.inject({
         method: 'PATCH',
         path: new RegExp(`/namespaces/${ns}/blobs/b/status`),
         status: 403,
@@ -130,11 +103,11 @@ describe('the error policy against a real API server', { skip }, () => {
         { registry, retries: 4 },
       );
       const { logger } = await operate(registry, ns, {
-        client: clientFor(proxy!.kubeconfig),
+        client: clientFor(suite.proxy.kubeconfig),
         backoff: fast,
         marks: { prefix: 'policy.kopfgen.dev' },
       });
-      await create(cluster!.client, blobs(ns), {
+      await create(suite.client, blobs(ns), {
         apiVersion: 'policy.kopfgen.dev/v1',
         kind: 'Blob',
         metadata: { name: 'b' },
@@ -159,7 +132,7 @@ describe('the error policy against a real API server', { skip }, () => {
       assert.equal(repeated[0].reason, 'myappFailed');
       assert.equal(repeated[0].message, `Handler myapp failed: ${why}`);
       assert.equal((await series(ns, 'b', 'Handler myapp failed permanently')).length, 1);
-      const body = await get(blobs(ns, 'b'));
+      const body = await suite.get(blobs(ns, 'b'));
       assert.ok(
         body.metadata.annotations['policy.kopfgen.dev/last-handled-configuration'],
         'the cause completed after the failure',
@@ -171,7 +144,7 @@ describe('the error policy against a real API server', { skip }, () => {
     '422 annotations too large: attempts counted, retries end it, the failure recorded once the patch fits',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'toolarge');
+      const ns = await namespace(suite.client, 'toolarge');
       const registry = new Registry();
       const attempts: number[] = [];
       defineHandler(blob, 'myapp').onCreate(
@@ -183,7 +156,7 @@ describe('the error policy against a real API server', { skip }, () => {
         { registry, retries: 3 },
       );
       await operate(registry, ns, { backoff: fast, marks: { prefix: 'policy.kopfgen.dev' } });
-      await create(cluster!.client, blobs(ns), {
+      await create(suite.client, blobs(ns), {
         apiVersion: 'policy.kopfgen.dev/v1',
         kind: 'Blob',
         metadata: { name: 'big' },
@@ -208,7 +181,7 @@ describe('the error policy against a real API server', { skip }, () => {
     'a result JSON cannot carry (BigInt): attempts counted, retries end it, one Event series',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'bigint');
+      const ns = await namespace(suite.client, 'bigint');
       const registry = new Registry();
       const attempts: number[] = [];
       defineHandler(blob, 'myapp').onCreate(
@@ -219,7 +192,7 @@ describe('the error policy against a real API server', { skip }, () => {
         { registry, retries: 3 },
       );
       await operate(registry, ns, { backoff: fast, marks: { prefix: 'policy.kopfgen.dev' } });
-      await create(cluster!.client, blobs(ns), {
+      await create(suite.client, blobs(ns), {
         apiVersion: 'policy.kopfgen.dev/v1',
         kind: 'Blob',
         metadata: { name: 'n' },
@@ -243,7 +216,7 @@ describe('the error policy against a real API server', { skip }, () => {
     'status subresource removed from the CRD under the running operator: default backoff, a handful of attempts, timeout ends it',
     { timeout: TEST_TIMEOUT },
     async (t) => {
-      const ns = await namespace(cluster!.client, 'nostatus');
+      const ns = await namespace(suite.client, 'nostatus');
       const registry = new Registry();
       const attempts: number[] = [];
       defineHandler(gadget, 'myapp').onCreate(
@@ -254,14 +227,14 @@ describe('the error policy against a real API server', { skip }, () => {
         { registry, timeout: 20 },
       );
       const { logger } = await operate(registry, ns, { marks: { prefix: 'policy.kopfgen.dev' } }); // the default backoff: 1 s doubling
-      const probeNs = await namespace(cluster!.client, 'probe'); // not watched by the operator
-      await create(cluster!.client, gadgets(probeNs), {
+      const probeNs = await namespace(suite.client, 'probe'); // not watched by the operator
+      await create(suite.client, gadgets(probeNs), {
         apiVersion: 'policy.kopfgen.dev/v1',
         kind: 'Gadget',
         metadata: { name: 'probe' },
         spec: {},
       });
-      cluster!.kubectl(
+      suite.cluster.kubectl(
         'patch',
         'crd',
         'gadgets.policy.kopfgen.dev',
@@ -270,12 +243,12 @@ describe('the error policy against a real API server', { skip }, () => {
         '[{"op":"remove","path":"/spec/versions/0/subresources"}]',
       );
       await eventually('/status to be gone', () =>
-        cluster!.client.request('GET', `${gadgets(probeNs, 'probe')}/status`).then(
+        suite.client.request('GET', `${gadgets(probeNs, 'probe')}/status`).then(
           () => undefined,
           () => true,
         ),
       );
-      await create(cluster!.client, gadgets(ns), {
+      await create(suite.client, gadgets(ns), {
         apiVersion: 'policy.kopfgen.dev/v1',
         kind: 'Gadget',
         metadata: { name: 'g' },
@@ -284,7 +257,7 @@ describe('the error policy against a real API server', { skip }, () => {
       const record = await eventually(
         'timeout to end it',
         async () => {
-          const raw = (await get(gadgets(ns, 'g'))).metadata.annotations?.['policy.kopfgen.dev/myapp'];
+          const raw = (await suite.get(gadgets(ns, 'g'))).metadata.annotations?.['policy.kopfgen.dev/myapp'];
           const parsed = raw ? JSON.parse(raw) : undefined;
           return parsed?.failure ? parsed : undefined;
         },
@@ -306,7 +279,7 @@ describe('the error policy against a real API server', { skip }, () => {
     'TemporaryError with delay 0 retries at once but posts one Event, not thousands',
     { timeout: TEST_TIMEOUT },
     async (t) => {
-      const ns = await namespace(cluster!.client, 'hotloop');
+      const ns = await namespace(suite.client, 'hotloop');
       const registry = new Registry();
       let calls = 0;
       const until = Date.now() + 5000;
@@ -319,17 +292,15 @@ describe('the error policy against a real API server', { skip }, () => {
         { registry },
       );
       await operate(registry, ns, { marks: { prefix: 'policy.kopfgen.dev' } });
-      await create(cluster!.client, blobs(ns), {
+      await create(suite.client, blobs(ns), {
         apiVersion: 'policy.kopfgen.dev/v1',
         kind: 'Blob',
         metadata: { name: 'h' },
         spec: {},
       });
-      await eventually('the handler to succeed', async () =>
-        (await get(blobs(ns, 'h'))).status?.myapp?.phase === 'Ready' ? true : undefined,
-      );
+      await suite.untilPhase('the handler to succeed', blobs(ns, 'h'), 'Ready');
       await sleep(1000);
-      const all = await events(cluster!.client, ns, 'h');
+      const all = await events(suite.client, ns, 'h');
       t.diagnostic(`${calls} attempts in 5 s, ${all.length} Event object(s), count ${all[0]?.count}`);
       assert.ok(calls > 20, `${calls} attempts`);
       assert.equal(all.length, 1, `${all.length} Event objects for ${calls} attempts`);
@@ -345,7 +316,7 @@ describe('the error policy against a real API server', { skip }, () => {
     'a 200 KB spec applied with kubectl is handled, then updated with an exact diff',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'large');
+      const ns = await namespace(suite.client, 'large');
       const registry = new Registry();
       const diffs: DiffItem[][] = [];
       const h = defineHandler(blob, 'myapp');
@@ -373,7 +344,7 @@ describe('the error policy against a real API server', { skip }, () => {
       assert.ok(JSON.stringify(body.spec).length > 200_000);
       kubectlApply(body);
       const handled = await eventually('created', async () => {
-        const current = await get(blobs(ns, 'l'));
+        const current = await suite.get(blobs(ns, 'l'));
         return current.status?.myapp?.phase === 'Created' &&
           current.metadata.annotations?.['policy.kopfgen.dev/last-handled-configuration']
           ? current
@@ -383,9 +354,7 @@ describe('the error policy against a real API server', { skip }, () => {
       assert.ok(stored.startsWith('gzip+base64:') && stored.length <= 32 * 1024, `${stored.length} characters`);
       items['item-7'].replicas = 4;
       kubectlApply(body);
-      await eventually('updated', async () =>
-        (await get(blobs(ns, 'l'))).status?.myapp?.phase === 'Updated' ? true : undefined,
-      );
+      await suite.untilPhase('updated', blobs(ns, 'l'), 'Updated');
       assert.deepEqual(diffs, [[['change', ['spec', 'items', 'item-7', 'replicas'], 3, 4]]]);
     },
   );

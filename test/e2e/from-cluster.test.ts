@@ -6,27 +6,18 @@
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { EXAMPLE_CRD, kopfgen, read, tempProject, tree, WIDGET_CRD } from '../helpers/cli-support.js';
-import {
-  applyCrd,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
+import { applyCrd, skip, START_TIMEOUT, TEST_TIMEOUT } from '../helpers/envtest.js';
+import { E2eSuite } from '../helpers/e2e-suite.js';
 
 /** The generated file without its first line, which names the source. */
 const body = (text: string): string => text.slice(text.indexOf('\n') + 1);
 
 describe('generate --from-cluster', { skip, timeout: START_TIMEOUT + 10 * TEST_TIMEOUT }, () => {
-  let cluster: Cluster | undefined;
   let dir = '';
-  before(
-    async () => {
-      cluster = startCluster();
+  const suite = new E2eSuite({
+    setup: async (cluster) => {
       dir = await tempProject({
         'crds/myresource.yaml': EXAMPLE_CRD,
         'widget.yaml': WIDGET_CRD.replace(
@@ -37,12 +28,11 @@ describe('generate --from-cluster', { skip, timeout: START_TIMEOUT + 10 * TEST_T
       await applyCrd(cluster, join(dir, 'crds/myresource.yaml'), 'example.com', 'v1', 'myresources');
       await applyCrd(cluster, join(dir, 'widget.yaml'), 'example.com', 'v1', 'widgets');
     },
-    { timeout: START_TIMEOUT },
-  );
-  after(() => stopCluster(cluster));
+  });
+  suite.hooks();
 
   it('a CRD by name generates what its file generates', { timeout: TEST_TIMEOUT }, async () => {
-    const kubeconfig = cluster?.kubeconfig ?? '';
+    const kubeconfig = suite.cluster.kubeconfig;
     const fromFile = await kopfgen(
       ['generate', 'crds/myresource.yaml', '--out', 'file', '--no-stubs', '--no-cache'],
       dir,
@@ -76,8 +66,8 @@ describe('generate --from-cluster', { skip, timeout: START_TIMEOUT + 10 * TEST_T
   });
 
   it('-l selects by label; the context is taken from the kubeconfig by name', { timeout: TEST_TIMEOUT }, async () => {
-    const kubeconfig = cluster?.kubeconfig ?? '';
-    const context = (cluster?.kubectl('config', 'current-context') ?? '').trim();
+    const kubeconfig = suite.cluster.kubeconfig;
+    const context = suite.cluster.kubectl('config', 'current-context').trim();
     const r = await kopfgen(
       [
         'generate',
@@ -113,7 +103,7 @@ describe('generate --from-cluster', { skip, timeout: START_TIMEOUT + 10 * TEST_T
   });
 
   it('a name not installed is KG153, and nothing is written', { timeout: TEST_TIMEOUT }, async () => {
-    const kubeconfig = cluster?.kubeconfig ?? '';
+    const kubeconfig = suite.cluster.kubeconfig;
     const r = await kopfgen(
       [
         'generate',

@@ -7,10 +7,9 @@
  * ignores its signal never overlapping the next attempt, and startup/cleanup hooks.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   defineHandler,
-  defineResource,
   onCleanup,
   onStartup,
   Registry,
@@ -18,55 +17,37 @@ import {
   type WatchEventType,
 } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
-import {
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
+import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import {
   captureLogger,
   create,
   namespace,
-  objectPath,
   type Body,
   type CapturedLogger,
+  blobs,
+  sleep,
+  blob,
 } from '../helpers/e2e-objects.js';
+import { E2eSuite, BLOBS_CRD } from '../helpers/e2e-suite.js';
 
-let cluster: Cluster | undefined;
-const operators: Operator[] = [];
-const blob = defineResource<{ spec: Record<string, unknown>; status?: Record<string, unknown> }>({
-  group: 'policy.kopfgen.dev',
-  version: 'v1',
-  plural: 'blobs',
-  kind: 'Blob',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
-const blobs = (ns: string, name = '') => objectPath('policy.kopfgen.dev', 'v1', 'blobs', ns, name);
-const get = (path: string) => cluster!.client.request<Body>('GET', path);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const suite = new E2eSuite({ crds: [BLOBS_CRD] });
+
 const gone = (path: string) =>
   eventually(
     `${path} to be gone`,
     () =>
-      get(path).then(
+      suite.get(path).then(
         () => undefined,
         () => true,
       ),
     60_000,
   );
 const patchSpec = (path: string, spec: Record<string, unknown>) =>
-  cluster!.client.request('PATCH', path, { body: { spec }, contentType: 'application/merge-patch+json' });
+  suite.client.request('PATCH', path, { body: { spec }, contentType: 'application/merge-patch+json' });
 
 async function start(registry: Registry, ns: string, logger: CapturedLogger = captureLogger()): Promise<Operator> {
   const op = new Operator({ registry, namespace: ns, logger, leaderElection: false });
-  operators.push(op);
+  suite.track(op);
   await op.start();
   return op;
 }
@@ -76,23 +57,13 @@ function blobBody(name: string, labels?: Record<string, string>): Body {
 }
 
 describe('handler kinds', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'test/fixtures/runtime/blobs.yaml', 'policy.kopfgen.dev', 'v1', 'blobs');
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(async () => {
-    for (const op of operators) await op.stop();
-    stopCluster(cluster);
-  });
+  suite.hooks();
 
   it(
     'filters: a labelled object is handled, an unlabelled one is not and gets no finalizer',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'filters');
+      const ns = await namespace(suite.client, 'filters');
       const registry = new Registry();
       const handled: string[] = [];
       const h = defineHandler(blob, 'web');
@@ -105,11 +76,11 @@ describe('handler kinds', { skip }, () => {
       );
       h.onDelete(() => undefined, { registry, labels: { tier: 'web' } });
       await start(registry, ns);
-      await create(cluster!.client, blobs(ns), blobBody('labelled', { tier: 'web' }));
-      await create(cluster!.client, blobs(ns), blobBody('plain'));
+      await create(suite.client, blobs(ns), blobBody('labelled', { tier: 'web' }));
+      await create(suite.client, blobs(ns), blobBody('plain'));
       const settled = (name: string) =>
         eventually(`${name} handled`, async () => {
-          const body = await get(blobs(ns, name));
+          const body = await suite.get(blobs(ns, name));
           return body.metadata.annotations?.['kopfgen.dev/last-handled-configuration'] ? body : undefined;
         });
       const labelled = await settled('labelled');
@@ -123,40 +94,40 @@ describe('handler kinds', { skip }, () => {
   );
 
   it('an optional delete handler adds no finalizer', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'optional');
+    const ns = await namespace(suite.client, 'optional');
     const registry = new Registry();
     const h = defineHandler(blob, 'cleanup');
     h.onCreate(() => ({ phase: 'Created' }), { registry });
     h.onDelete(() => undefined, { registry, optional: true });
     await start(registry, ns);
-    await create(cluster!.client, blobs(ns), blobBody('x'));
+    await create(suite.client, blobs(ns), blobBody('x'));
     const body = await eventually('x handled', async () => {
-      const body = await get(blobs(ns, 'x'));
+      const body = await suite.get(blobs(ns, 'x'));
       return body.status?.cleanup?.phase === 'Created' ? body : undefined;
     });
     assert.equal(body.metadata.finalizers, undefined);
-    await cluster!.client.request('DELETE', blobs(ns, 'x'));
+    await suite.client.request('DELETE', blobs(ns, 'x'));
     await gone(blobs(ns, 'x'));
   });
 
   it('onEvent sees the creation, a modification and the deletion', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'events');
+    const ns = await namespace(suite.client, 'events');
     const registry = new Registry();
     const seen: (WatchEventType | undefined)[] = [];
     defineHandler(blob, 'audit').onEvent((ctx) => void seen.push(ctx.type), { registry });
     await start(registry, ns);
-    await create(cluster!.client, blobs(ns), blobBody('x'));
+    await create(suite.client, blobs(ns), blobBody('x'));
     await eventually('ADDED', async () => (seen.includes('ADDED') ? true : undefined));
     await patchSpec(blobs(ns, 'x'), { size: 2 });
     await eventually('MODIFIED', async () => (seen.includes('MODIFIED') ? true : undefined));
-    await cluster!.client.request('DELETE', blobs(ns, 'x'));
+    await suite.client.request('DELETE', blobs(ns, 'x'));
     await eventually('DELETED', async () => (seen.includes('DELETED') ? true : undefined));
     assert.equal(seen[0], 'ADDED');
     assert.equal(seen.at(-1), 'DELETED');
   });
 
   it('a timer updates status every 2 s and stops when the object is deleted', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'timer');
+    const ns = await namespace(suite.client, 'timer');
     const registry = new Registry();
     const runs: number[] = [];
     defineHandler(blob, 'tick').onTimer(
@@ -167,12 +138,12 @@ describe('handler kinds', { skip }, () => {
       { registry, interval: 2 },
     );
     await start(registry, ns);
-    await create(cluster!.client, blobs(ns), blobBody('x'));
+    await create(suite.client, blobs(ns), blobBody('x'));
     const counts = new Set<number>();
     await eventually(
       'three timer results in status',
       async () => {
-        const count = (await get(blobs(ns, 'x'))).status?.tick?.count;
+        const count = (await suite.get(blobs(ns, 'x'))).status?.tick?.count;
         if (typeof count === 'number') counts.add(count);
         return counts.size >= 3 ? true : undefined;
       },
@@ -183,7 +154,7 @@ describe('handler kinds', { skip }, () => {
       gaps.every((gap) => gap >= 1900),
       `runs 2 s apart: ${gaps.join(', ')} ms`,
     );
-    await cluster!.client.request('DELETE', blobs(ns, 'x'));
+    await suite.client.request('DELETE', blobs(ns, 'x'));
     await gone(blobs(ns, 'x'));
     const stopped = runs.length;
     await sleep(4500);
@@ -194,7 +165,7 @@ describe('handler kinds', { skip }, () => {
     'a daemon is cancelled on deletion within its cancellation timeout; then the finalizer goes',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'daemon');
+      const ns = await namespace(suite.client, 'daemon');
       const registry = new Registry();
       const log = captureLogger();
       let aborted = 0;
@@ -211,14 +182,14 @@ describe('handler kinds', { skip }, () => {
       );
       defineHandler(blob, 'stubborn').onDaemon(() => sleep(30_000), { registry, cancellationTimeout: 2 });
       await start(registry, ns, log);
-      await create(cluster!.client, blobs(ns), blobBody('x'));
+      await create(suite.client, blobs(ns), blobBody('x'));
       await eventually('the finalizer a daemon needs', async () => {
-        const body = await get(blobs(ns, 'x'));
+        const body = await suite.get(blobs(ns, 'x'));
         return body.metadata.finalizers?.includes('kopfgen.dev/finalizer') ? true : undefined;
       });
       await sleep(500); // the daemons are running
       const deleted = Date.now();
-      await cluster!.client.request('DELETE', blobs(ns, 'x'));
+      await suite.client.request('DELETE', blobs(ns, 'x'));
       await gone(blobs(ns, 'x'));
       const released = Date.now();
       assert.ok(aborted > 0 && ended > 0, 'the daemon saw its signal and ended');
@@ -238,7 +209,7 @@ describe('handler kinds', { skip }, () => {
     'a timed-out attempt that ignores its signal never overlaps the next attempt',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'overlap');
+      const ns = await namespace(suite.client, 'overlap');
       const registry = new Registry();
       const attempts: [number, number][] = [];
       defineHandler(blob, 'slow').onUpdate(
@@ -250,9 +221,11 @@ describe('handler kinds', { skip }, () => {
         { registry, timeout: 1 },
       );
       await start(registry, ns);
-      await create(cluster!.client, blobs(ns), blobBody('x'));
+      await create(suite.client, blobs(ns), blobBody('x'));
       await eventually('x handled', async () =>
-        (await get(blobs(ns, 'x'))).metadata.annotations?.['kopfgen.dev/last-handled-configuration'] ? true : undefined,
+        (await suite.get(blobs(ns, 'x'))).metadata.annotations?.['kopfgen.dev/last-handled-configuration']
+          ? true
+          : undefined,
       );
       await patchSpec(blobs(ns, 'x'), { size: 2 });
       await sleep(500);
@@ -262,7 +235,7 @@ describe('handler kinds', { skip }, () => {
       for (let i = 1; i < sorted.length; i++) {
         assert.ok(sorted[i][0] >= sorted[i - 1][1], `attempt ${i} started before attempt ${i - 1} ended`);
       }
-      const body = await get(blobs(ns, 'x'));
+      const body = await suite.get(blobs(ns, 'x'));
       const record = JSON.parse(body.metadata.annotations['kopfgen.dev/slow']);
       assert.match(record.message, /timed out after 1s/);
     },
@@ -272,7 +245,7 @@ describe('handler kinds', { skip }, () => {
     'startup hooks run before watching (one failing stops the start); cleanup hooks after the handlers drained',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'hooks');
+      const ns = await namespace(suite.client, 'hooks');
       const failing = new Registry();
       defineHandler(blob, 'any').onCreate(() => undefined, { registry: failing });
       onStartup(
@@ -302,7 +275,7 @@ describe('handler kinds', { skip }, () => {
       );
       onCleanup(() => void order.push('cleanup'), { registry });
       const op = await start(registry, ns);
-      await create(cluster!.client, blobs(ns), blobBody('x'));
+      await create(suite.client, blobs(ns), blobBody('x'));
       await eventually('the handler to start', async () => (order.includes('handler started') ? true : undefined));
       await op.stop();
       assert.deepEqual(order, ['startup', 'handler started', 'handler ended', 'cleanup']);

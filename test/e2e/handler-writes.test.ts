@@ -5,62 +5,44 @@
  * a handler's own spec edit is an update (kopf stores the state before the handler).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { defineHandler, Registry, TemporaryError } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { FINALIZER } from '../../src/runtime/reconcile/essence.js';
+import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import {
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
-import { captureLogger, create, myResource, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
+  captureLogger,
+  create,
+  myResource,
+  namespace,
+  type Body,
+  myResources as my,
+  myResourceObject,
+} from '../helpers/e2e-objects.js';
+import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
+
+const suite = new E2eSuite({ crds: [MYRESOURCES_CRD] });
 
 type MyappStatus = { phase?: string; reason?: string };
 /** What `kopfgen generate` emits for the myapp handler (the e2e tests do not depend on the generator). */
 class MyappTemporaryError extends TemporaryError<MyappStatus> {}
 
-let cluster: Cluster | undefined;
-const operators: Operator[] = [];
-
 async function operate(registry: Registry, ns: string) {
   const operator = new Operator({ registry, namespace: ns, logger: captureLogger() });
-  operators.push(operator);
+  suite.track(operator);
   await operator.start();
 }
 
-const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
-const get = (path: string) => cluster!.client.request<Body>('GET', path);
-const web = (name: string) => ({
-  apiVersion: 'example.com/v1',
-  kind: 'MyResource',
-  metadata: { name },
-  spec: { image: 'nginx' },
-});
+const web = (name: string) => myResourceObject(name, { image: 'nginx' });
 
 describe('handler writes end to end', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(async () => {
-    for (const operator of operators) await operator.stop();
-    stopCluster(cluster);
-  });
+  suite.hooks();
 
   it(
     'a success clears the reason an error set: by null (merge), or by leaving it out (replace)',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'clear');
+      const ns = await namespace(suite.client, 'clear');
       const registry = new Registry();
       const failFirst = (retry: number) => {
         if (retry === 0)
@@ -84,9 +66,9 @@ describe('handler writes end to end', { skip }, () => {
         { registry, status: 'replace' },
       );
       await operate(registry, ns);
-      await create(cluster!.client, my(ns), web('web'));
+      await create(suite.client, my(ns), web('web'));
       const status = await eventually('both handlers succeeded', async () => {
-        const current = await get(my(ns, 'web'));
+        const current = await suite.get(my(ns, 'web'));
         const s = current.status ?? {};
         return s.myapp?.phase === 'Ok' && s.whole?.phase === 'Ok' ? s : undefined;
       });
@@ -99,9 +81,9 @@ describe('handler writes end to end', { skip }, () => {
     "an ownerReference and the handler's own finalizer land beside the operator's finalizer",
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'owners');
+      const ns = await namespace(suite.client, 'owners');
       const registry = new Registry();
-      const owner = await create(cluster!.client, `/api/v1/namespaces/${ns}/configmaps`, {
+      const owner = await create(suite.client, `/api/v1/namespaces/${ns}/configmaps`, {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: 'owner' },
@@ -119,9 +101,9 @@ describe('handler writes end to end', { skip }, () => {
       );
       h.onDelete(() => undefined, { registry });
       await operate(registry, ns);
-      await create(cluster!.client, my(ns), web('owned'));
+      await create(suite.client, my(ns), web('owned'));
       const body = await eventually('the create handler ran', async () => {
-        const current = await get(my(ns, 'owned'));
+        const current = await suite.get(my(ns, 'owned'));
         return current.status?.myapp?.phase === 'Owned' ? current : undefined;
       });
       assert.deepEqual(
@@ -130,15 +112,14 @@ describe('handler writes end to end', { skip }, () => {
       );
       assert.deepEqual([...body.metadata.finalizers].sort(), ['example.com/cleanup', FINALIZER].sort());
       // Release the object for the namespace's deletion: the custom finalizer is the test's to remove.
-      await cluster!.client.request('PATCH', my(ns, 'owned'), {
-        body: { metadata: { finalizers: [FINALIZER], resourceVersion: body.metadata.resourceVersion } },
-        contentType: 'application/merge-patch+json',
+      await suite.mergePatch(my(ns, 'owned'), {
+        metadata: { finalizers: [FINALIZER], resourceVersion: body.metadata.resourceVersion },
       });
     },
   );
 
   it("a create handler's own spec edit is an update, as in kopf", { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'self-edit');
+    const ns = await namespace(suite.client, 'self-edit');
     const registry = new Registry();
     const updates: string[] = [];
     const h = defineHandler<typeof myResource.__resource, MyappStatus>(myResource, 'myapp');
@@ -155,7 +136,7 @@ describe('handler writes end to end', { skip }, () => {
       { registry },
     );
     await operate(registry, ns);
-    await create(cluster!.client, my(ns), web('edited')); // replicas defaults to 1 (the CRD says so)
+    await create(suite.client, my(ns), web('edited')); // replicas defaults to 1 (the CRD says so)
     await eventually('the update ran', async () => (updates.length > 0 ? true : undefined));
     await new Promise((r) => setTimeout(r, 1000));
     assert.deepEqual(updates, ['[["change",["spec","replicas"],1,3]] 1->3']);

@@ -9,24 +9,24 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { FaultProxy } from '../helpers/proxy.js';
+import { clientFor, eventually, skip } from '../helpers/envtest.js';
 import {
-  clientFor,
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  type Cluster,
-} from '../helpers/envtest.js';
-import { captureLogger, create, myResource, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
+  captureLogger,
+  create,
+  myResource,
+  namespace,
+  type Body,
+  myResources as my,
+  untilOutput,
+  myResourceObject,
+} from '../helpers/e2e-objects.js';
+import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
 
-let cluster: Cluster | undefined;
-const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
+const suite = new E2eSuite({ crds: [MYRESOURCES_CRD] });
 
 /** Short lease timings keep the test quick; the bounds asserted are stated in them. */
 const LEASE_S = 6;
@@ -66,7 +66,7 @@ function startReplica(
     {
       env: {
         ...process.env,
-        KUBECONFIG: cluster!.kubeconfig,
+        KUBECONFIG: suite.cluster.kubeconfig,
         RUN_OPTIONS: JSON.stringify(options),
         COUNT_FILE: countFile,
         REPLICA: name,
@@ -124,27 +124,11 @@ async function handledOnce(countFile: string, expected: string[]): Promise<void>
   assert.deepEqual([...seen.keys()].sort(), [...expected].sort());
 }
 
-const body = (name: string, image: string) => ({
-  apiVersion: 'example.com/v1',
-  kind: 'MyResource',
-  metadata: { name },
-  spec: { image },
-});
-const patchImage = (ns: string, name: string, image: string) =>
-  cluster!.client.request('PATCH', my(ns, name), {
-    body: { spec: { image } },
-    contentType: 'application/merge-patch+json',
-  });
+const body = (name: string, image: string) => myResourceObject(name, { image });
+const patchImage = (ns: string, name: string, image: string) => suite.mergePatch(my(ns, name), { spec: { image } });
 
 describe('leader election: two operator processes on one CRD', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(() => stopCluster(cluster));
+  suite.hooks();
 
   // Records in annotations (two writes per outcome), and in status.kopfgen (one /status write carries them).
   for (const records of ['annotations', 'status'] as const) {
@@ -152,7 +136,7 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
       `each handler once per cause; kill -9 of the leader: taken over in time, nothing lost or doubled; SIGTERM: over within 3 s (records in ${records})`,
       { timeout: 240_000 },
       async () => {
-        const ns = await namespace(cluster!.client, 'leader');
+        const ns = await namespace(suite.client, 'leader');
         const countFile = join(mkdtempSync(join(tmpdir(), 'kopfgen-count-')), 'invocations');
         const mode = { STATUS_RECORDS: records === 'status' ? '1' : '0' };
         const replicas = [
@@ -167,14 +151,12 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
             60_000,
           );
           const standby = replicas.find((r) => r !== leader)!;
-          await eventually('the standby to see the leader', async () =>
-            standby.output().includes(`is held by ${leader.name}_`) ? true : undefined,
-          );
+          await untilOutput('the standby to see the leader', standby.output, `is held by ${leader.name}_`);
           assert.equal(leadingSince(standby), undefined, 'one leader at a time');
 
           // Create, update, delete while both run.
           const names = ['o-1', 'o-2', 'o-3', 'o-4'];
-          for (const name of names) await create(cluster!.client, my(ns), body(name, 'v1'));
+          for (const name of names) await create(suite.client, my(ns), body(name, 'v1'));
           await handledOnce(
             countFile,
             names.map((n) => `create ${n} v1`),
@@ -182,7 +164,7 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
           for (const name of names) await patchImage(ns, name, 'v2');
           const updated = names.map((n) => `update ${n} v2`);
           await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated]);
-          for (const name of names.slice(0, 2)) await cluster!.client.request('DELETE', my(ns, name));
+          for (const name of names.slice(0, 2)) await suite.client.request('DELETE', my(ns, name));
           const deleted = names.slice(0, 2).map((n) => `delete ${n} v2`);
           await handledOnce(countFile, [...names.map((n) => `create ${n} v1`), ...updated, ...deleted]);
           assert.ok(
@@ -191,12 +173,12 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
           );
 
           // kill -9 of the leader while its handlers run (each takes 3 s); changes keep coming meanwhile.
-          for (const name of ['k-1', 'k-2']) await create(cluster!.client, my(ns), body(name, 'v1'));
+          for (const name of ['k-1', 'k-2']) await create(suite.client, my(ns), body(name, 'v1'));
           await new Promise((r) => setTimeout(r, 1000));
           const killedAt = Date.now();
           leader.child.kill('SIGKILL');
           await patchImage(ns, 'o-3', 'v3');
-          await cluster!.client.request('DELETE', my(ns, 'o-4'));
+          await suite.client.request('DELETE', my(ns, 'o-4'));
           const since = await eventually('the standby to take over', async () => leadingSince(standby), 60_000);
           const takeover = (since - killedAt) / 1000;
           // lease duration + retry period (the standby's look is jittered up to 1.2x, as client-go's), plus the
@@ -215,7 +197,7 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
           ];
           await handledOnce(countFile, all);
           for (const name of ['k-1', 'k-2']) {
-            const handled = await cluster!.client.request<Body>('GET', my(ns, name));
+            const handled = await suite.client.request<Body>('GET', my(ns, name));
             assert.equal(handled.status?.myapp?.phase, 'Created');
             const stored = records === 'status' ? handled.status?.kopfgen : handled.metadata.annotations;
             const other = records === 'status' ? handled.metadata.annotations : handled.status?.kopfgen;
@@ -239,7 +221,7 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
           assert.ok(seconds <= 3, `took over ${seconds} s after SIGTERM`);
           assert.equal(await standby.exited, 0, standby.output());
           assert.match(standby.output(), /released/);
-          await create(cluster!.client, my(ns), body('t-1', 'v1'));
+          await create(suite.client, my(ns), body('t-1', 'v1'));
           await handledOnce(countFile, [...all, 'create t-1 v1']);
           // --log-format json: one object per outcome line, with the fields log collectors index
           const outcome = await eventually('the JSON outcome line', async () =>
@@ -265,8 +247,8 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
     "a leader that cannot renew stops at its renew deadline: the handler's signal aborts, its write is not sent",
     { timeout: 120_000 },
     async () => {
-      const ns = await namespace(cluster!.client, 'fence');
-      const proxy = await FaultProxy.start(cluster!.kubeconfig);
+      const ns = await namespace(suite.client, 'fence');
+      const proxy = await FaultProxy.start(suite.cluster.kubeconfig);
       const registry = new Registry();
       const seen: { started?: number; aborted?: number } = {};
       defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(
@@ -291,7 +273,7 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
       await operator.start();
       try {
         await eventually('leading', async () => (operator.isLeader() ? true : undefined), 30_000);
-        await create(cluster!.client, my(ns), body('f-1', 'v1'));
+        await create(suite.client, my(ns), body('f-1', 'v1'));
         await eventually('the handler to start', async () => seen.started);
         const failingFrom = Date.now();
         proxy.inject({ method: 'PUT', path: /\/leases\//, status: 500, times: 10_000 });
@@ -306,7 +288,7 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
             ? true
             : undefined,
         );
-        const object = await cluster!.client.request<Body>('GET', my(ns, 'f-1'));
+        const object = await suite.client.request<Body>('GET', my(ns, 'f-1'));
         assert.equal(object.status?.myapp, undefined, 'no status written after the lease was lost');
         const writes = proxy.seen.filter((r) => r.method === 'PATCH' && r.path.includes('/myresources/f-1'));
         assert.ok(writes.length <= 1, `only the finalizer patch before the handler ran: ${JSON.stringify(writes)}`);

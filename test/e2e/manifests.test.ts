@@ -9,24 +9,24 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { MANIFEST_FILES } from '../../src/manifests/render-manifests.js';
 import type { PolicyRule } from '../../src/manifests/rbac-manifest.js';
 import { KubeClient } from '../../src/runtime/kube/client.js';
 import { kopfgen, REPO, tempProject } from '../helpers/cli-support.js';
+import { clientFor, eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
+import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
 import {
-  clientFor,
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
-import { create, events, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
+  create,
+  events,
+  namespace,
+  type Body,
+  myResources as my,
+  myResourceObject,
+  untilOutput,
+  exitWithin,
+} from '../helpers/e2e-objects.js';
 
 const EXAMPLE = 'examples/myresource/operator.ts';
 const NAME = `rbac-e2e-${process.pid}`;
@@ -43,19 +43,23 @@ interface Install {
   args: string[];
 }
 
-let cluster: Cluster | undefined;
 let wide: Install;
-const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
-const get = (path: string) => cluster!.client.request<Body>('GET', path);
+const suite = new E2eSuite({
+  crds: [MYRESOURCES_CRD],
+  setup: async () => {
+    wide = await install(NAME, []);
+    assert.equal(wide.namespace, OPERATOR_NS);
+  },
+});
 
 /** A kubeconfig with the envtest server and CA, authenticating with the ServiceAccount's token only. */
 async function serviceAccountKubeconfig(dir: string, namespace: string, name: string): Promise<string> {
-  const answer = await cluster!.client.request<{ status: { token: string } }>(
+  const answer = await suite.client.request<{ status: { token: string } }>(
     'POST',
     `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
     { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } },
   );
-  const admin = parse(await fs.readFile(cluster!.kubeconfig, 'utf8')) as {
+  const admin = parse(await fs.readFile(suite.cluster.kubeconfig, 'utf8')) as {
     clusters: { cluster: Record<string, string> }[];
   };
   const { server, 'certificate-authority-data': ca } = admin.clusters[0].cluster;
@@ -94,7 +98,7 @@ async function install(name: string, flags: string[]): Promise<Install> {
   const rendered = await kopfgen(['manifests', EXAMPLE, '--out', dir, '--name', name, ...flags], REPO);
   assert.equal(rendered.code, 0, rendered.stderr);
   for (const file of [MANIFEST_FILES.namespace, MANIFEST_FILES.serviceAccount, MANIFEST_FILES.rbac]) {
-    if (existsSync(join(dir, file))) cluster!.kubectl('apply', '-f', join(dir, file));
+    if (existsSync(join(dir, file))) suite.cluster.kubectl('apply', '-f', join(dir, file));
   }
   const deployment = parse(await fs.readFile(join(dir, MANIFEST_FILES.deployment), 'utf8')) as Body;
   const container = deployment.spec.template.spec.containers[0];
@@ -154,37 +158,21 @@ const rbacDocuments = async (at: Install) =>
 
 /** The story: Starting, then Pending with its Warning Event, then deleted; the operator still running, no 403. */
 async function story(ns: string, run: Run): Promise<void> {
-  await eventually(
-    'the operator to watch',
-    async () => (run.output().includes('watching myresources') ? true : undefined),
-    30_000,
-  );
-  await create(cluster!.client, my(ns), {
-    apiVersion: 'example.com/v1',
-    kind: 'MyResource',
-    metadata: { name: 'web' },
-    spec: { image: 'nginx', replicas: 1 },
-  });
-  await eventually('Starting', async () =>
-    (await get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined,
-  );
-  await cluster!.client.request('PATCH', my(ns, 'web'), {
-    body: { spec: { replicas: 0 } },
-    contentType: 'application/merge-patch+json',
-  });
-  await eventually('Pending', async () =>
-    (await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined,
-  );
+  await untilOutput('the operator to watch', run.output, 'watching myresources', 30_000);
+  await create(suite.client, my(ns), myResourceObject('web', { image: 'nginx', replicas: 1 }));
+  await suite.untilPhase('Starting', my(ns, 'web'), 'Starting');
+  await suite.mergePatch(my(ns, 'web'), { spec: { replicas: 0 } });
+  await suite.untilPhase('Pending', my(ns, 'web'), 'Pending');
   await eventually('the Warning Event', async () =>
-    (await events(cluster!.client, ns, 'web')).some((e) => e.reason === 'myappFailed') ? true : undefined,
+    (await events(suite.client, ns, 'web')).some((e) => e.reason === 'myappFailed') ? true : undefined,
   );
   await eventually('the outcome log line', async () =>
     /handler myapp failed temporarily/.test(run.output()) ? true : undefined,
   );
-  await cluster!.client.request('DELETE', my(ns, 'web'));
+  await suite.client.request('DELETE', my(ns, 'web'));
   await eventually('the object to be gone', async () => {
     try {
-      await get(my(ns, 'web'));
+      await suite.get(my(ns, 'web'));
       return undefined;
     } catch (error) {
       return (error as { status?: number }).status === 404 ? true : undefined;
@@ -195,16 +183,7 @@ async function story(ns: string, run: Run): Promise<void> {
 }
 
 describe('the example operator under its generated RBAC', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-      wide = await install(NAME, []);
-      assert.equal(wide.namespace, OPERATOR_NS);
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(() => stopCluster(cluster));
+  suite.hooks();
 
   it(
     'grants exactly what the runtime uses: no more (asked as the ServiceAccount itself)',
@@ -254,7 +233,7 @@ describe('the example operator under its generated RBAC', { skip }, () => {
     'runs the story with zero 403s: Starting, Pending with its Event, deleted',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'rbac');
+      const ns = await namespace(suite.client, 'rbac');
       const run = await runOperator(wide);
       try {
         await story(ns, run);
@@ -269,21 +248,16 @@ describe('the example operator under its generated RBAC', { skip }, () => {
     '-n: the Role in that namespace is enough for the story there; other namespaces are not watched',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'team');
+      const ns = await namespace(suite.client, 'team');
       const scoped = await install(`rbac-ns-${process.pid}`, ['-n', ns]);
       assert.equal(scoped.namespace, ns);
       assert.deepEqual(scoped.args.slice(-4), ['--namespace', ns, '--leader-election-id', `rbac-ns-${process.pid}`]);
-      const elsewhere = await namespace(cluster!.client, 'other');
-      await create(cluster!.client, my(elsewhere), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'x' },
-        spec: { image: 'nginx' },
-      });
+      const elsewhere = await namespace(suite.client, 'other');
+      await create(suite.client, my(elsewhere), myResourceObject('x', { image: 'nginx' }));
       const run = await runOperator(scoped);
       try {
         await story(ns, run);
-        assert.equal((await get(my(elsewhere, 'x'))).status, undefined, 'outside its namespace: untouched');
+        assert.equal((await suite.get(my(elsewhere, 'x'))).status, undefined, 'outside its namespace: untouched');
       } finally {
         await stop(run);
       }
@@ -300,10 +274,7 @@ describe('the example operator under its generated RBAC', { skip }, () => {
       const full = role.rules as PolicyRule[];
       const user = `system:serviceaccount:${OPERATOR_NS}:${NAME}`;
       const patchRules = (rules: PolicyRule[]) =>
-        cluster!.client.request('PATCH', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${NAME}`, {
-          body: { rules },
-          contentType: 'application/merge-patch+json',
-        });
+        suite.mergePatch(`/apis/rbac.authorization.k8s.io/v1/clusterroles/${NAME}`, { rules });
       const asOperator = clientFor(wide.kubeconfig);
       // RBAC changes reach the authorizer through its cache: wait until the ServiceAccount sees the rules.
       const settled = (resource: string, verb: string, want: boolean) => {
@@ -334,7 +305,7 @@ describe('the example operator under its generated RBAC', { skip }, () => {
           await patchRules(without);
           await settled(resource, verb, false);
           const run = await runOperator(wide);
-          const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000))]);
+          const code = await exitWithin(run.exited, 30_000);
           run.child.kill('SIGKILL');
           assert.equal(code, 1, run.output());
           const lines = run

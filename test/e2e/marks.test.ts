@@ -4,35 +4,14 @@
  * change, and there is no finalizer ping-pong (the resourceVersion stays put while idle).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
+import { describe, it } from 'node:test';
+import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
-import {
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
-import { captureLogger, create, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
+import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
+import { captureLogger, create, namespace, type Body, blobs, sleep, blob } from '../helpers/e2e-objects.js';
+import { E2eSuite, BLOBS_CRD } from '../helpers/e2e-suite.js';
 
-let cluster: Cluster | undefined;
-const operators: Operator[] = [];
-const blob = defineResource<{ spec: Record<string, unknown> }>({
-  group: 'policy.kopfgen.dev',
-  version: 'v1',
-  plural: 'blobs',
-  kind: 'Blob',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
-const blobs = (ns: string, name = '') => objectPath('policy.kopfgen.dev', 'v1', 'blobs', ns, name);
-const get = (path: string) => cluster!.client.request<Body>('GET', path);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const suite = new E2eSuite({ crds: [BLOBS_CRD] });
 
 /** An operator with its own handler id and marks prefix; counts its handler calls per cause. */
 async function operator(ns: string, id: string, prefix: string | undefined) {
@@ -61,32 +40,22 @@ async function operator(ns: string, id: string, prefix: string | undefined) {
     { registry },
   );
   const op = new Operator({ registry, namespace: ns, logger: captureLogger(), marks: prefix ? { prefix } : undefined });
-  operators.push(op);
+  suite.track(op);
   await op.start();
   return calls;
 }
 
 describe('two operators with different marks on one CRD', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'test/fixtures/runtime/blobs.yaml', 'policy.kopfgen.dev', 'v1', 'blobs');
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(async () => {
-    for (const op of operators) await op.stop();
-    stopCluster(cluster);
-  });
+  suite.hooks();
 
   it(
     'each runs its own handlers once per cause; no finalizer ping-pong while idle',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'twoops');
+      const ns = await namespace(suite.client, 'twoops');
       const first = await operator(ns, 'alpha', undefined); // today's kopfgen.dev marks
       const second = await operator(ns, 'beta', 'beta.example.com');
-      await create(cluster!.client, blobs(ns), {
+      await create(suite.client, blobs(ns), {
         apiVersion: 'policy.kopfgen.dev/v1',
         kind: 'Blob',
         metadata: { name: 'x' },
@@ -95,7 +64,7 @@ describe('two operators with different marks on one CRD', { skip }, () => {
       const phases = (body: Body) => `${body.status?.alpha?.phase}/${body.status?.beta?.phase}`;
       const both = async (want: string) =>
         eventually(`both ${want}`, async () => {
-          const body = await get(blobs(ns, 'x'));
+          const body = await suite.get(blobs(ns, 'x'));
           const annotations = body.metadata.annotations ?? {};
           const settled =
             annotations['kopfgen.dev/last-handled-configuration'] &&
@@ -105,7 +74,7 @@ describe('two operators with different marks on one CRD', { skip }, () => {
       const created = await both('Created/Created');
       assert.deepEqual(created.metadata.finalizers.sort(), ['beta.example.com/finalizer', 'kopfgen.dev/finalizer']);
       await sleep(5000);
-      const idle = await get(blobs(ns, 'x'));
+      const idle = await suite.get(blobs(ns, 'x'));
       assert.equal(
         idle.metadata.resourceVersion,
         (await both('Created/Created')).metadata.resourceVersion,
@@ -113,15 +82,12 @@ describe('two operators with different marks on one CRD', { skip }, () => {
       );
       assert.deepEqual([first, second], [{ create: 1 }, { create: 1 }]);
 
-      await cluster!.client.request('PATCH', blobs(ns, 'x'), {
-        body: { spec: { size: 2 } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(blobs(ns, 'x'), { spec: { size: 2 } });
       await both('Updated/Updated');
-      const rv = (await get(blobs(ns, 'x'))).metadata.resourceVersion;
+      const rv = (await suite.get(blobs(ns, 'x'))).metadata.resourceVersion;
       await sleep(5000);
       assert.equal(
-        (await get(blobs(ns, 'x'))).metadata.resourceVersion,
+        (await suite.get(blobs(ns, 'x'))).metadata.resourceVersion,
         rv,
         'nothing written while idle after the update',
       );
@@ -133,9 +99,9 @@ describe('two operators with different marks on one CRD', { skip }, () => {
         ],
       );
 
-      await cluster!.client.request('DELETE', blobs(ns, 'x'));
+      await suite.client.request('DELETE', blobs(ns, 'x'));
       await eventually('the object to be gone', () =>
-        get(blobs(ns, 'x')).then(
+        suite.get(blobs(ns, 'x')).then(
           () => undefined,
           () => true,
         ),

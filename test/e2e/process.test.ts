@@ -5,20 +5,11 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { runOperator } from '../../src/cli/run.js';
 import { defineHandler, defineResource, Registry, TemporaryError } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
-import {
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
+import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import {
   captureLogger,
   create,
@@ -27,12 +18,14 @@ import {
   namespace,
   objectPath,
   pair,
-  type Body,
+  myResources as my,
+  myResourceObject,
+  untilOutput,
+  exitWithin,
 } from '../helpers/e2e-objects.js';
+import { E2eSuite, MYRESOURCES_CRD, PAIRS_CRD } from '../helpers/e2e-suite.js';
 
-let cluster: Cluster | undefined;
-const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
-const get = (path: string) => cluster!.client.request<Body>('GET', path);
+const suite = new E2eSuite({ crds: [MYRESOURCES_CRD, PAIRS_CRD] });
 
 function runChild(
   ns: string,
@@ -42,7 +35,7 @@ function runChild(
   const script =
     "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], { namespace: process.env.NS });";
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, module], {
-    env: { ...process.env, KUBECONFIG: cluster!.kubeconfig, NS: ns, ...env },
+    env: { ...process.env, KUBECONFIG: suite.cluster.kubeconfig, NS: ns, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -53,40 +46,21 @@ function runChild(
 }
 
 describe('operator process', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-      await applyCrd(cluster, 'test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'v1', 'pairs');
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(() => stopCluster(cluster));
+  suite.hooks();
 
   it('SIGTERM mid-handler: the handler finishes, its patch is written, exit 0', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'sigterm');
+    const ns = await namespace(suite.client, 'sigterm');
     const run = runChild(ns, { HANDLER_MS: '2000' });
     try {
-      await eventually(
-        'the operator to watch',
-        async () => (run.output().includes('watching myresources') ? true : undefined),
-        30_000,
-      );
-      await create(cluster!.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'slow' },
-        spec: { image: 'x' },
-      });
-      await eventually('the handler to start', async () =>
-        run.output().includes('handler started slow') ? true : undefined,
-      );
+      await untilOutput('the operator to watch', run.output, 'watching myresources', 30_000);
+      await create(suite.client, my(ns), myResourceObject('slow', { image: 'x' }));
+      await untilOutput('the handler to start', run.output, 'handler started slow');
       run.child.kill('SIGTERM');
-      const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]);
+      const code = await exitWithin(run.exited, 20_000);
       assert.equal(code, 0, run.output());
       assert.match(run.output(), /handler finished slow/);
       assert.match(run.output(), /handler myapp succeeded/);
-      const body = await get(my(ns, 'slow'));
+      const body = await suite.get(my(ns, 'slow'));
       assert.equal(body.status?.myapp?.phase, 'Done');
       assert.ok(
         body.metadata.annotations['kopfgen.dev/last-handled-configuration'],
@@ -102,34 +76,19 @@ describe('operator process', { skip }, () => {
     'SIGTERM with a handler that honours its signal: retried at once by the next operator, no Event',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'polite');
+      const ns = await namespace(suite.client, 'polite');
       const run = runChild(ns, {}, 'test/fixtures/runtime/polite-operator.ts');
       try {
-        await eventually(
-          'the operator to watch',
-          async () => (run.output().includes('watching myresources') ? true : undefined),
-          30_000,
-        );
-        await create(cluster!.client, my(ns), {
-          apiVersion: 'example.com/v1',
-          kind: 'MyResource',
-          metadata: { name: 'p' },
-          spec: { image: 'x' },
-        });
-        await eventually('the handler to start', async () =>
-          run.output().includes('handler started p') ? true : undefined,
-        );
+        await untilOutput('the operator to watch', run.output, 'watching myresources', 30_000);
+        await create(suite.client, my(ns), myResourceObject('p', { image: 'x' }));
+        await untilOutput('the handler to start', run.output, 'handler started p');
         const stoppedAt = Date.now();
         run.child.kill('SIGTERM');
-        assert.equal(
-          await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]),
-          0,
-          run.output(),
-        );
-        const record = JSON.parse((await get(my(ns, 'p'))).metadata.annotations['kopfgen.dev/myapp']);
+        assert.equal(await exitWithin(run.exited, 20_000), 0, run.output());
+        const record = JSON.parse((await suite.get(my(ns, 'p'))).metadata.annotations['kopfgen.dev/myapp']);
         assert.match(record.message, /^interrupted by the operator's shutdown: aborted/);
         assert.ok(Date.parse(record.delayed) <= stoppedAt + 5000, 'no backoff after an interruption');
-        assert.equal((await events(cluster!.client, ns, 'p')).length, 0);
+        assert.equal((await events(suite.client, ns, 'p')).length, 0);
       } finally {
         run.child.kill('SIGKILL');
       }
@@ -140,7 +99,7 @@ describe('operator process', { skip }, () => {
     'a restart in the middle of a retry waits for the delay and runs the handler once more, not twice',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'restart');
+      const ns = await namespace(suite.client, 'restart');
       const first = new Registry();
       defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(
         () => {
@@ -150,14 +109,9 @@ describe('operator process', { skip }, () => {
       );
       const op1 = new Operator({ registry: first, namespace: ns, logger: captureLogger() });
       await op1.start();
-      await create(cluster!.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'r' },
-        spec: { image: 'x' },
-      });
+      await create(suite.client, my(ns), myResourceObject('r', { image: 'x' }));
       const record = await eventually('the delayed record', async () => {
-        const raw = (await get(my(ns, 'r'))).metadata.annotations?.['kopfgen.dev/myapp'];
+        const raw = (await suite.get(my(ns, 'r'))).metadata.annotations?.['kopfgen.dev/myapp'];
         return raw ? JSON.parse(raw) : undefined;
       });
       await op1.stop();
@@ -181,11 +135,11 @@ describe('operator process', { skip }, () => {
       const op2 = new Operator({ registry: second, namespace: ns, logger: captureLogger() });
       await op2.start();
       try {
-        await eventually('status Starting', async () =>
-          (await get(my(ns, 'r'))).status?.myapp?.phase === 'Starting' ? true : undefined,
-        );
+        await suite.untilPhase('status Starting', my(ns, 'r'), 'Starting');
         await eventually('the cause to complete', async () =>
-          (await get(my(ns, 'r'))).metadata.annotations['kopfgen.dev/last-handled-configuration'] ? true : undefined,
+          (await suite.get(my(ns, 'r'))).metadata.annotations['kopfgen.dev/last-handled-configuration']
+            ? true
+            : undefined,
         );
         await new Promise((r) => setTimeout(r, 500));
         assert.equal(calls.length, 1);
@@ -220,9 +174,9 @@ describe('operator process', { skip }, () => {
     const operator = new Operator({ registry, logger: captureLogger() });
     await operator.start();
     try {
-      const namespaces = [await namespace(cluster!.client, 'wide'), await namespace(cluster!.client, 'wide')];
+      const namespaces = [await namespace(suite.client, 'wide'), await namespace(suite.client, 'wide')];
       for (const ns of namespaces)
-        await create(cluster!.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), {
+        await create(suite.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), {
           apiVersion: 'test.kopfgen.dev/v1',
           kind: 'Pair',
           metadata: { name: 'x' },
@@ -230,7 +184,8 @@ describe('operator process', { skip }, () => {
         });
       for (const ns of namespaces) {
         await eventually(`the pair in ${ns}`, async () =>
-          (await get(objectPath('test.kopfgen.dev', 'v1', 'pairs', ns, 'x'))).status?.alpha?.phase === `seen in ${ns}`
+          (await suite.get(objectPath('test.kopfgen.dev', 'v1', 'pairs', ns, 'x'))).status?.alpha?.phase ===
+          `seen in ${ns}`
             ? true
             : undefined,
         );
@@ -255,7 +210,7 @@ describe('operator process', { skip }, () => {
     const lines: string[] = [];
     const code = await runOperator('test/fixtures/runtime/empty.mjs', {
       registry,
-      kubeconfig: cluster!.kubeconfig,
+      kubeconfig: suite.cluster.kubeconfig,
       write: (l) => lines.push(l),
     });
     assert.equal(code, 1);
@@ -270,32 +225,16 @@ describe('operator process', { skip }, () => {
     'the generated example (TypeScript, through tsx) runs: Starting, then Pending from its generated error',
     { timeout: TEST_TIMEOUT, skip: existsSync(example) ? false : `needs ${example}` },
     async () => {
-      const ns = await namespace(cluster!.client, 'example');
+      const ns = await namespace(suite.client, 'example');
       const run = runChild(ns, {}, example);
       try {
-        await eventually(
-          'the operator to watch',
-          async () => (run.output().includes('watching myresources') ? true : undefined),
-          30_000,
-        );
-        await create(cluster!.client, my(ns), {
-          apiVersion: 'example.com/v1',
-          kind: 'MyResource',
-          metadata: { name: 'web' },
-          spec: { image: 'nginx', replicas: 1 },
-        });
-        await eventually('Starting', async () =>
-          (await get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined,
-        );
-        assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^web\s+Starting\s+/m);
-        await cluster!.client.request('PATCH', my(ns, 'web'), {
-          body: { spec: { replicas: 0 } },
-          contentType: 'application/merge-patch+json',
-        });
-        await eventually('Pending', async () =>
-          (await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined,
-        );
-        assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^web\s+Pending\s+/m);
+        await untilOutput('the operator to watch', run.output, 'watching myresources', 30_000);
+        await create(suite.client, my(ns), myResourceObject('web', { image: 'nginx', replicas: 1 }));
+        await suite.untilPhase('Starting', my(ns, 'web'), 'Starting');
+        assert.match(suite.cluster.kubectl('get', 'myresources', '-n', ns), /^web\s+Starting\s+/m);
+        await suite.mergePatch(my(ns, 'web'), { spec: { replicas: 0 } });
+        await suite.untilPhase('Pending', my(ns, 'web'), 'Pending');
+        assert.match(suite.cluster.kubectl('get', 'myresources', '-n', ns), /^web\s+Pending\s+/m);
         // The log line follows the writes: wait for it rather than race it.
         await eventually('the outcome log line', async () =>
           /handler myapp failed temporarily, retry in 60s: scaled to zero/.test(run.output()) ? true : undefined,

@@ -5,25 +5,16 @@
  * operator left in annotations are read, not handled again, and moved to status on the next write.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { defineHandler, defineResource, Registry, type DiffItem } from '../../src/runtime/index.js';
 import { KubeClient, type RequestOptions } from '../../src/runtime/kube/client.js';
 import { Operator } from '../../src/runtime/operator.js';
-import {
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
-import { captureLogger, create, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
+import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
+import { captureLogger, create, namespace, myResources as my } from '../helpers/e2e-objects.js';
+import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
 
-let cluster: Cluster | undefined;
-const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
-const get = (path: string) => cluster!.client.request<Body>('GET', path);
+const suite = new E2eSuite({ crds: [MYRESOURCES_CRD] });
+
 const LAST = 'kopfgen.dev/last-handled-configuration';
 
 const descriptor = (statusRecords: boolean) =>
@@ -78,35 +69,21 @@ const body = (name: string, image: string, annotations?: Record<string, string>)
   metadata: { name, ...(annotations ? { annotations } : {}) },
   spec: { image },
 });
-const patchImage = (ns: string, name: string, image: string) =>
-  cluster!.client.request('PATCH', my(ns, name), {
-    body: { spec: { image } },
-    contentType: 'application/merge-patch+json',
-  });
-const phase = (ns: string, name: string, want: string) =>
-  eventually(`${name} ${want}`, async () =>
-    (await get(my(ns, name))).status?.myapp?.phase === want ? true : undefined,
-  );
+const patchImage = (ns: string, name: string, image: string) => suite.mergePatch(my(ns, name), { spec: { image } });
+const phase = (ns: string, name: string, want: string) => suite.untilPhase(`${name} ${want}`, my(ns, name), want);
 
 describe('records in status.kopfgen', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(() => stopCluster(cluster));
+  suite.hooks();
 
   it('one /status write per handled object; an update gets its exact diff', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'records');
+    const ns = await namespace(suite.client, 'records');
     const { op, calls, diffs, writes } = await operator(ns, true);
     try {
-      await create(cluster!.client, my(ns), body('a', 'nginx:1', { team: 'x' }));
+      await create(suite.client, my(ns), body('a', 'nginx:1', { team: 'x' }));
       await phase(ns, 'a', 'Created');
       await new Promise((r) => setTimeout(r, 1000)); // a second write would show by now
       assert.deepEqual(writes, ['a/status']);
-      const created = await get(my(ns, 'a'));
+      const created = await suite.get(my(ns, 'a'));
       assert.ok(created.status.kopfgen[LAST], 'the essence is in status');
       assert.equal(created.status.kopfgen['kopfgen.dev/myapp'], undefined, 'the progress record purged');
       assert.deepEqual(created.metadata.annotations, { team: 'x' }, 'no records in annotations');
@@ -126,13 +103,13 @@ describe('records in status.kopfgen', { skip }, () => {
     'records left in annotations: not handled again, moved to status on the next write',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'records-move');
+      const ns = await namespace(suite.client, 'records-move');
       const before = await operator(ns, false);
       try {
-        await create(cluster!.client, my(ns), body('m', 'nginx:1'));
+        await create(suite.client, my(ns), body('m', 'nginx:1'));
         await phase(ns, 'm', 'Created');
         await eventually('the annotation records', async () =>
-          (await get(my(ns, 'm'))).metadata.annotations?.[LAST] ? true : undefined,
+          (await suite.get(my(ns, 'm'))).metadata.annotations?.[LAST] ? true : undefined,
         );
       } finally {
         await before.op.stop();
@@ -146,7 +123,7 @@ describe('records in status.kopfgen', { skip }, () => {
         assert.deepEqual(after.calls, ['update m']);
         assert.deepEqual(after.diffs, [[['change', ['spec', 'image'], 'nginx:1', 'nginx:2']]]);
         const moved = await eventually('the records moved', async () => {
-          const current = await get(my(ns, 'm'));
+          const current = await suite.get(my(ns, 'm'));
           return current.metadata.annotations?.[LAST] === undefined && current.status.kopfgen?.[LAST]
             ? current
             : undefined;

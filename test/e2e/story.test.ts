@@ -3,21 +3,12 @@
  * retry's return value; a PermanentError; a base error thrown by a shared helper; each cause.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { defineHandler, defineResource, PermanentError, Registry, TemporaryError } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { FINALIZER } from '../../src/runtime/reconcile/essence.js';
 import { progressAnnotation } from '../../src/runtime/reconcile/progress.js';
-import {
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  TEST_TIMEOUT,
-  type Cluster,
-} from '../helpers/envtest.js';
+import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import {
   captureLogger,
   create,
@@ -27,46 +18,34 @@ import {
   objectPath,
   pair,
   type Body,
+  myResources as my,
+  myResourceObject,
 } from '../helpers/e2e-objects.js';
+import { E2eSuite, MYRESOURCES_CRD, PAIRS_CRD } from '../helpers/e2e-suite.js';
+
+const suite = new E2eSuite({ crds: [MYRESOURCES_CRD, PAIRS_CRD] });
 
 type MyappStatus = { phase?: string };
 /** What `kopfgen generate` emits for the myapp handler (the e2e tests do not depend on the generator). */
 class MyappTemporaryError extends TemporaryError<MyappStatus> {}
 class MyappPermanentError extends PermanentError<MyappStatus> {}
 
-let cluster: Cluster | undefined;
-const operators: Operator[] = [];
-
 async function operate(registry: Registry, ns: string) {
   const logger = captureLogger();
   const operator = new Operator({ registry, namespace: ns, logger });
-  operators.push(operator);
+  suite.track(operator);
   await operator.start();
   return { operator, logger };
 }
 
-const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
-const get = (path: string) => cluster!.client.request<Body>('GET', path);
-
 describe('runtime end to end', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-      await applyCrd(cluster, 'test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'v1', 'pairs');
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(async () => {
-    for (const operator of operators) await operator.stop();
-    stopCluster(cluster);
-  });
+  suite.hooks();
 
   it(
     'TemporaryError status Pending, then the retry returns Starting; kubectl shows it',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'story');
+      const ns = await namespace(suite.client, 'story');
       const registry = new Registry();
       const seen: number[] = [];
       defineHandler<typeof myResource.__resource, MyappStatus>(myResource, 'myapp').onCreate(
@@ -79,24 +58,15 @@ describe('runtime end to end', { skip }, () => {
         { registry },
       );
       const { logger } = await operate(registry, ns);
-      await create(cluster!.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'web' },
-        spec: { image: 'nginx' },
-      });
-      const pending = await eventually('status Pending', async () =>
-        (await get(my(ns, 'web'))).status?.myapp?.phase === 'Pending' ? true : undefined,
-      );
+      await create(suite.client, my(ns), myResourceObject('web', { image: 'nginx' }));
+      const pending = await suite.untilPhase('status Pending', my(ns, 'web'), 'Pending');
       assert.equal(pending, true);
-      await eventually('status Starting', async () =>
-        (await get(my(ns, 'web'))).status?.myapp?.phase === 'Starting' ? true : undefined,
-      );
+      await suite.untilPhase('status Starting', my(ns, 'web'), 'Starting');
       assert.deepEqual(seen, [0, 1]);
-      const table = cluster!.kubectl('get', 'myresources', '-n', ns);
+      const table = suite.cluster.kubectl('get', 'myresources', '-n', ns);
       assert.match(table, /^web\s+Starting\s+/m);
       const body = await eventually('the cause completed', async () => {
-        const current = await get(my(ns, 'web'));
+        const current = await suite.get(my(ns, 'web'));
         return current.metadata.annotations['kopfgen.dev/last-handled-configuration'] ? current : undefined;
       });
       assert.equal(
@@ -106,7 +76,7 @@ describe('runtime end to end', { skip }, () => {
       );
       // Events are written in the background by the EventRecorder: wait for it.
       await eventually('the Warning Event', async () =>
-        (await events(cluster!.client, ns, 'web')).some((e) => e.type === 'Warning' && e.reason === 'myappFailed')
+        (await events(suite.client, ns, 'web')).some((e) => e.type === 'Warning' && e.reason === 'myappFailed')
           ? true
           : undefined,
       );
@@ -123,7 +93,7 @@ describe('runtime end to end', { skip }, () => {
     'PermanentError: status kept, no retry, Event posted, failure stays in the progress record',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'perm');
+      const ns = await namespace(suite.client, 'perm');
       const registry = new Registry();
       let calls = 0;
       defineHandler<unknown, MyappStatus>(myResource, 'myapp').onCreate(
@@ -134,28 +104,21 @@ describe('runtime end to end', { skip }, () => {
         { registry, backoff: 1 },
       );
       await operate(registry, ns);
-      await create(cluster!.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'bad' },
-        spec: { image: 'x' },
-      });
-      await eventually('status Failed', async () =>
-        (await get(my(ns, 'bad'))).status?.myapp?.phase === 'Failed' ? true : undefined,
-      );
+      await create(suite.client, my(ns), myResourceObject('bad', { image: 'x' }));
+      await suite.untilPhase('status Failed', my(ns, 'bad'), 'Failed');
       const event = await eventually('a Warning event', async () =>
-        (await events(cluster!.client, ns, 'bad')).find((e) => e.reason === 'myappFailed'),
+        (await events(suite.client, ns, 'bad')).find((e) => e.reason === 'myappFailed'),
       );
       assert.equal(event.type, 'Warning');
       assert.match(event.message, /myapp failed permanently: bad image/);
       const record = await eventually('the kept progress record', async () => {
-        const raw = (await get(my(ns, 'bad'))).metadata.annotations?.['kopfgen.dev/myapp'];
+        const raw = (await suite.get(my(ns, 'bad'))).metadata.annotations?.['kopfgen.dev/myapp'];
         return raw && JSON.parse(raw).done ? JSON.parse(raw) : undefined;
       });
       assert.deepEqual([record.failure, record.message, record.retries], [true, 'bad image', 1]);
       await new Promise((r) => setTimeout(r, 1500));
       assert.equal(calls, 1);
-      assert.match(cluster!.kubectl('get', 'myresources', '-n', ns), /^bad\s+Failed\s+/m);
+      assert.match(suite.cluster.kubectl('get', 'myresources', '-n', ns), /^bad\s+Failed\s+/m);
     },
   );
 
@@ -163,7 +126,7 @@ describe('runtime end to end', { skip }, () => {
     'a base TemporaryError from a shared helper lands under each calling handler id',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'shared');
+      const ns = await namespace(suite.client, 'shared');
       const registry = new Registry();
       const tries = new Map<string, number>();
       /** Shared by both handlers: knows nothing of handler ids. */
@@ -188,19 +151,19 @@ describe('runtime end to end', { skip }, () => {
       }
       await operate(registry, ns);
       const path = objectPath('test.kopfgen.dev', 'v1', 'pairs', ns);
-      await create(cluster!.client, path, {
+      await create(suite.client, path, {
         apiVersion: 'test.kopfgen.dev/v1',
         kind: 'Pair',
         metadata: { name: 'p' },
         spec: { size: 1 },
       });
       await eventually('both Ready', async () => {
-        const status = (await get(`${path}/p`)).status ?? {};
+        const status = (await suite.get(`${path}/p`)).status ?? {};
         for (const id of ['alpha', 'beta']) if (status[id]?.phase === 'Waiting') observed.add(id);
         return status.alpha?.phase === 'Ready' && status.beta?.phase === 'Ready' ? true : undefined;
       });
       assert.deepEqual([...observed].sort(), ['alpha', 'beta'], 'each id showed Waiting from the helper');
-      assert.match(cluster!.kubectl('get', 'pairs', '-n', ns), /^p\s+Ready\s+Ready\s+/m);
+      assert.match(suite.cluster.kubectl('get', 'pairs', '-n', ns), /^p\s+Ready\s+Ready\s+/m);
     },
   );
 
@@ -208,7 +171,7 @@ describe('runtime end to end', { skip }, () => {
     'warns naming a status field the API server pruned (status in the object patch, no subresource)',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'prune');
+      const ns = await namespace(suite.client, 'prune');
       const registry = new Registry();
       defineHandler<unknown, { phase?: string; extra?: number }>(pair, 'alpha').onCreate(
         () => ({ phase: 'Done', extra: 1 }),
@@ -216,14 +179,14 @@ describe('runtime end to end', { skip }, () => {
       );
       const { logger } = await operate(registry, ns);
       const path = objectPath('test.kopfgen.dev', 'v1', 'pairs', ns);
-      await create(cluster!.client, path, {
+      await create(suite.client, path, {
         apiVersion: 'test.kopfgen.dev/v1',
         kind: 'Pair',
         metadata: { name: 'q' },
         spec: {},
       });
       await eventually('status Done', async () =>
-        (await get(`${path}/q`)).status?.alpha?.phase === 'Done' ? true : undefined,
+        (await suite.get(`${path}/q`)).status?.alpha?.phase === 'Done' ? true : undefined,
       );
       await eventually('the pruned-field warning', async () =>
         logger.lines.some((l) => l.includes('dropped status.alpha.extra')) ? true : undefined,
@@ -235,7 +198,7 @@ describe('runtime end to end', { skip }, () => {
     'causes: create, update with its diff, field, own writes ignored, delete with the finalizer',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'causes');
+      const ns = await namespace(suite.client, 'causes');
       const registry = new Registry();
       const calls: string[] = [];
       const h = defineHandler<unknown, { seen?: string }>(myResource, 'myapp');
@@ -267,35 +230,26 @@ describe('runtime end to end', { skip }, () => {
         { registry },
       );
       await operate(registry, ns);
-      await create(cluster!.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'c' },
-        spec: { image: 'a' },
-      });
+      await create(suite.client, my(ns), myResourceObject('c', { image: 'a' }));
       await eventually('create handled', async () =>
-        (await get(my(ns, 'c'))).metadata.annotations?.['kopfgen.dev/last-handled-configuration'] ? true : undefined,
+        (await suite.get(my(ns, 'c'))).metadata.annotations?.['kopfgen.dev/last-handled-configuration']
+          ? true
+          : undefined,
       );
-      assert.ok((await get(my(ns, 'c'))).metadata.finalizers.includes(FINALIZER));
+      assert.ok((await suite.get(my(ns, 'c'))).metadata.finalizers.includes(FINALIZER));
       assert.deepEqual(calls, ['create', 'replicas undefined->1']);
-      await cluster!.client.request('PATCH', my(ns, 'c'), {
-        body: { spec: { image: 'b' } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(my(ns, 'c'), { spec: { image: 'b' } });
       await eventually('update handled', async () => (calls.length === 3 ? true : undefined));
       assert.equal(calls[2], 'update [["change",["spec","image"],"a","b"]]');
-      await cluster!.client.request('PATCH', `${my(ns, 'c')}/status`, {
-        body: { status: { other: 1 } },
-        contentType: 'application/merge-patch+json',
-      });
+      await suite.mergePatch(`${my(ns, 'c')}/status`, { status: { other: 1 } });
       // Give the status write time to reach the operator before deleting: a deletion right away
       // would hide an update it wrongly triggered (the deleting state would be all the worker sees).
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(calls.length, 3, `the status write triggered nothing: ${calls.slice(3).join(', ')}`);
-      await cluster!.client.request('DELETE', my(ns, 'c'));
+      await suite.client.request('DELETE', my(ns, 'c'));
       await eventually('object gone', async () => {
         try {
-          await get(my(ns, 'c'));
+          await suite.get(my(ns, 'c'));
           return undefined;
         } catch (error) {
           return (error as { status?: number }).status === 404 ? true : undefined;
@@ -306,7 +260,7 @@ describe('runtime end to end', { skip }, () => {
   );
 
   it('retries limit, timeout and errors modes against the server', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(cluster!.client, 'modes');
+    const ns = await namespace(suite.client, 'modes');
     const registry = new Registry();
     const calls = new Map<string, number>();
     const count = (id: string) => calls.set(id, (calls.get(id) ?? 0) + 1);
@@ -339,14 +293,9 @@ describe('runtime end to end', { skip }, () => {
       { registry, timeout: 0.5 },
     );
     const { logger } = await operate(registry, ns);
-    await create(cluster!.client, my(ns), {
-      apiVersion: 'example.com/v1',
-      kind: 'MyResource',
-      metadata: { name: 'm' },
-      spec: { image: 'x' },
-    });
+    await create(suite.client, my(ns), myResourceObject('m', { image: 'x' }));
     const annotations = await eventually('the cause to complete', async () => {
-      const current = (await get(my(ns, 'm'))).metadata.annotations ?? {};
+      const current = (await suite.get(my(ns, 'm'))).metadata.annotations ?? {};
       return current['kopfgen.dev/last-handled-configuration'] ? current : undefined;
     });
     const record = (id: string) => JSON.parse(annotations[`kopfgen.dev/${id}`] ?? 'null');
@@ -357,7 +306,7 @@ describe('runtime end to end', { skip }, () => {
     assert.equal(record('ignored'), null, 'an ignored error counts as success: its record is purged');
     assert.ok(logger.lines.some((l) => l.includes('handler ignored failed, error ignored: whatever')));
     const reasons = await eventually('the Events', async () => {
-      const seen = [...new Set((await events(cluster!.client, ns, 'm')).map((e) => e.reason))].sort();
+      const seen = [...new Set((await events(suite.client, ns, 'm')).map((e) => e.reason))].sort();
       return seen.length >= 3 ? seen : undefined;
     });
     assert.deepEqual(reasons, ['limitedFailed', 'slowFailed', 'strictFailed']);
@@ -367,7 +316,7 @@ describe('runtime end to end', { skip }, () => {
     'a handler id of 64+ characters: its hashed progress key is accepted by the API server',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'longid');
+      const ns = await namespace(suite.client, 'longid');
       const id = 'provision-the-external-database-and-wait-for-its-endpoint-to-become-ready';
       assert.ok(id.length >= 64);
       const registry = new Registry();
@@ -378,18 +327,13 @@ describe('runtime end to end', { skip }, () => {
         { registry },
       );
       await operate(registry, ns);
-      await create(cluster!.client, my(ns), {
-        apiVersion: 'example.com/v1',
-        kind: 'MyResource',
-        metadata: { name: 'l' },
-        spec: { image: 'x' },
-      });
+      await create(suite.client, my(ns), myResourceObject('l', { image: 'x' }));
       const record = await eventually('the kept record under the hashed key', async () => {
-        const raw = (await get(my(ns, 'l'))).metadata.annotations?.[progressAnnotation(id)];
+        const raw = (await suite.get(my(ns, 'l'))).metadata.annotations?.[progressAnnotation(id)];
         return raw ? JSON.parse(raw) : undefined;
       });
       assert.equal(record.message, 'no database');
-      assert.equal((await get(my(ns, 'l'))).status?.[id]?.phase, 'Failed');
+      assert.equal((await suite.get(my(ns, 'l'))).status?.[id]?.phase, 'Failed');
     },
   );
 
@@ -397,7 +341,7 @@ describe('runtime end to end', { skip }, () => {
     'a descriptor claiming a status subresource the cluster lacks: a warning to regenerate, and the cluster wins',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const ns = await namespace(cluster!.client, 'nosub');
+      const ns = await namespace(suite.client, 'nosub');
       const wrong = defineResource({ ...pair, statusSubresource: true });
       const registry = new Registry();
       defineHandler<unknown, { phase?: string }>(wrong, 'alpha').onCreate(() => ({ phase: 'Done' }), { registry });
@@ -407,14 +351,14 @@ describe('runtime end to end', { skip }, () => {
         line ?? '',
         /pairs\.test\.kopfgen\.dev\/v1: the cluster's CRD has no status subresource, .*regenerate/,
       );
-      await create(cluster!.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), {
+      await create(suite.client, objectPath('test.kopfgen.dev', 'v1', 'pairs', ns), {
         apiVersion: 'test.kopfgen.dev/v1',
         kind: 'Pair',
         metadata: { name: 'w' },
         spec: {},
       });
       await eventually('status written with the object', async () => {
-        const body = await cluster!.client.request<Body>('GET', objectPath('test.kopfgen.dev', 'v1', 'pairs', ns, 'w'));
+        const body = await suite.client.request<Body>('GET', objectPath('test.kopfgen.dev', 'v1', 'pairs', ns, 'w'));
         return body.status?.alpha?.phase === 'Done' ? true : undefined;
       });
     },

@@ -5,25 +5,23 @@
  * `/metrics`, scraped before and after, shows the counters moving.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
+import { clientFor, eventually, skip } from '../helpers/envtest.js';
 import {
-  clientFor,
-  applyCrd,
-  eventually,
-  skip,
-  START_TIMEOUT,
-  startCluster,
-  stopCluster,
-  type Cluster,
-} from '../helpers/envtest.js';
-import { captureLogger, create, myResource, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
-import { FaultProxy } from '../helpers/proxy.js';
+  captureLogger,
+  create,
+  myResource,
+  namespace,
+  type Body,
+  myResources as my,
+  myResourceObject,
+} from '../helpers/e2e-objects.js';
+import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
 
-let cluster: Cluster | undefined;
-let proxy: FaultProxy | undefined;
-const my = (ns: string, name = '') => objectPath('example.com', 'v1', 'myresources', ns, name);
+const suite = new E2eSuite({ crds: [MYRESOURCES_CRD], proxy: true });
+
 const STALL_SECONDS = 20;
 
 /** The value of one sample line of the exposition (`name{labels} value`), 0 when absent. */
@@ -42,24 +40,13 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe('watch liveness', { skip }, () => {
-  before(
-    async () => {
-      cluster = startCluster();
-      await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-      proxy = await FaultProxy.start(cluster.kubeconfig);
-    },
-    { timeout: START_TIMEOUT },
-  );
-  after(async () => {
-    await proxy?.close();
-    stopCluster(cluster);
-  });
+  suite.hooks();
 
   it(
     'a frozen watch: the change made meanwhile is handled within 90 s, /healthz reports the stall, /metrics moves',
     { timeout: 180_000 },
     async () => {
-      const ns = await namespace(cluster!.client, 'frozen');
+      const ns = await namespace(suite.client, 'frozen');
       const registry = new Registry();
       const handled: string[] = [];
       defineHandler<unknown, { phase?: string }>(myResource, 'myapp').onCreate(
@@ -74,7 +61,7 @@ describe('watch liveness', { skip }, () => {
         registry,
         namespace: ns,
         logger,
-        client: clientFor(proxy!.kubeconfig),
+        client: clientFor(suite.proxy.kubeconfig),
         leaderElection: false,
         health: { port: 0, host: '127.0.0.1', stallSeconds: STALL_SECONDS },
       });
@@ -85,15 +72,10 @@ describe('watch liveness', { skip }, () => {
         return { status: answer.status, text: await answer.text() };
       };
       const done = async (name: string) =>
-        (await cluster!.client.request<Body>('GET', my(ns, name))).status?.myapp?.phase === 'Done' ? true : undefined;
+        (await suite.client.request<Body>('GET', my(ns, name))).status?.myapp?.phase === 'Done' ? true : undefined;
       try {
         await eventually('ready', async () => ((await fetchText('/readyz')).status === 200 ? true : undefined));
-        await create(cluster!.client, my(ns), {
-          apiVersion: 'example.com/v1',
-          kind: 'MyResource',
-          metadata: { name: 'before' },
-          spec: { image: 'x' },
-        });
+        await create(suite.client, my(ns), myResourceObject('before', { image: 'x' }));
         await eventually('the first object handled', () => done('before'));
         const first = (await fetchText('/metrics')).text;
         assert.equal(
@@ -102,15 +84,10 @@ describe('watch liveness', { skip }, () => {
         );
         assert.equal(sample(first, 'kopfgen_leader'), 1);
 
-        assert.ok(proxy!.freezeWatches() >= 1, 'a watch to freeze');
-        proxy!.thaw(); // the open connection stays frozen; a reopened one is forwarded again
+        assert.ok(suite.proxy.freezeWatches() >= 1, 'a watch to freeze');
+        suite.proxy.thaw(); // the open connection stays frozen; a reopened one is forwarded again
         const frozenAt = Date.now();
-        await create(cluster!.client, my(ns), {
-          apiVersion: 'example.com/v1',
-          kind: 'MyResource',
-          metadata: { name: 'during' },
-          spec: { image: 'x' },
-        });
+        await create(suite.client, my(ns), myResourceObject('during', { image: 'x' }));
         let stall: string | undefined;
         const handledAt = await eventually(
           'the change made meanwhile to be handled',
