@@ -17,6 +17,7 @@ import { generate } from '../src/generate.js';
 import { readInputs } from '../src/io/read.js';
 import { readStubTemplates } from '../src/io/stub-templates.js';
 import { writeFilesAtomic } from '../src/io/write.js';
+import { STRICT_OPTIONS } from '../test/helpers/golden-support.js';
 
 const RUNS = 5;
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -56,18 +57,8 @@ function probes(files: { path: string; content: string }[]): { text: string; res
 }
 
 function options(runtime: string): ts.CompilerOptions {
-  return {
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ['lib.es2023.d.ts'],
-    types: ['node'],
-    typeRoots: [join(REPO, 'node_modules/@types')],
-    paths: { 'kopfgen/runtime': [runtime] },
-  };
+  // The type tests' strict settings, with `kopfgen/runtime` resolved to the declarations measured.
+  return { ...STRICT_OPTIONS, paths: { 'kopfgen/runtime': [runtime] } };
 }
 
 /** CPU time (user + system) rather than wall time: other processes sharing the cores inflate the latter. */

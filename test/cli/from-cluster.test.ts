@@ -1,28 +1,10 @@
 /** `--from-cluster` failing as diagnostics and usage errors, without a server (src/cli/from-cluster.ts). */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readCluster } from '../../src/cli/from-cluster.js';
-import { kopfgen, tempProject } from '../helpers/cli-support.js';
-
-function closedPortKubeconfig(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-cluster-')), 'kubeconfig');
-  writeFileSync(
-    file,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'current-context: c',
-      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
-      'users: [{name: u, user: {token: t}}]',
-      'contexts: [{name: c, context: {cluster: c, user: u}}]',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
+import { closedPortKubeconfig, kopfgen, tempProject } from '../helpers/cli-support.js';
 
 test('readCluster: an unknown context is KG151 naming the known ones; an unreachable server is KG152', async () => {
   const kubeconfig = closedPortKubeconfig();

@@ -6,26 +6,10 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { runOperator } from '../../src/cli/run.js';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
+import { closedPortKubeconfig } from '../helpers/cli-support.js';
 import { myResourceDescriptor } from '../helpers/resource-env.js';
 
 const resource = myResourceDescriptor();
-
-function closedPortKubeconfig(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-run-')), 'kubeconfig');
-  writeFileSync(
-    file,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      'current-context: c',
-      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
-      'users: [{name: u, user: {token: t}}]',
-      'contexts: [{name: c, context: {cluster: c, user: u}}]',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
 
 describe('runOperator', () => {
   it('exits 1 naming the module when it does not exist', async () => {

@@ -3,7 +3,7 @@
  * what it left behind. Paths resolve from the repository root (the tests' working directory).
  */
 import { execFile } from 'node:child_process';
-import { promises as fs, readFileSync } from 'node:fs';
+import { promises as fs, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
@@ -120,3 +120,21 @@ spec: [unclosed
 `;
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A kubeconfig whose server is a closed port: commands that need a cluster fail fast and say so. */
+export function closedPortKubeconfig(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-kubeconfig-')), 'kubeconfig');
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: c',
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
+      'users: [{name: u, user: {token: t}}]',
+      'contexts: [{name: c, context: {cluster: c, user: u}}]',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}

@@ -1,18 +1,10 @@
 /** Descriptors and targets shared by the manifests tests. */
 import { defineResource, type ResourceDescriptor } from '../../src/runtime/api/define.js';
+import { myResourceDescriptor } from './resource-env.js';
 import { resolveTarget, type ManifestChoices, type ManifestTarget } from '../../src/manifests/manifest-target.js';
 
 export function resource(over: Partial<ResourceDescriptor> = {}): ResourceDescriptor {
-  return defineResource({
-    group: 'example.com',
-    version: 'v1',
-    plural: 'myresources',
-    kind: 'MyResource',
-    scope: 'Namespaced',
-    statusSubresource: true,
-    printerColumns: [],
-    ...over,
-  });
+  return defineResource({ ...myResourceDescriptor(), ...over });
 }
 
 export function target(resources: ResourceDescriptor[], choices: Partial<ManifestChoices> = {}): ManifestTarget {
