@@ -21,10 +21,32 @@ export type {
   Ingress,
   Wire,
 } from './api/builtins.js';
+export { AdmissionError, isAdmissionError } from './api/admission.js';
+export type {
+  AdmissionContext,
+  AdmissionOptions,
+  FailurePolicy,
+  MutationContext,
+  Operation,
+  UserInfo,
+  ValidateFn,
+  ValidationResult,
+} from './api/admission.js';
+export { defineConversion } from './api/conversion.js';
+export type {
+  ConversionContext,
+  ConversionDefinition,
+  ConversionFn,
+  ConversionResult,
+  SpokeConversion,
+} from './api/conversion.js';
+export type { WebhookOptions } from './webhooks/serve-webhooks.js';
+export type { WebhookEndpoint } from './webhooks/configurations.js';
 export type {
   Exact,
   HandlerDefinition,
   HandlerFn,
+  MutateFn,
   PrinterColumnDescriptor,
   ResourceDescriptor,
   StatusPatch,
@@ -38,7 +60,9 @@ export type {
   HandlerOptions,
   HookContext,
   OperatorHook,
+  RegisteredConversion,
   RegisteredHandler,
+  RegisteredWebhook,
   StatusMode,
   TimerOptions,
 } from './api/registry.js';

@@ -33,6 +33,8 @@ import { AdaptiveLimit } from './adaptive-limit.js';
 import { DEFAULT_MARKS, resolveMarks, type Marks, type MarksOptions } from './reconcile/marks.js';
 import { watchResource, type WatchReporter } from './watcher.js';
 import { messageOf } from './error-message.js';
+import type { WebhookOptions } from './webhooks/serve-webhooks.js';
+import type { WebhookServer } from './webhooks/webhook-server.js';
 
 export { StartupError };
 
@@ -84,6 +86,11 @@ export interface OperatorOptions {
   health?: HealthOptions;
   /** Default: a registry of its own. */
   metrics?: OperatorMetrics;
+  /**
+   * The HTTPS server for admission callbacks (`onValidate`, `onMutate`) and conversions, served by every
+   * replica (default: none; `kopfgen run` serves it on 9443 when any is registered).
+   */
+  webhooks?: WebhookOptions;
 }
 
 /** Whether leader election applies, and with which options. */
@@ -123,6 +130,7 @@ export class Operator {
   /** The leading work: the elector's run, or the one term without election. */
   private running: Promise<void> = Promise.resolve();
   private server?: HealthServer;
+  private webhookServer?: WebhookServer;
   private fail: (error: Error) => void = () => undefined;
   private marks: Marks = DEFAULT_MARKS;
   private readonly backoff: BackoffSettings;
@@ -146,10 +154,15 @@ export class Operator {
     return this.server;
   }
 
+  /** The webhook server, once started (its port when asked for port 0). */
+  get webhooks(): WebhookServer | undefined {
+    return this.webhookServer;
+  }
+
   /** Checks the cluster, starts the health server, then leads or stands by; resolves once that is under way. */
   async start(): Promise<void> {
     const registered = this.registry.resources();
-    if (registered.length === 0)
+    if (this.registry.isEmpty())
       throw new StartupError('no handlers are registered: the module registered nothing with defineHandler(...)');
     const marks = resolveMarks(this.options.marks);
     if (typeof marks === 'string') throw new StartupError(marks);
@@ -165,11 +178,14 @@ export class Operator {
       namespace: this.options.namespace,
       leaseNamespace: election ? leaseNamespace(election.namespace) : undefined,
       timeoutSeconds: this.options.cacheSyncTimeoutSeconds,
+      conversions: new Set(this.registry.conversions.keys()),
     });
     for (const warning of report.warnings) this.logger.warn(warning);
     await this.runHooks('startup');
     if (this.options.health) this.server = await this.serveHealth(this.options.health);
-    if (!election) {
+    // Every replica answers the API server's reviews, leader or standby.
+    if (this.options.webhooks) this.webhookServer = await this.serveWebhooks(this.options.webhooks, client, election);
+    if (!election || registered.length === 0) {
       this.role = 'leader';
       this.running = this.lead(client, report.resources, this.abort.signal);
       return;
@@ -301,13 +317,38 @@ export class Operator {
     };
   }
 
+  private async serveWebhooks(
+    options: WebhookOptions,
+    client: KubeClient,
+    election: LeaderElectionOptions | undefined,
+  ): Promise<WebhookServer> {
+    // Loaded only by an operator that serves webhooks: `kopfgen run` without them stays light.
+    const { serveWebhooks } = await import('./webhooks/serve-webhooks.js');
+    try {
+      return await serveWebhooks(options, {
+        client,
+        registry: this.registry,
+        logger: this.logger,
+        namespace: leaseNamespace(election?.namespace),
+      });
+    } catch (error) {
+      await this.server?.close();
+      throw new StartupError(`cannot serve the webhooks on port ${options.port}: ${messageOf(error)}`);
+    }
+  }
+
   private async serveHealth(options: HealthOptions): Promise<HealthServer> {
     const stall = options.stallSeconds ?? DEFAULT_STALL_SECONDS;
     const metrics = this.metrics;
     const serving = startHealthServer({
       port: options.port,
       host: options.host,
-      healthz: () => liveness(this.term?.watches ?? [], new Date(), stall),
+      healthz: () => {
+        const now = new Date();
+        const watches = liveness(this.term?.watches ?? [], now, stall);
+        const webhooks = this.webhookServer?.problems(now) ?? [];
+        return { ok: watches.ok && webhooks.length === 0, problems: [...watches.problems, ...webhooks] };
+      },
       readyz: () => readiness(this.role, this.term?.watches ?? []),
       metrics: {
         contentType: metrics.contentType,
@@ -362,6 +403,7 @@ export class Operator {
     await this.running;
     this.role = 'starting';
     if (started) await this.runHooks('cleanup');
+    await this.webhookServer?.close();
     await this.server?.close();
     this.client?.close();
   }

@@ -4,6 +4,7 @@
  * Registrations go to a `Registry` (the default one unless an option names another), which the
  * operator (`kopfgen run`, or `Operator` directly) executes.
  */
+import type { AdmissionOptions, MutationContext, ValidateFn } from './admission.js';
 import type { HandlerContext } from './context.js';
 import type { EventContext } from './event-context.js';
 import type { CheckedFieldPath, Essence, FieldValue } from './field-paths.js';
@@ -99,6 +100,15 @@ export type HandlerFn<Res, S, Ret extends StatusPatch<S> | void, W = Res, O = Es
   context: HandlerContext<Res, W, O>,
 ) => Promisable<Ret & Exact<Ret, StatusPatch<S>>>;
 
+/**
+ * A mutating callback: edits `context.object` (the incoming object in the write view) in place, or
+ * returns the edited object, checked exactly against the write view (`Exact`): an unknown key or a
+ * wrong type is a compile error, also in an `async` callback.
+ */
+export type MutateFn<Res, W, Ret extends W | void> = (
+  context: MutationContext<Res, W>,
+) => Promisable<Ret & Exact<Ret, W>>;
+
 export interface HandlerDefinition<Res, S, W = Res> {
   readonly id: string;
   readonly resource: ResourceDescriptor<Res, W>;
@@ -137,6 +147,16 @@ export interface HandlerDefinition<Res, S, W = Res> {
     fn: HandlerFn<Res, S, Ret, W>,
     options?: HandlerOptions<Res> & DaemonOptions,
   ): void;
+  /**
+   * A validating admission webhook (kopf's on.validate): return nothing to allow, warnings to allow with
+   * them, or return/throw an AdmissionError to deny; served by every replica at `/validate/…`.
+   */
+  onValidate(fn: ValidateFn<Res>, options?: AdmissionOptions<Res>): void;
+  /**
+   * A mutating admission webhook (kopf's on.mutate): edit `context.object` or return the edited object;
+   * the API server receives the JSON patch of the difference. Throw an AdmissionError to deny.
+   */
+  onMutate<Ret extends W | void>(fn: MutateFn<Res, W, Ret>, options?: AdmissionOptions<Res>): void;
 }
 
 /** Splits a timer's or daemon's schedule from the options every registration shares. */
@@ -185,6 +205,12 @@ export function defineHandler<Res, S, W = Res>(
       const guarded = builtin && cause !== 'event' ? builtinHandler(id, callback) : callback;
       registry.register({ resource, id, cause, fn: guarded, options: common, field, ...extra });
     };
+  const admission =
+    (kind: 'validate' | 'mutate') =>
+    (fn: (context: never) => unknown, options: AdmissionOptions<Res> = {}): void => {
+      const { registry = defaultRegistry, ...rest } = options;
+      registry.registerWebhook({ resource, id, kind, fn: fn as never, options: rest as AdmissionOptions });
+    };
   const definition: HandlerDefinition<Res, S, W> = {
     id,
     resource,
@@ -196,6 +222,8 @@ export function defineHandler<Res, S, W = Res>(
     onEvent: (fn, options) => register('event')(fn, options),
     onTimer: (fn, options) => register('timer')(fn, options),
     onDaemon: (fn, options) => register('daemon')(fn, options),
+    onValidate: (fn, options) => admission('validate')(fn, options),
+    onMutate: (fn, options) => admission('mutate')(fn, options),
   };
   return Object.freeze(definition);
 }

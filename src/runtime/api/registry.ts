@@ -2,7 +2,9 @@
  * Where handler registrations go. Generated `defineHandler(...)` objects register into the
  * default registry unless `options.registry` names another (tests use their own).
  */
+import type { AdmissionContext, AdmissionOptions, MutationContext } from './admission.js';
 import type { HandlerContext, Logger } from './context.js';
+import type { ConversionFn } from './conversion.js';
 import type { ResourceDescriptor } from './define.js';
 import type { Filters } from './filters.js';
 
@@ -94,6 +96,33 @@ export interface RegisteredHandler {
   daemon?: DaemonOptions;
 }
 
+/** A validating or mutating callback as the webhook server runs it (api/admission.ts). */
+export interface RegisteredWebhook {
+  resource: ResourceDescriptor;
+  /** The handler id of the definition it was registered on; names the webhook and its path. */
+  id: string;
+  kind: 'validate' | 'mutate';
+  fn: (context: AdmissionContext<unknown> & Partial<MutationContext<unknown>>) => unknown;
+  options: AdmissionOptions;
+}
+
+/** One spoke version's two functions, through the hub (the storage version). */
+export interface SpokeFunctions {
+  toHub: ConversionFn<unknown, unknown>;
+  fromHub: ConversionFn<unknown, unknown>;
+}
+
+/** The conversion functions of one CRD (api/conversion.ts): hub and spoke, as controller-runtime's `Hub`/`Convertible`. */
+export interface RegisteredConversion {
+  group: string;
+  plural: string;
+  kind: string;
+  /** The hub: the storage version. */
+  hub: string;
+  /** Every other served version's functions, by version name. */
+  spokes: ReadonlyMap<string, SpokeFunctions>;
+}
+
 function resourceKey(r: ResourceDescriptor): string {
   return `${r.plural}.${r.group}/${r.version}`;
 }
@@ -104,6 +133,10 @@ export class Registry {
   readonly startup: OperatorHook[] = [];
   /** Run in order when the operator stops gracefully, after the running handlers drained. */
   readonly cleanup: OperatorHook[] = [];
+  /** Validating and mutating callbacks, served by the webhook server of every replica. */
+  readonly webhooks: RegisteredWebhook[] = [];
+  /** Conversion functions by CRD name (`<plural>.<group>`), served at `/convert`. */
+  readonly conversions = new Map<string, RegisteredConversion>();
 
   register(handler: RegisteredHandler): void {
     const clash = this.handlers.find(
@@ -119,6 +152,30 @@ export class Registry {
         `handler ${handler.id} (${handler.cause}) is already registered for ${resourceKey(handler.resource)}`,
       );
     this.handlers.push(handler);
+  }
+
+  registerWebhook(webhook: RegisteredWebhook): void {
+    const same = (w: RegisteredWebhook) =>
+      resourceKey(w.resource) === resourceKey(webhook.resource) &&
+      w.id === webhook.id &&
+      w.kind === webhook.kind &&
+      w.options.subresource === webhook.options.subresource;
+    // One webhook per id and kind: its name and path in the webhook configuration are made of them.
+    if (this.webhooks.some(same))
+      throw new Error(`${webhook.kind} handler ${webhook.id} is already registered for ${resourceKey(webhook.resource)}`);
+    this.webhooks.push(webhook);
+  }
+
+  registerConversion(conversion: RegisteredConversion): void {
+    const name = `${conversion.plural}.${conversion.group}`;
+    // The API server asks one webhook per CRD; two sets of functions would disagree on the answer.
+    if (this.conversions.has(name)) throw new Error(`conversion functions for ${name} are already registered`);
+    this.conversions.set(name, conversion);
+  }
+
+  /** Whether anything at all is registered (handlers, admission callbacks, conversions). */
+  isEmpty(): boolean {
+    return this.handlers.length === 0 && this.webhooks.length === 0 && this.conversions.size === 0;
   }
 
   /** The distinct resources that have handlers, in registration order. */

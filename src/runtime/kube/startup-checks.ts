@@ -33,6 +33,20 @@ export interface StartupCheckOptions {
   leaseNamespace?: string;
   /** The bound on all checks together (default DEFAULT_CACHE_SYNC_SECONDS). */
   timeoutSeconds?: number;
+  /** The CRDs (`<plural>.<group>`) whose conversion functions are registered. */
+  conversions?: ReadonlySet<string>;
+}
+
+/**
+ * KG360: a CRD whose conversion is a webhook but that nobody converts here: every read or write in a
+ * version other than the stored one fails until conversion functions are registered.
+ */
+export function conversionWarning(crd: string, kind: string): string {
+  return (
+    `KG360 the CRD ${crd} declares spec.conversion.strategy Webhook, but no conversion functions are registered ` +
+    `for it: the API server cannot convert ${kind} between its versions; register them with ` +
+    `${kind}Conversion.register(…) from the generated ${crd.slice(0, crd.indexOf('.'))}.conversion.ts`
+  );
 }
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -110,6 +124,8 @@ interface ClusterCrd {
   /** The version's status schema keeps unknown fields, so the runtime's records survive there. */
   statusKeepsUnknown: boolean;
   served: string[];
+  /** `spec.conversion.strategy` (`None` when absent). */
+  conversion: string;
 }
 
 /** `x-kubernetes-preserve-unknown-fields: true` on the status schema, or on a root that declares no status. */
@@ -132,11 +148,17 @@ function crdOf(answer: unknown, version: string): ClusterCrd {
     statusSubresource: isPlainObject(subresources.status),
     statusKeepsUnknown: ours !== undefined && keepsUnknownStatus(ours),
     served,
+    conversion: isPlainObject(spec.conversion) ? String(spec.conversion.strategy ?? 'None') : 'None',
   };
 }
 
 /** The descriptor as the cluster's CRD has it; a warning for each disagreement, or when the CRD cannot be read. */
-async function clusterView(client: KubeClient, resource: ResourceDescriptor, warnings: string[]) {
+async function clusterView(
+  client: KubeClient,
+  resource: ResourceDescriptor,
+  warnings: string[],
+  conversions: ReadonlySet<string> | undefined,
+) {
   const name = `${resource.plural}.${resource.group}`;
   let crd: ClusterCrd;
   try {
@@ -154,6 +176,8 @@ async function clusterView(client: KubeClient, resource: ResourceDescriptor, war
     }
     throw error;
   }
+  if (crd.conversion === 'Webhook' && !conversions?.has(name) && !warnings.includes(conversionWarning(name, resource.kind)))
+    warnings.push(conversionWarning(name, resource.kind));
   const regenerate = 'regenerate the types from the installed CRD (kopfgen generate)';
   if (crd.statusSubresource !== resource.statusSubresource) {
     const has = (yes: boolean) => (yes ? 'has' : 'has no');
@@ -222,7 +246,7 @@ async function checks(client: KubeClient, resources: ResourceDescriptor[], optio
       continue;
     }
     // Kubernetes' own kinds have no CRD to compare the descriptor with.
-    checked.push(isBuiltin(resource) ? resource : await clusterView(client, resource, warnings));
+    checked.push(isBuiltin(resource) ? resource : await clusterView(client, resource, warnings, options.conversions));
   }
   for (const resource of checked) {
     const listing = await listProblem(client, resource, options.namespace);

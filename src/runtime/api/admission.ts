@@ -1,0 +1,128 @@
+/**
+ * Admission handlers, typed by the resource (kopf's `@kopf.on.validate` / `@kopf.on.mutate`,
+ * controller-runtime's `CustomValidator` / `CustomDefaulter`): what a validating or mutating
+ * callback receives, what it may return, and the options of its registration, which become the
+ * rules of a Validating/MutatingWebhookConfiguration (admissionregistration.k8s.io/v1).
+ */
+import type { Logger } from './context.js';
+import type { Filters } from './filters.js';
+import type { ObjectMeta } from './kube-types.js';
+import type { Registry } from './registry.js';
+
+/** The operation under review (AdmissionRequest.operation). */
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+/** Who asked (AdmissionRequest.userInfo, authentication.k8s.io/v1 UserInfo). */
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+type SpecOf<R> = R extends { spec?: infer S } ? S : unknown;
+
+/** What every admission callback sees, whatever the operation. */
+interface AdmissionBase<R> {
+  /** The object as it would be stored (CREATE, UPDATE); on DELETE the object being deleted. */
+  body: R;
+  spec: SpecOf<R>;
+  meta: ObjectMeta;
+  name: string;
+  namespace: string | undefined;
+  /** `status`, `scale`, … when the request is for a subresource (the registration's `subresource`). */
+  subresource: string | undefined;
+  /** Who made the request. */
+  userInfo: UserInfo;
+  /**
+   * The request is a dry run (`kubectl apply --dry-run=server`): nothing will be stored, so a
+   * handler must have no side effects (a registration with `sideEffects: 'NoneOnDryRun'` may
+   * have them otherwise and must skip them here).
+   */
+  dryRun: boolean;
+  /** Handed back to the client (kubectl prints them as `Warning: …`): push to add, also when allowing. */
+  warnings: string[];
+  logger: Logger;
+  /** Aborted when the request's time (the registration's `timeoutSeconds`) is up. */
+  signal: AbortSignal;
+}
+
+/**
+ * The context of a validating or mutating callback: `old` is the object before the change on
+ * UPDATE (and the deleted object on DELETE), absent on CREATE, so `ctx.operation === 'UPDATE'`
+ * narrows it to the resource type.
+ */
+export type AdmissionContext<R> = AdmissionBase<R> &
+  (
+    | { operation: 'CREATE'; old: undefined }
+    | { operation: 'UPDATE'; old: R }
+    | { operation: 'DELETE'; old: R }
+    | { operation: 'CONNECT'; old: R | undefined }
+  );
+
+/**
+ * A mutating callback's context: `object` is a copy of the incoming object, typed by the write view
+ * `W`, to edit in place (or return an edited copy); the runtime answers with the RFC 6902 JSON patch
+ * from the incoming object to the result.
+ */
+export type MutationContext<R, W = R> = AdmissionContext<R> & { object: W };
+
+/**
+ * Refuses the request (kopf's `kopf.AdmissionError`): `kubectl` prints the message, and nothing is
+ * stored. `code` is the HTTP status the API server answers the client with (default 403 Forbidden,
+ * controller-runtime's `admission.Denied`). Thrown or returned by a validating or mutating callback.
+ */
+export class AdmissionError extends Error {
+  readonly code: number;
+  constructor(message: string, options: { code?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AdmissionError';
+    this.code = options.code ?? 403;
+  }
+}
+
+/** Recognised across copies of this module (a `.ts` operator loaded through tsx beside the compiled runtime). */
+const BRAND = Symbol.for('kopfgen.admissionError');
+Object.defineProperty(AdmissionError.prototype, BRAND, { value: true });
+
+/** Whether `error` is an AdmissionError of any copy of this module. */
+export function isAdmissionError(error: unknown): error is AdmissionError {
+  return typeof error === 'object' && error !== null && Reflect.get(error, BRAND) === true;
+}
+
+type Promisable<T> = T | Promise<T>;
+
+/** What a validating callback gives back: nothing (allowed), warnings (allowed, shown), or an AdmissionError (denied). */
+export type ValidationResult = void | readonly string[] | AdmissionError;
+
+/** How the API server treats a webhook it cannot reach, or that errs (admissionregistration.k8s.io/v1 `failurePolicy`). */
+export type FailurePolicy = 'Fail' | 'Ignore';
+
+/**
+ * Options of an admission registration: the filters every handler takes (a request whose object does
+ * not match them is allowed untouched), and the webhook's settings.
+ */
+export interface AdmissionOptions<R = unknown> extends Filters<R> {
+  /** Which operations are reviewed (default CREATE and UPDATE, as kubebuilder scaffolds them). */
+  operations?: readonly Operation[];
+  /**
+   * `Fail` (default, as in kopf and controller-runtime): a callback that throws anything but an
+   * AdmissionError, or runs past `timeoutSeconds`, denies the request, and so does an API server that
+   * cannot reach the operator; `Ignore`: both let the request through.
+   */
+  failurePolicy?: FailurePolicy;
+  /**
+   * `None` (default): the callback has no side effects. `NoneOnDryRun`: it has some, but skips them
+   * when `dryRun` is set; the API server then calls it for dry runs too.
+   */
+  sideEffects?: 'None' | 'NoneOnDryRun';
+  /** How long the API server waits for the answer, 1 to 30 seconds (default 10, the API's default). */
+  timeoutSeconds?: number;
+  /** Review a subresource's requests (e.g. `status`) instead of the object's. */
+  subresource?: string;
+  /** The registry to register into (default: `defaultRegistry`). */
+  registry?: Registry;
+}
+
+/** A validating callback. */
+export type ValidateFn<R> = (context: AdmissionContext<R>) => Promisable<ValidationResult>;

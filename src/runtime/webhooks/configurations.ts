@@ -1,0 +1,143 @@
+/**
+ * What the API server needs to call the operator: the webhook configurations
+ * (admissionregistration.k8s.io/v1 Validating/MutatingWebhookConfiguration) built from the
+ * registrations, the paths the server answers on, and a CRD's `spec.conversion`. Pure; `kopfgen
+ * manifests` writes the same objects the operator applies in self-signed mode, so the two agree
+ * (kopf's `build_webhooks`, kubebuilder's `config/webhook`).
+ */
+import { ABSENT, PRESENT } from '../api/filters.js';
+import type { RegisteredWebhook } from '../api/registry.js';
+
+/** Where the API server reaches the webhook server: a Service in the cluster, or a URL (a local API server). */
+export type WebhookEndpoint = { service: { name: string; namespace: string; port?: number } } | { url: string };
+
+/** The defaults of a registration (admissionregistration.k8s.io/v1's own, but the operations). */
+export const DEFAULT_OPERATIONS = ['CREATE', 'UPDATE'] as const;
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
+/** A lower-case DNS label piece of a handler id (`create_fn` → `create-fn`). */
+function label(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '') || 'handler'
+  );
+}
+
+/** `/validate/<group or core>/<version>/<plural>[/<subresource>]/<id>`: one path per registration. */
+export function webhookPath(w: Pick<RegisteredWebhook, 'resource' | 'id' | 'kind' | 'options'>): string {
+  const { group, version, plural } = w.resource;
+  const sub = w.options.subresource ? `/${encodeURIComponent(w.options.subresource)}` : '';
+  return `/${w.kind}/${group || 'core'}/${version}/${plural}${sub}/${encodeURIComponent(w.id)}`;
+}
+
+/** `/convert/<plural>.<group>`: one path per CRD. */
+export function conversionPath(crd: string): string {
+  return `/convert/${crd}`;
+}
+
+/** A webhook's name: unique in its configuration and fully qualified, as the API requires. */
+export function webhookName(w: Pick<RegisteredWebhook, 'resource' | 'id' | 'kind' | 'options'>): string {
+  const sub = w.options.subresource ? `-${label(w.options.subresource)}` : '';
+  return `${label(w.id)}.${w.kind}${sub}.${w.resource.plural}.${w.resource.group || 'core'}`;
+}
+
+export interface ClientConfig {
+  url?: string;
+  service?: { name: string; namespace: string; path: string; port: number };
+  caBundle?: string;
+}
+
+export function clientConfig(endpoint: WebhookEndpoint, path: string, caBundle?: string): ClientConfig {
+  const ca = caBundle === undefined ? {} : { caBundle };
+  if ('url' in endpoint) return { url: `${endpoint.url.replace(/\/+$/, '')}${path}`, ...ca };
+  const { name, namespace, port = 443 } = endpoint.service;
+  return { service: { name, namespace, path, port }, ...ca };
+}
+
+/**
+ * The label filters a selector can say (equal, PRESENT, ABSENT) as the webhook's `objectSelector`, so
+ * the API server does not even call for objects they exclude (kopf's `_build_labels_selector`); a
+ * predicate stays with the runtime, which checks every filter again.
+ */
+function objectSelector(labels: RegisteredWebhook['options']['labels']): Record<string, unknown> | undefined {
+  const expressions = Object.entries(labels ?? {}).flatMap(([key, want]) => {
+    if (want === PRESENT) return [{ key, operator: 'Exists' }];
+    if (want === ABSENT) return [{ key, operator: 'DoesNotExist' }];
+    if (typeof want === 'string') return [{ key, operator: 'In', values: [want] }];
+    return [];
+  });
+  return expressions.length > 0 ? { matchExpressions: expressions } : undefined;
+}
+
+/** One entry of a configuration's `webhooks`. */
+export function webhookEntry(w: RegisteredWebhook, endpoint: WebhookEndpoint, caBundle?: string): Record<string, unknown> {
+  const { group, version, plural, scope } = w.resource;
+  const o = w.options;
+  const selector = objectSelector(o.labels);
+  return {
+    name: webhookName(w),
+    admissionReviewVersions: ['v1'],
+    clientConfig: clientConfig(endpoint, webhookPath(w), caBundle),
+    failurePolicy: o.failurePolicy ?? 'Fail',
+    // The API server converts the object to the registered version before calling, so it is typed.
+    matchPolicy: 'Equivalent',
+    ...(selector ? { objectSelector: selector } : {}),
+    rules: [
+      {
+        apiGroups: [group],
+        apiVersions: [version],
+        operations: [...(o.operations ?? DEFAULT_OPERATIONS)],
+        resources: [o.subresource ? `${plural}/${o.subresource}` : plural],
+        scope,
+      },
+    ],
+    sideEffects: o.sideEffects ?? 'None',
+    timeoutSeconds: o.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+  };
+}
+
+export const CONFIGURATION_KINDS = {
+  validate: 'ValidatingWebhookConfiguration',
+  mutate: 'MutatingWebhookConfiguration',
+} as const;
+
+/** The configurations' plural resource names (for RBAC and requests). */
+export const CONFIGURATION_RESOURCES = {
+  validate: 'validatingwebhookconfigurations',
+  mutate: 'mutatingwebhookconfigurations',
+} as const;
+
+/**
+ * One configuration per kind that has registrations, named `name`, its webhooks sorted by name so
+ * registration order never changes the object. `annotations` (e.g. cert-manager's `inject-ca-from`).
+ */
+export function webhookConfigurations(
+  webhooks: readonly RegisteredWebhook[],
+  name: string,
+  endpoint: WebhookEndpoint,
+  options: { caBundle?: string; labels?: Record<string, string>; annotations?: Record<string, string> } = {},
+): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const kind of ['validate', 'mutate'] as const) {
+    const entries = webhooks
+      .filter((w) => w.kind === kind)
+      .map((w) => webhookEntry(w, endpoint, options.caBundle))
+      .sort((a, b) => (String(a.name) < String(b.name) ? -1 : 1));
+    if (entries.length === 0) continue;
+    const metadata: Record<string, unknown> = { name };
+    if (options.labels) metadata.labels = options.labels;
+    if (options.annotations) metadata.annotations = options.annotations;
+    out.push({ apiVersion: 'admissionregistration.k8s.io/v1', kind: CONFIGURATION_KINDS[kind], metadata, webhooks: entries });
+  }
+  return out;
+}
+
+/** A CRD's `spec.conversion` pointing at `/convert/<crd>` (apiextensions.k8s.io/v1 CustomResourceConversion). */
+export function crdConversion(crd: string, endpoint: WebhookEndpoint, caBundle?: string): Record<string, unknown> {
+  return {
+    strategy: 'Webhook',
+    webhook: { clientConfig: clientConfig(endpoint, conversionPath(crd), caBundle), conversionReviewVersions: ['v1'] },
+  };
+}

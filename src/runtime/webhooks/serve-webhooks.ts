@@ -1,0 +1,107 @@
+/**
+ * The webhooks of one operator process: the certificate source (files, or self-signed with the CA in
+ * a Secret), the HTTPS server, and what the API server must be told (publish.ts). Called by the
+ * operator before leader election, so every replica serves.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from '../api/context.js';
+import type { Registry } from '../api/registry.js';
+import { messageOf } from '../error-message.js';
+import type { KubeClient } from '../kube/client.js';
+import { fileCertificates, selfSignedCertificates, type CertificateSource } from './certificates.js';
+import { conversionPath, webhookPath, type WebhookEndpoint } from './configurations.js';
+import { publishWebhooks } from './publish.js';
+import { startWebhookServer, type WebhookServer } from './webhook-server.js';
+
+export interface WebhookOptions {
+  /** The HTTPS port (controller-runtime's default is 9443); 0 picks a free one (read it from `operator.webhooks`). */
+  port: number;
+  /** Default all interfaces. */
+  host?: string;
+  /**
+   * `{ dir }`: `tls.crt`/`tls.key` (and `ca.crt`) from a directory, re-read every `reloadSeconds`
+   * (default 10). `{ selfSigned: true }`: a CA kept in the Secret `<name>-webhook-ca` of the
+   * operator's namespace (made once, shared by replicas), or in memory with `inMemory` (no cluster writes).
+   */
+  certificates: { dir: string; reloadSeconds?: number } | { selfSigned: true; inMemory?: boolean };
+  /**
+   * Where the API server reaches this server: a Service, or a URL (a local API server in development).
+   * Needed to write the self-signed `caBundle` into the configurations and a CRD's `spec.conversion`.
+   */
+  endpoint?: WebhookEndpoint;
+  /** The webhook configurations' name, and the prefix of the CA Secret (default: `kopfgen-` and a hash of the registrations). */
+  name?: string;
+}
+
+/** Replicas of one operator share the name; another operator's registrations give another. */
+export function defaultWebhookName(registry: Registry): string {
+  const parts = [...registry.webhooks.map(webhookPath), ...[...registry.conversions.keys()].map(conversionPath)].sort();
+  return `kopfgen-${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 12)}`;
+}
+
+/** The names a serving certificate must carry for `endpoint` (a Service's DNS names, a URL's host). */
+export function endpointHosts(endpoint: WebhookEndpoint | undefined): string[] {
+  if (!endpoint) return ['localhost', '127.0.0.1'];
+  if ('url' in endpoint) return [new URL(endpoint.url).hostname.replace(/^\[|\]$/g, ''), 'localhost', '127.0.0.1'];
+  const { name, namespace } = endpoint.service;
+  return [`${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`, `${name}.${namespace}`, name];
+}
+
+export interface WebhookContext {
+  client: KubeClient;
+  registry: Registry;
+  logger: Logger;
+  /** The operator's own namespace (where the CA Secret lives). */
+  namespace: string;
+}
+
+export async function serveWebhooks(options: WebhookOptions, context: WebhookContext): Promise<WebhookServer> {
+  const { client, registry, logger } = context;
+  const name = options.name ?? defaultWebhookName(registry);
+  const certs = options.certificates;
+  let source: CertificateSource;
+  if ('dir' in certs) {
+    source = await fileCertificates({ dir: certs.dir, reloadMs: (certs.reloadSeconds ?? 10) * 1000, logger });
+  } else {
+    source = await selfSignedCertificates({
+      hosts: endpointHosts(options.endpoint),
+      secret: certs.inMemory ? undefined : { client, namespace: context.namespace, name: `${name}-webhook-ca` },
+      logger,
+    });
+  }
+  const server = await startWebhookServer({
+    port: options.port,
+    host: options.host,
+    registry,
+    certificates: source,
+    logger,
+  });
+  const endpoint = options.endpoint;
+  if (endpoint === undefined) {
+    if (!('dir' in certs) && (registry.webhooks.length > 0 || registry.conversions.size > 0))
+      logger.warn(
+        'webhooks: no endpoint (--webhook-service or --webhook-url) to write the self-signed caBundle for; ' +
+          'the API server must be configured to trust this server some other way',
+      );
+    return server;
+  }
+  const publish = () =>
+    publishWebhooks({
+      client,
+      registry,
+      name,
+      endpoint,
+      ca: source.current().ca,
+      configurations: !('dir' in certs),
+      logger,
+    });
+  try {
+    await publish();
+  } catch (error) {
+    await server.close();
+    throw new Error(`cannot tell the API server about the webhooks: ${messageOf(error)}`, { cause: error });
+  }
+  // A rotated CA (cert-manager's `ca.crt`) must reach the CRDs' conversion too.
+  source.onChange(() => void publish().catch((error: unknown) => logger.error(`webhooks: ${messageOf(error)}`)));
+  return server;
+}
