@@ -214,6 +214,25 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     )
     .option('--health-port <port>', '/healthz, /readyz and /metrics on this port; 0: off', portNumber, 8080)
     .option('--health-host <host>', 'address the health server listens on (default: all)')
+    .option(
+      '--webhook-port <port>',
+      'HTTPS port of the admission and conversion webhooks, when the module registers any (default: 9443); 0: off',
+      portNumber,
+    )
+    .option('--webhook-host <host>', 'address the webhook server listens on (default: all)')
+    .option(
+      '--webhook-cert-dir <dir>',
+      "serve tls.crt/tls.key from this directory (a mounted Secret, e.g. cert-manager's), re-read on rotation; default: self-signed, the CA kept in a Secret",
+    )
+    .option(
+      '--webhook-service <name>',
+      "the Service the API server calls the webhooks through (in the operator's namespace); the operator writes the caBundle for it",
+    )
+    .option(
+      '--webhook-url <url>',
+      'development: the URL a local API server calls the webhooks at, e.g. https://127.0.0.1:9443',
+    )
+    .option('--webhook-name <name>', 'name of the webhook configurations and prefix of the CA Secret')
     .action(async (module: string, flags: RunFlags) => {
       // Loaded on demand: the Kubernetes client is not needed to generate code.
       const { runOperator } = await import('./run.js');

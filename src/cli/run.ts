@@ -11,6 +11,9 @@ import { readKubeconfig } from '../runtime/kube/kubeconfig.js';
 import { createLogger, type Level } from '../runtime/effects/log.js';
 import { Operator, StartupError, type LeaderElectionOptions } from '../runtime/operator.js';
 import { defaultRegistry, type Registry } from '../runtime/api/registry.js';
+import { leaseNamespace } from '../runtime/leader/leader-identity.js';
+import type { WebhookEndpoint } from '../runtime/webhooks/configurations.js';
+import type { WebhookOptions } from '../runtime/webhooks/serve-webhooks.js';
 
 export interface RunOptions {
   /** Type-check the module with the project's TypeScript first; refuse to start on errors. */
@@ -41,6 +44,17 @@ export interface RunOptions {
   /** `/healthz`, `/readyz`, `/metrics` on this port; 0 or undefined: no server (the CLI defaults to 8080). */
   healthPort?: number;
   healthHost?: string;
+  /** HTTPS port of the admission and conversion webhooks, when any is registered (the CLI defaults to 9443); 0: off. */
+  webhookPort?: number;
+  webhookHost?: string;
+  /** `tls.crt`/`tls.key` (and `ca.crt`) from this directory, re-read on rotation; else self-signed. */
+  webhookCertDir?: string;
+  /** The Service (in the operator's namespace) the API server calls the webhooks through. */
+  webhookService?: string;
+  /** The URL the API server calls the webhooks at (development: a local API server), e.g. https://127.0.0.1:9443. */
+  webhookUrl?: string;
+  /** The webhook configurations' name and the CA Secret's prefix. */
+  webhookName?: string;
   /** The registry the module registers into (default: the default registry). */
   registry?: Registry;
   /** Resolves when the operator should stop; default: the first SIGTERM or SIGINT. */
@@ -114,6 +128,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     cacheSyncTimeoutSeconds: options.cacheSyncTimeout,
     watchIdleSeconds: options.watchIdleTimeout,
     health: options.healthPort ? { port: options.healthPort, host: options.healthHost } : undefined,
+    webhooks: webhookOptions(options, options.registry ?? defaultRegistry),
   });
   try {
     await operator.start();
@@ -139,6 +154,25 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
   await operator.stop();
   logger.info('stopped');
   return 0;
+}
+
+/** The webhook flags as the operator's option: served when the module registered admission callbacks or conversions. */
+export function webhookOptions(options: RunOptions, registry: Registry): WebhookOptions | undefined {
+  const port = options.webhookPort ?? 9443;
+  if (port === 0 || (registry.webhooks.length === 0 && registry.conversions.size === 0)) return undefined;
+  const namespace = leaseNamespace(options.leaderElectionNamespace);
+  const endpoint: WebhookEndpoint | undefined = options.webhookUrl
+    ? { url: options.webhookUrl }
+    : options.webhookService
+      ? { service: { name: options.webhookService, namespace } }
+      : undefined;
+  return {
+    port,
+    host: options.webhookHost,
+    certificates: options.webhookCertDir ? { dir: options.webhookCertDir } : { selfSigned: true },
+    endpoint,
+    name: options.webhookName,
+  };
 }
 
 /** The flags as the operator's option: on when asked, or by default when running in a cluster. */

@@ -1,0 +1,206 @@
+/**
+ * The webhook server over real HTTPS (a self-signed pair in memory, files rotated on disk): routes,
+ * bounded bodies, answers to admission and conversion reviews, and a rotated certificate served to
+ * the next connection without a restart.
+ */
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { AdmissionError } from '../../../src/runtime/api/admission.js';
+import { defineConversion } from '../../../src/runtime/api/conversion.js';
+import { defineHandler, defineResource } from '../../../src/runtime/api/define.js';
+import { Registry } from '../../../src/runtime/api/registry.js';
+import { createLogger } from '../../../src/runtime/effects/log.js';
+import { fileCertificates, selfSignedCertificates } from '../../../src/runtime/webhooks/certificates.js';
+import { webhookPath } from '../../../src/runtime/webhooks/configurations.js';
+import { createCa, createServing } from '../../../src/runtime/webhooks/self-signed.js';
+import { startWebhookServer, type WebhookServer } from '../../../src/runtime/webhooks/webhook-server.js';
+
+interface Widget {
+  apiVersion: 'example.com/v1';
+  kind: 'Widget';
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
+  spec: { size: number; color?: string };
+}
+const widgets = defineResource<Widget>({
+  group: 'example.com',
+  version: 'v1',
+  plural: 'widgets',
+  kind: 'Widget',
+  scope: 'Namespaced',
+  statusSubresource: false,
+  printerColumns: [],
+});
+const widgetsV1alpha1 = { ...widgets, version: 'v1alpha1' };
+
+const lines: string[] = [];
+const logger = createLogger({ write: (line) => lines.push(line), level: 'debug' });
+
+function post(server: WebhookServer, path: string, body: unknown, ca: string, type = 'application/json') {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise<{ status: number; body: string; peer: X509Certificate }>((resolve, reject) => {
+    const req = https.request(
+      `${server.url}${path}`,
+      { method: 'POST', ca, agent: false, headers: { 'Content-Type': type } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        const peer = new X509Certificate((res.socket as import('node:tls').TLSSocket).getPeerCertificate().raw);
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), peer }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function review(operation: string, object: unknown, oldObject?: unknown) {
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: 'u-1', operation, object, oldObject, userInfo: { username: 'alice' } },
+  };
+}
+
+const widget = (size: number): Widget => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { name: 'w', namespace: 'ns' },
+  spec: { size },
+});
+
+describe('webhook server', () => {
+  const registry = new Registry();
+  const handler = defineHandler<Widget, never>(widgets, 'sizes');
+  handler.onValidate(
+    (ctx) => {
+      if (ctx.spec.size > 10) throw new AdmissionError(`size ${ctx.spec.size} is above 10`);
+      return ctx.operation === 'UPDATE' && ctx.old.spec.size !== ctx.spec.size ? ['size changed'] : undefined;
+    },
+    { registry },
+  );
+  handler.onMutate(
+    (ctx) => {
+      ctx.object.spec.color ??= 'blue';
+    },
+    { registry },
+  );
+  defineConversion<{ v1alpha1: unknown }>(widgets, { v1alpha1: widgetsV1alpha1 }).register(
+    {
+      v1alpha1: {
+        toHub: (from: { spec: { width: number } }) => ({ spec: { size: from.spec.width } }),
+        fromHub: (hub: Widget) => ({ spec: { width: hub.spec.size } }),
+      },
+    },
+    { registry },
+  );
+  let server: WebhookServer;
+  let ca: string;
+  after(() => server?.close());
+
+  it('answers admission and conversion reviews at their paths', async () => {
+    const source = await selfSignedCertificates({ hosts: ['127.0.0.1'], logger });
+    ca = source.current().ca ?? '';
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', registry, certificates: source, logger });
+    const [validate, mutate] = registry.webhooks.map(webhookPath);
+    assert.equal(validate, '/validate/example.com/v1/widgets/sizes');
+
+    const denied = JSON.parse((await post(server, validate, review('CREATE', widget(11)), ca)).body);
+    assert.deepEqual(denied.response, {
+      uid: 'u-1',
+      allowed: false,
+      status: { code: 403, message: 'size 11 is above 10' },
+    });
+    assert.ok(lines.some((l) => l.includes('admission denied: validate sizes on CREATE widgets ns/w by alice')));
+    const warned = JSON.parse((await post(server, validate, review('UPDATE', widget(3), widget(2)), ca)).body);
+    assert.deepEqual(warned.response, { uid: 'u-1', allowed: true, warnings: ['size changed'] });
+
+    const mutated = JSON.parse((await post(server, mutate, review('CREATE', widget(1)), ca)).body);
+    assert.equal(mutated.response.patchType, 'JSONPatch');
+    assert.deepEqual(JSON.parse(Buffer.from(mutated.response.patch, 'base64').toString()), [
+      { op: 'add', path: '/spec/color', value: 'blue' },
+    ]);
+
+    const objects = Array.from({ length: 3 }, (_, i) => ({
+      apiVersion: 'example.com/v1alpha1',
+      kind: 'Widget',
+      metadata: { name: `w${i}`, uid: `uid-${i}`, labels: { a: 'b' } },
+      spec: { width: i },
+    }));
+    const converted = JSON.parse(
+      (
+        await post(
+          server,
+          '/convert/widgets.example.com',
+          {
+            apiVersion: 'apiextensions.k8s.io/v1',
+            kind: 'ConversionReview',
+            request: { uid: 'c-1', desiredAPIVersion: 'example.com/v1', objects },
+          },
+          ca,
+        )
+      ).body,
+    );
+    assert.equal(converted.response.uid, 'c-1');
+    assert.deepEqual(converted.response.result, { status: 'Success' });
+    assert.deepEqual(converted.response.convertedObjects[2], {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w2', uid: 'uid-2', labels: { a: 'b' } },
+      spec: { size: 2 },
+    });
+  });
+
+  it('refuses what is not a review: 404, 415, 400, 413', async () => {
+    assert.equal((await post(server, '/validate/nothing', '{}', ca)).status, 404);
+    const validate = webhookPath(registry.webhooks[0]);
+    assert.equal((await post(server, validate, '{}', ca, 'text/plain')).status, 415);
+    assert.equal((await post(server, validate, '{not json', ca)).status, 400);
+    assert.equal((await post(server, validate, { kind: 'AdmissionReview', apiVersion: 'v1' }, ca)).status, 400);
+    const big = JSON.stringify({ pad: 'x'.repeat(8 * 1024 * 1024) });
+    assert.equal((await post(server, validate, big, ca)).status, 413);
+  });
+});
+
+describe('certificates from files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kopfgen-certs-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('serves a rotated pair to the next connection without a restart; a bad pair keeps the previous one', async () => {
+    const ca = await createCa('test CA');
+    const first = await createServing(ca, ['127.0.0.1']);
+    writeFileSync(join(dir, 'tls.crt'), first.cert);
+    writeFileSync(join(dir, 'tls.key'), first.key);
+    const source = await fileCertificates({ dir, reloadMs: 50, logger });
+    const registry = new Registry();
+    defineHandler<Widget, never>(widgets, 'any').onValidate(() => undefined, { registry });
+    const server = await startWebhookServer({ port: 0, host: '127.0.0.1', registry, certificates: source, logger });
+    try {
+      const path = webhookPath(registry.webhooks[0]);
+      const before = await post(server, path, review('CREATE', widget(1)), ca.cert);
+      assert.equal(before.peer.serialNumber, new X509Certificate(first.cert).serialNumber);
+      const second = await createServing(ca, ['127.0.0.1']);
+      writeFileSync(join(dir, 'tls.key'), second.key);
+      writeFileSync(join(dir, 'tls.crt'), second.cert);
+      const want = new X509Certificate(second.cert).serialNumber;
+      const deadline = Date.now() + 20_000;
+      let served = before.peer.serialNumber;
+      while (served !== want && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        served = (await post(server, path, review('CREATE', widget(1)), ca.cert)).peer.serialNumber;
+      }
+      assert.equal(served, want);
+      writeFileSync(join(dir, 'tls.crt'), 'not a certificate');
+      const until = Date.now() + 20_000;
+      while (server.problems().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      assert.match(server.problems()[0] ?? '', /does not load, the previous one is served/);
+      assert.equal((await post(server, path, review('CREATE', widget(1)), ca.cert)).peer.serialNumber, want);
+    } finally {
+      await server.close();
+    }
+  });
+});
