@@ -15,6 +15,7 @@
  */
 import { Node, Project, SyntaxKind, type ImportDeclaration, type SourceFile } from 'ts-morph';
 import type { GeneratedFile, StubEntry } from '../api.js';
+import { scanHandlerFile } from '../stubs/handler-scan.js';
 import { importLines, type ImportSpec } from '../stubs/stub-files.js';
 
 export interface StubMergeResult {
@@ -35,10 +36,15 @@ export function mergeStubFile(
   const identifiers = identifierTexts(user);
   const { declared } = topLevelNames(user);
   const entries = file.stubs ?? [];
+  // A conversion spoke's key (`WidgetConversion.v1alpha1`) is no identifier: its registration here counts.
+  const registeredHere = new Set(scanHandlerFile(existing).registrations.map((r) => r.definition));
 
   const added = entries.filter(
     (entry) =>
-      !declared.has(entry.name) && !identifiers.has(entry.definition) && !registeredElsewhere.has(entry.definition),
+      !declared.has(entry.name) &&
+      !identifiers.has(entry.definition) &&
+      !registeredHere.has(entry.definition) &&
+      !registeredElsewhere.has(entry.definition),
   );
   if (added.length === 0) return { text: existing, added };
 

@@ -64,6 +64,8 @@ export function buildCrd(crd: CrdDocument, diagnostics: Diagnostic[]): CrdModel 
     ...readAnnotations(crd, asMap(get(metadata, 'annotations'))),
     versions: readVersions(r, spec, specPointer),
   };
+  const strategy = str(get(asMap(get(spec, 'conversion')), 'strategy'));
+  if (strategy !== undefined) model.conversionStrategy = strategy;
   if (model.versions.length === 0) {
     diagnostics.push(diag(source, 'error', 'KG108', 'CRD declares no versions', spec, specPointer));
   }

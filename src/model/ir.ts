@@ -140,4 +140,6 @@ export interface CrdModel extends Located {
   /** Position of each annotation's value (e.g. `kopfgen.dev/handlers`), for diagnostics; falls back to `pos`. */
   annotationPos?: Record<string, SourcePos>;
   versions: VersionModel[];
+  /** `spec.conversion.strategy` as written (`None` when absent): `Webhook` asks for conversion functions. */
+  conversionStrategy?: string;
 }

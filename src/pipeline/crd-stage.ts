@@ -5,10 +5,13 @@
  */
 import type { GenerateOptions, GeneratedFile } from '../api.js';
 import { hasErrors, type Diagnostic } from '../diagnostics.js';
+import { emitConversionModule, emitSchemaModule } from '../emit/conversion-module.js';
 import { emitModule, type EmittedModule } from '../emit/module.js';
+import { nameConversion } from '../model/conversion-naming.js';
 import { resolveHandlers } from '../model/handler-pass.js';
 import type { CrdModel } from '../model/ir.js';
 import { nameCrd } from '../model/naming.js';
+import { conversionStubPath, emitConversionStubFile } from '../stubs/conversion-stubs.js';
 import { emitStubFile } from '../stubs/stub-files.js';
 import type { StubTemplates } from '../stubs/templates.js';
 
@@ -24,6 +27,10 @@ export interface CrdStageOutput {
   diagnostics: Diagnostic[];
   /** Empty when `emit` was false or handler resolution found an error. */
   modules: EmittedModule[];
+  /** Multi-version CRDs' conversion modules (re-exported by `index.ts`, not counted as versions). */
+  conversions: EmittedModule[];
+  /** Generated files `index.ts` does not re-export (the schema data modules). */
+  data: GeneratedFile[];
   stubs: GeneratedFile[];
   /** Handlers of served versions, for the run's statistics. */
   handlers: number;
@@ -41,7 +48,7 @@ export function emitCrds(
   templates: StubTemplates | undefined,
 ): CrdStageOutput {
   const { crds: handled, diagnostics } = resolveHandlers(crds, options);
-  const output: CrdStageOutput = { diagnostics, modules: [], stubs: [], handlers: 0 };
+  const output: CrdStageOutput = { diagnostics, modules: [], conversions: [], data: [], stubs: [], handlers: 0 };
   if (!emit || hasErrors(diagnostics)) return output;
   handled.forEach((crd, i) => {
     const named = nameCrd(crd, decisions[i].prefix);
@@ -51,6 +58,17 @@ export function emitCrds(
     }
     const stub = templates && emitStubFile(named, decisions[i].stubPath, options, templates);
     if (stub) output.stubs.push(stub);
+    // After naming, from its names: the conversion pass and its modules (model/conversion-naming.ts).
+    const conversion = nameConversion(named);
+    if (conversion) {
+      output.conversions.push(emitConversionModule(crd.crd, conversion));
+      output.data.push(emitSchemaModule(crd.crd, conversion));
+      if (templates) {
+        const base = (options.generatedImportBase ?? '../generated').replace(/\/+$/, '');
+        const path = conversionStubPath(decisions[i].stubPath);
+        output.stubs.push(emitConversionStubFile(crd.crd, conversion, path, `${base}/${conversion.module}.js`));
+      }
+    }
   });
   return output;
 }

@@ -136,8 +136,10 @@ export function assembleRun(
   const stats = { crds: plan.crds, versions: 0, handlers: 0, bytesIn, bytesOut: 0 };
   if (hasErrors(diagnostics)) return { files: [], diagnostics, stats };
   const modules = outputs.flatMap((o) => o.modules);
-  const files: GeneratedFile[] = modules.map((m) => m.file);
-  files.push(emitIndex(modules));
+  const indexed = [...modules, ...outputs.flatMap((o) => o.conversions)];
+  const files: GeneratedFile[] = indexed.map((m) => m.file);
+  files.push(...outputs.flatMap((o) => o.data));
+  files.push(emitIndex(indexed));
   files.sort(byPath);
   files.push(...outputs.flatMap((o) => o.stubs).sort(byPath));
   stats.versions = modules.length;

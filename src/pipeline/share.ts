@@ -55,7 +55,7 @@ export class Share {
 
   /** The kept CRDs a file at a time (run order keeps a file's CRDs together), each file's models dropped after. */
   emit(request: EmitRequest): CrdStageOutput {
-    const output: CrdStageOutput = { diagnostics: [], modules: [], stubs: [], handlers: 0 };
+    const output: CrdStageOutput = { diagnostics: [], modules: [], conversions: [], data: [], stubs: [], handlers: 0 };
     const keep = request.keep;
     for (let from = 0; from < keep.length;) {
       const file = fileOf(keep[from].id);
@@ -78,6 +78,9 @@ export class Share {
       );
       output.diagnostics.push(...detached(part.diagnostics));
       for (const m of part.modules) output.modules.push({ file: detachedFile(m.file), exports: detached(m.exports) });
+      for (const m of part.conversions)
+        output.conversions.push({ file: detachedFile(m.file), exports: detached(m.exports) });
+      output.data.push(...part.data.map(detachedFile));
       output.stubs.push(...part.stubs.map(detachedFile));
       output.handlers += part.handlers;
       from = to;

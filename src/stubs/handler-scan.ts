@@ -57,6 +57,8 @@ const IMPORT = new RegExp(
 );
 const ELEMENT = new RegExp(`^(\\s*)(?:type\\s+)?(${IDENT})(?:\\s+as\\s+(${IDENT}))?\\s*$`);
 const REGISTRATION = new RegExp(`(?<![\\w$])(${IDENT})\\s*\\.\\s*(on[A-Z]\\w*)\\s*\\(`, 'g');
+/** A conversion spoke's registration (`WidgetConversion.register("v1alpha1", …)`), keyed `WidgetConversion.v1alpha1`. */
+const CONVERSION = new RegExp(`(?<![\\w$])(${IDENT})\\s*\\.\\s*register\\s*\\(\\s*(['"])([\\w.-]+)\\2`, 'g');
 
 export function scanHandlerFile(text: string): ScannedFile {
   const code = blankComments(text);
@@ -83,6 +85,10 @@ export function scanHandlerFile(text: string): ScannedFile {
   for (const m of code.matchAll(REGISTRATION)) {
     if (!REGISTER_METHODS.has(m[2])) continue;
     registrations.push({ definition: byLocal.get(m[1]) ?? m[1], method: m[2], ...at(m.index ?? 0) });
+  }
+  for (const m of code.matchAll(CONVERSION)) {
+    const definition = `${byLocal.get(m[1]) ?? m[1]}.${m[3]}`;
+    registrations.push({ definition, method: 'register', ...at(m.index ?? 0) });
   }
   return { imports, registrations };
 }

@@ -46,10 +46,17 @@ export interface SpokeConversion<Spoke, SpokeInput, Hub, HubInput> {
 export interface ConversionDefinition<Spokes> {
   /** `<plural>.<group>`. */
   readonly crd: string;
+  readonly group: string;
+  readonly kind: string;
   /** The hub (storage) version. */
   readonly hub: string;
-  /** Registers every spoke's functions: a spoke left out is a compile error. */
-  register(functions: Spokes, options?: { registry?: Registry }): void;
+  /** The spoke versions. */
+  readonly spokes: readonly string[];
+  /**
+   * Registers one spoke's functions, typed by the generated signatures. Each spoke is registered on
+   * its own, so the conversion stub file grows by one registration when the CRD gains a version.
+   */
+  register<V extends keyof Spokes & string>(version: V, functions: Spokes[V], options?: { registry?: Registry }): void;
 }
 
 /**
@@ -61,26 +68,29 @@ export function defineConversion<Spokes>(
   spokes: { readonly [K in keyof Spokes]: ResourceDescriptor },
 ): ConversionDefinition<Spokes> {
   const crd = `${hub.plural}.${hub.group}`;
+  const versions = Object.keys(spokes);
   return Object.freeze({
     crd,
+    group: hub.group,
+    kind: hub.kind,
     hub: hub.version,
-    register(functions: Spokes, options: { registry?: Registry } = {}) {
-      const registered = new Map<string, SpokeFunctions>();
-      for (const key of Object.keys(spokes) as (keyof Spokes & string)[]) {
-        const entry: unknown = functions[key];
-        const toHub: unknown = Reflect.get(Object(entry), 'toHub');
-        const fromHub: unknown = Reflect.get(Object(entry), 'fromHub');
-        // JavaScript callers have no compiler to demand both: refuse at registration, not at the first request.
-        if (typeof toHub !== 'function' || typeof fromHub !== 'function')
-          throw new Error(`conversion of ${crd}: version ${key} needs a toHub and a fromHub function`);
-        registered.set(spokes[key].version, { toHub: toHub as never, fromHub: fromHub as never });
-      }
+    spokes: Object.freeze(versions),
+    register(version: string, functions: unknown, options: { registry?: Registry } = {}) {
+      const toHub: unknown = Reflect.get(Object(functions), 'toHub');
+      const fromHub: unknown = Reflect.get(Object(functions), 'fromHub');
+      // JavaScript callers have no compiler to check these: refuse at registration, not at the first request.
+      if (!versions.includes(version))
+        throw new Error(`conversion of ${crd}: ${version} is not a spoke version (${versions.join(', ')})`);
+      if (typeof toHub !== 'function' || typeof fromHub !== 'function')
+        throw new Error(`conversion of ${crd}: version ${version} needs a toHub and a fromHub function`);
       (options.registry ?? defaultRegistry).registerConversion({
         group: hub.group,
         plural: hub.plural,
         kind: hub.kind,
         hub: hub.version,
-        spokes: registered,
+        spokes: new Map([
+          [version, { toHub: toHub as SpokeFunctions['toHub'], fromHub: fromHub as SpokeFunctions['fromHub'] }],
+        ]),
       });
     },
   });

@@ -162,15 +162,23 @@ export class Registry {
       w.options.subresource === webhook.options.subresource;
     // One webhook per id and kind: its name and path in the webhook configuration are made of them.
     if (this.webhooks.some(same))
-      throw new Error(`${webhook.kind} handler ${webhook.id} is already registered for ${resourceKey(webhook.resource)}`);
+      throw new Error(
+        `${webhook.kind} handler ${webhook.id} is already registered for ${resourceKey(webhook.resource)}`,
+      );
     this.webhooks.push(webhook);
   }
 
+  /** Adds the spokes of `conversion` to its CRD's (one spoke at a time, as the conversion stubs register them). */
   registerConversion(conversion: RegisteredConversion): void {
     const name = `${conversion.plural}.${conversion.group}`;
-    // The API server asks one webhook per CRD; two sets of functions would disagree on the answer.
-    if (this.conversions.has(name)) throw new Error(`conversion functions for ${name} are already registered`);
-    this.conversions.set(name, conversion);
+    const known = this.conversions.get(name);
+    const spokes = new Map(known?.spokes);
+    for (const [version, functions] of conversion.spokes) {
+      // The API server asks one webhook per CRD; two sets of functions would disagree on the answer.
+      if (spokes.has(version)) throw new Error(`conversion functions for ${name} ${version} are already registered`);
+      spokes.set(version, functions);
+    }
+    this.conversions.set(name, { ...conversion, spokes });
   }
 
   /** Whether anything at all is registered (handlers, admission callbacks, conversions). */

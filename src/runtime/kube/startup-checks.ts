@@ -176,7 +176,11 @@ async function clusterView(
     }
     throw error;
   }
-  if (crd.conversion === 'Webhook' && !conversions?.has(name) && !warnings.includes(conversionWarning(name, resource.kind)))
+  if (
+    crd.conversion === 'Webhook' &&
+    !conversions?.has(name) &&
+    !warnings.includes(conversionWarning(name, resource.kind))
+  )
     warnings.push(conversionWarning(name, resource.kind));
   const regenerate = 'regenerate the types from the installed CRD (kopfgen generate)';
   if (crd.statusSubresource !== resource.statusSubresource) {

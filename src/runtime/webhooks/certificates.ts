@@ -75,7 +75,10 @@ async function readMaterial(dir: string): Promise<ServingMaterial> {
   return ca === undefined ? { cert, key } : { cert, key, ca };
 }
 
-const digest = (m: ServingMaterial) => createHash('sha256').update(`${m.cert}\0${m.key}\0${m.ca ?? ''}`).digest('hex');
+const digest = (m: ServingMaterial) =>
+  createHash('sha256')
+    .update(`${m.cert}\0${m.key}\0${m.ca ?? ''}`)
+    .digest('hex');
 
 /** Certificates from a directory, polled for rotation; rejects when the first pair does not load. */
 export async function fileCertificates(options: FileCertificateOptions): Promise<CertificateSource> {

@@ -72,7 +72,11 @@ function objectSelector(labels: RegisteredWebhook['options']['labels']): Record<
 }
 
 /** One entry of a configuration's `webhooks`. */
-export function webhookEntry(w: RegisteredWebhook, endpoint: WebhookEndpoint, caBundle?: string): Record<string, unknown> {
+export function webhookEntry(
+  w: RegisteredWebhook,
+  endpoint: WebhookEndpoint,
+  caBundle?: string,
+): Record<string, unknown> {
   const { group, version, plural, scope } = w.resource;
   const o = w.options;
   const selector = objectSelector(o.labels);
@@ -129,7 +133,12 @@ export function webhookConfigurations(
     const metadata: Record<string, unknown> = { name };
     if (options.labels) metadata.labels = options.labels;
     if (options.annotations) metadata.annotations = options.annotations;
-    out.push({ apiVersion: 'admissionregistration.k8s.io/v1', kind: CONFIGURATION_KINDS[kind], metadata, webhooks: entries });
+    out.push({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: CONFIGURATION_KINDS[kind],
+      metadata,
+      webhooks: entries,
+    });
   }
   return out;
 }

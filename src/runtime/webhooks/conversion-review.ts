@@ -33,7 +33,9 @@ export function conversionRequest(review: unknown): ConversionRequest {
   if (!isPlainObject(review) || review.kind !== 'ConversionReview')
     throw new BadReview('the body is not a ConversionReview');
   if (review.apiVersion !== 'apiextensions.k8s.io/v1')
-    throw new BadReview(`ConversionReview ${String(review.apiVersion)} is not served: conversionReviewVersions is [v1]`);
+    throw new BadReview(
+      `ConversionReview ${String(review.apiVersion)} is not served: conversionReviewVersions is [v1]`,
+    );
   const request = review.request;
   if (
     !isPlainObject(request) ||
@@ -83,7 +85,8 @@ export function convertObject(
   if (!isKubernetesObject(object)) throw new Error('an object of the request is not a Kubernetes object');
   const from = versionOf(conversion, object.apiVersion);
   const name = object.metadata?.name ?? '(no name)';
-  if (from === undefined) throw new Error(`${name}: apiVersion ${String(object.apiVersion)} is not ${conversion.group}`);
+  if (from === undefined)
+    throw new Error(`${name}: apiVersion ${String(object.apiVersion)} is not ${conversion.group}`);
   if (from === desired) return object;
   const spoke = (version: string) => {
     const functions = conversion.spokes.get(version);

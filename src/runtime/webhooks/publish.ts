@@ -10,7 +10,12 @@
 import type { Logger } from '../api/context.js';
 import type { Registry } from '../api/registry.js';
 import { KubeError, type KubeClient } from '../kube/client.js';
-import { CONFIGURATION_RESOURCES, crdConversion, webhookConfigurations, type WebhookEndpoint } from './configurations.js';
+import {
+  CONFIGURATION_RESOURCES,
+  crdConversion,
+  webhookConfigurations,
+  type WebhookEndpoint,
+} from './configurations.js';
 
 export interface PublishOptions {
   client: KubeClient;

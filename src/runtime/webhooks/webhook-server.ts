@@ -92,7 +92,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         const response = await reviewAdmission(webhook, admissionRequest(review), logger);
         return send(res, 200, admissionReview(response));
       }
-      if (conversion) return send(res, 200, conversionReview(reviewConversion(conversion, conversionRequest(review), logger)));
+      if (conversion)
+        return send(res, 200, conversionReview(reviewConversion(conversion, conversionRequest(review), logger)));
     } catch (error) {
       if (error instanceof BadReview) return send(res, 400, error.message);
       throw error;

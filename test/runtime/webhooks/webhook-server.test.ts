@@ -89,13 +89,15 @@ describe('webhook server', () => {
     },
     { registry },
   );
-  defineConversion<{ v1alpha1: unknown }>(widgets, { v1alpha1: widgetsV1alpha1 }).register(
-    {
-      v1alpha1: {
-        toHub: (from: { spec: { width: number } }) => ({ spec: { size: from.spec.width } }),
-        fromHub: (hub: Widget) => ({ spec: { width: hub.spec.size } }),
-      },
-    },
+  type Spokes = {
+    v1alpha1: {
+      toHub: (from: { spec: { width: number } }) => { spec: { size: number } };
+      fromHub: (hub: Widget) => { spec: { width: number } };
+    };
+  };
+  defineConversion<Spokes>(widgets, { v1alpha1: widgetsV1alpha1 }).register(
+    'v1alpha1',
+    { toHub: (from) => ({ spec: { size: from.spec.width } }), fromHub: (hub) => ({ spec: { width: hub.spec.size } }) },
     { registry },
   );
   let server: WebhookServer;

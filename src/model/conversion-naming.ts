@@ -1,0 +1,70 @@
+/**
+ * The conversion pass: after naming, it decides whether a CRD gets conversion output and names
+ * everything that output declares (the naming pass's rule: no later stage assigns a name). Hub and
+ * spoke, as controller-runtime and kubebuilder have it: the storage version is the hub, every other
+ * served version a spoke converting to it and back.
+ *
+ * A CRD gets conversion output when it serves more than one version, its storage version among
+ * them, and it is the operator's own: it has handlers, or it declares `spec.conversion.strategy:
+ * Webhook`. A CRD used only for its types (another project's, no handlers) gets none, as it gets no
+ * handler stubs.
+ */
+import type { NamedCrd, NamedVersion } from './naming.js';
+import { NameScope } from './reserved.js';
+
+export interface NamedSpoke {
+  version: NamedVersion;
+  /** `<Spoke>ToHub` / `<Spoke>FromHub`: the signature types. */
+  toHub: string;
+  fromHub: string;
+  /** The stub functions' names (`<spoke>ToHub`, camel case). */
+  toHubFunction: string;
+  fromHubFunction: string;
+}
+
+export interface NamedConversion {
+  hub: NamedVersion;
+  spokes: NamedSpoke[];
+  /** `<group>/<plural>.conversion` (no extension): the signatures and the definition. */
+  module: string;
+  /** `<group>/<plural>.schemas` (no extension): the schemas as JSON text, imported only by what needs them. */
+  schemaModule: string;
+  /** The interface of every spoke's functions. */
+  conversions: string;
+  /** The `defineConversion` constant. */
+  definition: string;
+  /** The schema text constant. */
+  schemaText: string;
+}
+
+const camel = (name: string) => name[0].toLowerCase() + name.slice(1);
+
+export function nameConversion(named: NamedCrd): NamedConversion | undefined {
+  const { crd } = named;
+  const hub = named.versions.find((v) => v.version.storage);
+  const spokes = named.versions.filter((v) => !v.version.storage);
+  if (!hub || spokes.length === 0) return undefined;
+  const owned = named.versions.some((v) => v.handlers.length > 0) || crd.conversionStrategy === 'Webhook';
+  if (!owned) return undefined;
+  // The module imports the versions' resource, write-view and descriptor names: ours must not shadow them.
+  const scope = new NameScope();
+  for (const v of named.versions) {
+    scope.claim(v.names.resource);
+    scope.claim(v.names.descriptor);
+    for (const input of v.inputTypes.values()) scope.claim(input);
+  }
+  const prefix = hub.names.prefix;
+  return {
+    hub,
+    spokes: spokes.map((version) => {
+      const toHub = scope.claim(`${version.names.prefix}ToHub`);
+      const fromHub = scope.claim(`${version.names.prefix}FromHub`);
+      return { version, toHub, fromHub, toHubFunction: camel(toHub), fromHubFunction: camel(fromHub) };
+    }),
+    module: `${crd.group}/${crd.plural}.conversion`,
+    schemaModule: `${crd.group}/${crd.plural}.schemas`,
+    conversions: scope.claim(`${prefix}Conversions`),
+    definition: scope.claim(`${prefix}Conversion`),
+    schemaText: scope.claim(`${prefix}SchemaText`),
+  };
+}
