@@ -11,7 +11,7 @@
  *   but the code that needs it (not `index.ts`), so an operator never loads it.
  */
 import type { GeneratedFile } from '../api.js';
-import type { NamedConversion } from '../model/conversion-naming.js';
+import { writeName, type NamedConversion } from '../model/conversion-naming.js';
 import type { CrdModel, SchemaNode } from '../model/ir.js';
 import type { NamedVersion } from '../model/naming.js';
 import { headerLine } from './header.js';
@@ -22,12 +22,6 @@ import type { EmittedModule } from './module.js';
 /** `./v1/widgets.js` from `example.com/widgets.conversion.ts`. */
 function relativeImport(version: NamedVersion): string {
   return `./${version.names.module.slice(version.names.module.indexOf('/') + 1)}.js`;
-}
-
-/** The write view's name of a version's resource (its read name where the views agree). */
-function writeName(version: NamedVersion): string {
-  const schema = version.version.schema;
-  return (schema && version.inputTypes.get(schema)) ?? version.names.resource;
 }
 
 export function emitConversionModule(crd: CrdModel, conversion: NamedConversion): EmittedModule {

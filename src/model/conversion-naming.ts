@@ -37,6 +37,12 @@ export interface NamedConversion {
   schemaText: string;
 }
 
+/** The write view's name of a version's resource (its read name where the views agree). */
+export function writeName(version: NamedVersion): string {
+  const schema = version.version.schema;
+  return (schema && version.inputTypes.get(schema)) ?? version.names.resource;
+}
+
 const camel = (name: string) => name[0].toLowerCase() + name.slice(1);
 
 export function nameConversion(named: NamedCrd): NamedConversion | undefined {

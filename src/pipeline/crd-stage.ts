@@ -66,7 +66,7 @@ export function emitCrds(
       if (templates) {
         const base = (options.generatedImportBase ?? '../generated').replace(/\/+$/, '');
         const path = conversionStubPath(decisions[i].stubPath);
-        output.stubs.push(emitConversionStubFile(crd.crd, conversion, path, `${base}/${conversion.module}.js`));
+        output.stubs.push(emitConversionStubFile(crd.crd, conversion, path, base));
       }
     }
   });

@@ -1,0 +1,4 @@
+export { assertRoundTrip, firstDifference, roundTrip } from './round-trip.js';
+export type { RoundTripFailure, RoundTripOptions } from './round-trip.js';
+export { parseSchemaData, random, sampleObject, sampleValue } from './sample-objects.js';
+export type { JsonSchema, SchemaData } from './sample-objects.js';
