@@ -248,6 +248,17 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .option('--image <image>', 'container image (default: <name>:latest)')
     .option('--image-module <path>', "the module's path inside the image (default: <module> relative to here)")
     .option('--health-port <port>', '/healthz and /readyz port (default: 8080)', positiveInt)
+    .option('--webhook-port <port>', "the webhook server's port in the pod (default: 9443)", positiveInt)
+    .addOption(
+      new Option('--webhook-certs <issuer>', 'who issues the webhook certificate (default: cert-manager)').choices([
+        'cert-manager',
+        'self-signed',
+      ]),
+    )
+    .option(
+      '--webhook-url <url>',
+      'development: point the webhook configurations at this URL (a local API server), e.g. https://127.0.0.1:9443',
+    )
     .option('--check', 'write nothing; exit 1 and print diffs if any manifest is missing, stale or extra')
     .option('-q, --quiet', 'print only errors')
     .addHelpText(

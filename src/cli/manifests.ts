@@ -23,6 +23,9 @@ export interface ManifestsFlags {
   /** The module's path inside the image (default: `<module>` relative to the current directory). */
   imageModule?: string;
   healthPort?: number;
+  webhookPort?: number;
+  webhookCerts?: 'cert-manager' | 'self-signed';
+  webhookUrl?: string;
   check?: boolean;
   quiet?: boolean;
   /** The registry the module registers into (default: the default registry); for tests. */
@@ -65,8 +68,10 @@ export async function runManifests(
     const diagnostic = moduleDiagnostic(module, 'KG340', `cannot load ${module}: ${failure.message}`);
     return fail([{ ...diagnostic, file: displayPath(cwd, at.file), line: at.line, col: at.col }]);
   }
-  const resources = (flags.registry ?? defaultRegistry).resources();
-  if (resources.length === 0) {
+  const registry = flags.registry ?? defaultRegistry;
+  const resources = registry.resources();
+  const webhooks = { webhooks: registry.webhooks, conversions: [...registry.conversions.keys()] };
+  if (registry.isEmpty()) {
     return fail([
       moduleDiagnostic(
         module,
@@ -75,17 +80,21 @@ export async function runManifests(
       ),
     ]);
   }
-  const resolved = resolveTarget(resources, {
+  const named = resources.length > 0 ? resources : registry.webhooks.map((w) => w.resource);
+  const resolved = resolveTarget(named, {
     name: flags.name,
     namespace: flags.namespace,
     image: flags.image,
     healthPort: flags.healthPort,
+    webhookPort: flags.webhookPort,
+    webhookCerts: flags.webhookCerts,
+    webhookUrl: flags.webhookUrl,
     module: flags.imageModule ?? pathInImage(cwd, module),
     source: pathInImage(cwd, module),
   });
   if (resolved.target === undefined) throw new UsageError(resolved.problems.join('\n'));
   const outDir = resolve(cwd, flags.out ?? 'deploy');
-  const plan = onlyManifests(await planWrite(renderManifests(resources, resolved.target), { outDir, cwd }));
+  const plan = onlyManifests(await planWrite(renderManifests(resources, resolved.target, webhooks), { outDir, cwd }));
   if (plan.diagnostics.length > 0) return fail(plan.diagnostics);
   const stale = outOfDate(plan);
   if (flags.check) {

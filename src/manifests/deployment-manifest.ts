@@ -7,6 +7,7 @@
  */
 import type { KubeObject } from './rbac-manifest.js';
 import type { ManifestTarget } from './manifest-target.js';
+import { CERT_DIR, tlsSecretName, webhookArgs } from './webhook-manifest.js';
 
 /** The `node` user of the official node images; numeric, so the kubelet can check runAsNonRoot. */
 const NODE_UID = 1000;
@@ -15,13 +16,20 @@ export function namespaceObject(target: ManifestTarget): KubeObject {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: target.operatorNamespace, labels: target.labels } };
 }
 
-/** `kopfgen run <module>` with the flags that make it watch what the RBAC grants. */
-export function runArgs(target: ManifestTarget): string[] {
+/** `kopfgen run <module>` with the flags that make it watch what the RBAC grants (and serve its webhooks). */
+export function runArgs(target: ManifestTarget, webhooks = false): string[] {
   const namespace = target.watchNamespace === undefined ? [] : ['--namespace', target.watchNamespace];
   // The Lease is named after the operator, not the default hash of its handler set: a rolling
   // update that adds a handler must hand the lease over between old and new pods, not start a
   // second leader on a second Lease while the old pods still run.
-  return ['run', target.module, ...namespace, '--leader-election-id', target.name];
+  return [
+    'run',
+    target.module,
+    ...namespace,
+    '--leader-election-id',
+    target.name,
+    ...(webhooks ? webhookArgs(target) : []),
+  ];
 }
 
 function fieldEnv(name: string, fieldPath: string): KubeObject {
@@ -38,8 +46,14 @@ function probe(path: string, initialDelaySeconds: number, periodSeconds: number)
   };
 }
 
-export function deploymentObject(target: ManifestTarget): KubeObject {
+/** `webhooks`: the module registers admission callbacks or conversions (a port, and with cert-manager its Secret). */
+export function deploymentObject(target: ManifestTarget, webhooks = false): KubeObject {
   const selector = { 'app.kubernetes.io/name': target.name };
+  const certVolume = webhooks && target.webhooks.certs === 'cert-manager';
+  const ports = [
+    { name: 'health', containerPort: target.healthPort, protocol: 'TCP' },
+    ...(webhooks ? [{ name: 'webhook', containerPort: target.webhooks.port, protocol: 'TCP' }] : []),
+  ];
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -64,9 +78,9 @@ export function deploymentObject(target: ManifestTarget): KubeObject {
               name: 'operator',
               image: target.image,
               command: ['kopfgen'],
-              args: runArgs(target),
+              args: runArgs(target, webhooks),
               env: [fieldEnv('POD_NAME', 'metadata.name'), fieldEnv('POD_NAMESPACE', 'metadata.namespace')],
-              ports: [{ name: 'health', containerPort: target.healthPort, protocol: 'TCP' }],
+              ports,
               livenessProbe: probe('/healthz', 15, 20),
               readinessProbe: probe('/readyz', 5, 10),
               resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '512Mi' } },
@@ -76,10 +90,16 @@ export function deploymentObject(target: ManifestTarget): KubeObject {
                 runAsNonRoot: true,
                 capabilities: { drop: ['ALL'] },
               },
-              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+              volumeMounts: [
+                { name: 'tmp', mountPath: '/tmp' },
+                ...(certVolume ? [{ name: 'webhook-certs', mountPath: CERT_DIR, readOnly: true }] : []),
+              ],
             },
           ],
-          volumes: [{ name: 'tmp', emptyDir: {} }],
+          volumes: [
+            { name: 'tmp', emptyDir: {} },
+            ...(certVolume ? [{ name: 'webhook-certs', secret: { secretName: tlsSecretName(target) } }] : []),
+          ],
         },
       },
     },

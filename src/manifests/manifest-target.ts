@@ -17,6 +17,12 @@ export interface ManifestChoices {
   module: string;
   /** The port of `/healthz` and `/readyz` (default 8080). */
   healthPort?: number;
+  /** The webhook server's port in the pod (default 9443). */
+  webhookPort?: number;
+  /** Who issues the webhook certificate: cert-manager (default), or the operator itself (self-signed, CA in a Secret). */
+  webhookCerts?: 'cert-manager' | 'self-signed';
+  /** Development: the configurations call this URL (a local API server) instead of a Service; implies self-signed. */
+  webhookUrl?: string;
   /** Shown in each file's header: what the manifests were made from. */
   source: string;
 }
@@ -32,6 +38,8 @@ export interface ManifestTarget {
   image: string;
   module: string;
   healthPort: number;
+  /** How the API server reaches the webhooks (used only when the module registers any). */
+  webhooks: { port: number; certs: 'cert-manager' | 'self-signed'; url?: string };
   source: string;
   labels: Record<string, string>;
 }
@@ -71,6 +79,14 @@ export function resolveTarget(resources: readonly ResourceDescriptor[], choices:
   const port = choices.healthPort ?? 8080;
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     problems.push(`--health-port ${port} is not a port number (1-65535)`);
+  const webhookPort = choices.webhookPort ?? 9443;
+  if (!Number.isInteger(webhookPort) || webhookPort < 1 || webhookPort > 65535 || webhookPort === port)
+    problems.push(`--webhook-port ${webhookPort} is not a port number (1-65535) other than the health port`);
+  const url = choices.webhookUrl;
+  if (url !== undefined && !/^https:\/\/[^/]+/.test(url))
+    problems.push(`--webhook-url "${url}" must be an https:// URL (the API server calls webhooks over TLS only)`);
+  if (url !== undefined && choices.webhookCerts === 'cert-manager')
+    problems.push('--webhook-url needs --webhook-certs self-signed: a cert-manager Certificate names the Service');
   if (choices.module === '' || choices.module.startsWith('/') || choices.module.split('/').includes('..')) {
     problems.push(
       `the module path in the image "${choices.module}" must be relative to the image's working directory ` +
@@ -88,6 +104,11 @@ export function resolveTarget(resources: readonly ResourceDescriptor[], choices:
       image: choices.image ?? `${name}:latest`,
       module: choices.module,
       healthPort: port,
+      webhooks: {
+        port: webhookPort,
+        certs: url !== undefined ? 'self-signed' : (choices.webhookCerts ?? 'cert-manager'),
+        ...(url === undefined ? {} : { url }),
+      },
       source: choices.source,
       labels: {
         'app.kubernetes.io/name': name,

@@ -17,6 +17,7 @@
 import { isBuiltin } from '../runtime/api/builtins.js';
 import type { ResourceDescriptor } from '../runtime/api/define.js';
 import type { ManifestTarget } from './manifest-target.js';
+import { webhookRules, type WebhookSet } from './webhook-manifest.js';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -125,9 +126,14 @@ export function serviceAccount(target: ManifestTarget): KubeObject {
  * namespaces do not share it. Events about cluster-scoped objects go to `default` (as the
  * runtime posts them), so with `-n` they need a Role there.
  */
-export function rbacObjects(resources: readonly ResourceDescriptor[], target: ManifestTarget): KubeObject[] {
+export function rbacObjects(
+  resources: readonly ResourceDescriptor[],
+  target: ManifestTarget,
+  webhooks?: WebhookSet,
+): KubeObject[] {
   const granted = grantedResources(resources);
   const crd = crdRule(granted);
+  const hooks = webhooks ? webhookRules(webhooks, target) : { cluster: [], namespaced: [] };
   const out: KubeObject[] = [];
   const pair = (kind: 'Role' | 'ClusterRole', name: string, rules: PolicyRule[], namespace?: string) => {
     if (rules.length === 0) return;
@@ -136,14 +142,20 @@ export function rbacObjects(resources: readonly ResourceDescriptor[], target: Ma
   };
   const ns = target.watchNamespace;
   if (ns === undefined) {
-    pair('ClusterRole', target.name, [...resourceRules(granted), EVENTS_RULE, ...(crd ? [crd] : [])]);
+    pair('ClusterRole', target.name, [...resourceRules(granted), EVENTS_RULE, ...(crd ? [crd] : []), ...hooks.cluster]);
   } else {
     const namespaced = granted.filter((r) => r.scope === 'Namespaced');
     const clusterScoped = granted.filter((r) => r.scope === 'Cluster');
     pair('Role', target.name, [...resourceRules(namespaced), EVENTS_RULE], ns);
-    pair('ClusterRole', `${target.name}-${ns}`, [...resourceRules(clusterScoped), ...(crd ? [crd] : [])]);
+    pair('ClusterRole', `${target.name}-${ns}`, [
+      ...resourceRules(clusterScoped),
+      ...(crd ? [crd] : []),
+      ...hooks.cluster,
+    ]);
     if (clusterScoped.length > 0 && ns !== 'default') pair('Role', `${target.name}-events`, [EVENTS_RULE], 'default');
   }
   pair('Role', `${target.name}-leader-election`, [LEASES_RULE], target.operatorNamespace);
+  // The self-signed CA Secret lives beside the Lease, in the operator's namespace.
+  pair('Role', `${target.name}-webhook-certs`, hooks.namespaced, target.operatorNamespace);
   return out;
 }

@@ -10,12 +10,14 @@ import { yamlHeaderLine } from '../emit/header.js';
 import { deploymentObject, namespaceObject } from './deployment-manifest.js';
 import type { ManifestTarget } from './manifest-target.js';
 import { rbacObjects, serviceAccount, type KubeObject } from './rbac-manifest.js';
+import { hasWebhooks, webhookObjects, type WebhookSet } from './webhook-manifest.js';
 
 export const MANIFEST_FILES = {
   namespace: '00-namespace.yaml',
   serviceAccount: '01-service-account.yaml',
   rbac: '02-rbac.yaml',
   deployment: '03-deployment.yaml',
+  webhooks: '04-webhooks.yaml',
 } as const;
 
 /** Documents joined by `---`, after the generated-file header; long strings never folded. */
@@ -24,7 +26,13 @@ export function yamlDocuments(objects: readonly KubeObject[], source: string): s
   return `${yamlHeaderLine(source, 'kopfgen manifests')}${docs.join('---\n')}`;
 }
 
-export function renderManifests(resources: readonly ResourceDescriptor[], target: ManifestTarget): GeneratedFile[] {
+/** `webhooks`: the module's admission callbacks and conversions, when it registers any. */
+export function renderManifests(
+  resources: readonly ResourceDescriptor[],
+  target: ManifestTarget,
+  webhooks?: WebhookSet,
+): GeneratedFile[] {
+  const serving = hasWebhooks(webhooks);
   const file = (path: string, objects: KubeObject[]): GeneratedFile => ({
     path,
     content: yamlDocuments(objects, target.source),
@@ -33,7 +41,8 @@ export function renderManifests(resources: readonly ResourceDescriptor[], target
   const files: GeneratedFile[] = [];
   if (target.createNamespace) files.push(file(MANIFEST_FILES.namespace, [namespaceObject(target)]));
   files.push(file(MANIFEST_FILES.serviceAccount, [serviceAccount(target)]));
-  files.push(file(MANIFEST_FILES.rbac, rbacObjects(resources, target)));
-  files.push(file(MANIFEST_FILES.deployment, [deploymentObject(target)]));
+  files.push(file(MANIFEST_FILES.rbac, rbacObjects(resources, target, webhooks)));
+  files.push(file(MANIFEST_FILES.deployment, [deploymentObject(target, serving)]));
+  if (serving) files.push(file(MANIFEST_FILES.webhooks, webhookObjects(webhooks, target)));
   return files;
 }

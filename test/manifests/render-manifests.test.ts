@@ -10,7 +10,8 @@ import { parseAllDocuments } from 'yaml';
 import { loadOperatorModule } from '../../src/cli/run.js';
 import { MANIFEST_FILES, renderManifests, yamlDocuments } from '../../src/manifests/render-manifests.js';
 import type { ResourceDescriptor } from '../../src/runtime/api/define.js';
-import { defaultRegistry } from '../../src/runtime/api/registry.js';
+import { defaultRegistry, Registry } from '../../src/runtime/api/registry.js';
+import type { WebhookSet } from '../../src/manifests/webhook-manifest.js';
 import { resource, target } from '../helpers/manifest-fixtures.js';
 
 const UPDATE = process.env.KOPFGEN_UPDATE_GOLDENS === '1';
@@ -49,12 +50,45 @@ describe("the example operator's manifests", () => {
   });
 });
 
+describe("the widgets example's manifests (admission webhooks and a conversion)", () => {
+  const WIDGETS = 'examples/widgets/operator.ts';
+  let resources: ResourceDescriptor[] = [];
+  let webhooks: WebhookSet = { webhooks: [], conversions: [] };
+  before(async () => {
+    const registry = new Registry();
+    assert.equal(await loadOperatorModule(WIDGETS), undefined);
+    // The example registers into the default registry, beside the other example: keep only its own.
+    for (const w of defaultRegistry.webhooks) if (w.resource.plural === 'widgets') registry.registerWebhook(w);
+    resources = defaultRegistry.resources().filter((r) => r.plural === 'widgets');
+    webhooks = { webhooks: registry.webhooks, conversions: [...defaultRegistry.conversions.keys()] };
+  });
+  const choices = { module: WIDGETS, source: WIDGETS };
+
+  it('cert-manager (the default)', () => {
+    assert.deepEqual(webhooks.conversions, ['widgets.example.com']);
+    compareGolden(
+      'test/golden/manifests-widgets',
+      renderManifests(resources, target(resources, choices), webhooks),
+    );
+  });
+
+  it('self-signed, development URL', () => {
+    const files = renderManifests(
+      resources,
+      target(resources, { ...choices, webhookUrl: 'https://127.0.0.1:9443' }),
+      webhooks,
+    );
+    compareGolden('test/golden/manifests-widgets-url', files);
+  });
+});
+
 describe('renderManifests', () => {
   it('numbered files, so `kubectl apply -f <dir>` creates the Namespace before what lives in it', () => {
     const files = renderManifests([resource()], target([resource()]));
+    // Without admission callbacks or conversions there is no webhooks file.
     assert.deepEqual(
       files.map((f) => f.path),
-      Object.values(MANIFEST_FILES),
+      Object.values(MANIFEST_FILES).filter((p) => p !== MANIFEST_FILES.webhooks),
     );
     assert.deepEqual(
       files.map((f) => f.path),
