@@ -16,7 +16,11 @@
  * that CRD by name.
  */
 import type { RegisteredWebhook } from '../runtime/api/registry.js';
-import { CONFIGURATION_RESOURCES, webhookConfigurations, type WebhookEndpoint } from '../runtime/webhooks/configurations.js';
+import {
+  CONFIGURATION_RESOURCES,
+  webhookConfigurations,
+  type WebhookEndpoint,
+} from '../runtime/webhooks/configurations.js';
 import type { ManifestTarget } from './manifest-target.js';
 import type { KubeObject, PolicyRule } from './rbac-manifest.js';
 
@@ -94,7 +98,9 @@ export function webhookObjects(set: WebhookSet, target: ManifestTarget): KubeObj
       },
     });
   }
-  const annotations = certManager ? { 'cert-manager.io/inject-ca-from': `${ns}/${certificateName(target)}` } : undefined;
+  const annotations = certManager
+    ? { 'cert-manager.io/inject-ca-from': `${ns}/${certificateName(target)}` }
+    : undefined;
   out.push(
     ...webhookConfigurations(set.webhooks, target.name, webhookEndpoint(target), {
       labels: target.labels,
@@ -109,7 +115,10 @@ export function webhookObjects(set: WebhookSet, target: ManifestTarget): KubeObj
  * self-signed mode the CA Secret (create; then get and update by name) and the configurations' `caBundle`
  * (get and patch by name; they exist, these manifests create them).
  */
-export function webhookRules(set: WebhookSet, target: ManifestTarget): { cluster: PolicyRule[]; namespaced: PolicyRule[] } {
+export function webhookRules(
+  set: WebhookSet,
+  target: ManifestTarget,
+): { cluster: PolicyRule[]; namespaced: PolicyRule[] } {
   const cluster: PolicyRule[] = [];
   const namespaced: PolicyRule[] = [];
   if (set.conversions.length > 0)
@@ -130,7 +139,12 @@ export function webhookRules(set: WebhookSet, target: ManifestTarget): { cluster
       });
     // `create` cannot be limited to a name (the name is in the body): the CA Secret is created once.
     namespaced.push({ apiGroups: [''], resources: ['secrets'], verbs: ['create'] });
-    namespaced.push({ apiGroups: [''], resources: ['secrets'], resourceNames: [caSecretName(target)], verbs: ['get', 'update'] });
+    namespaced.push({
+      apiGroups: [''],
+      resources: ['secrets'],
+      resourceNames: [caSecretName(target)],
+      verbs: ['get', 'update'],
+    });
   }
   return { cluster, namespaced };
 }

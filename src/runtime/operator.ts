@@ -396,8 +396,17 @@ export class Operator {
     return (this.term?.controllers ?? []).reduce((sum, controller) => sum + controller.store.size, 0);
   }
 
-  /** Stops watching, waits until running handlers have finished and their patches are written, releases the lease. */
-  async stop(): Promise<void> {
+  private stopped?: Promise<void>;
+
+  /**
+   * Stops watching, waits until running handlers have finished and their patches are written, releases the
+   * lease. A second call waits for the first.
+   */
+  stop(): Promise<void> {
+    return (this.stopped ??= this.shutdown());
+  }
+
+  private async shutdown(): Promise<void> {
     const started = this.role !== 'starting';
     this.abort.abort();
     await this.running;

@@ -66,10 +66,7 @@ describe("the widgets example's manifests (admission webhooks and a conversion)"
 
   it('cert-manager (the default)', () => {
     assert.deepEqual(webhooks.conversions, ['widgets.example.com']);
-    compareGolden(
-      'test/golden/manifests-widgets',
-      renderManifests(resources, target(resources, choices), webhooks),
-    );
+    compareGolden('test/golden/manifests-widgets', renderManifests(resources, target(resources, choices), webhooks));
   });
 
   it('self-signed, development URL', () => {

@@ -86,7 +86,9 @@ export async function fileCertificates(options: FileCertificateOptions): Promise
   try {
     material = await readMaterial(options.dir);
   } catch (error) {
-    throw new Error(`cannot read the webhook certificate from ${options.dir} (tls.crt, tls.key): ${messageOf(error)}`);
+    throw new Error(`cannot read the webhook certificate from ${options.dir} (tls.crt, tls.key): ${messageOf(error)}`, {
+      cause: error,
+    });
   }
   const first = loadProblem(material);
   if (first) throw new Error(`the webhook certificate in ${options.dir} does not load: ${first}`);

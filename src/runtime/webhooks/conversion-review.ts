@@ -69,8 +69,13 @@ function settle(
   const { metadata: given, ...rest } = result;
   const metadata = { ...source.metadata };
   if (isPlainObject(given)) {
-    if (given.labels !== undefined) metadata.labels = given.labels as Record<string, string>;
-    if (given.annotations !== undefined) metadata.annotations = given.annotations as Record<string, string>;
+    // An empty map is no map: the API server's ObjectMeta omits it (`omitempty`), so `{}` removes them all.
+    for (const key of ['labels', 'annotations'] as const) {
+      const value = given[key];
+      if (value === undefined) continue;
+      if (isPlainObject(value) && Object.keys(value).length > 0) metadata[key] = value as Record<string, string>;
+      else delete metadata[key];
+    }
   }
   return { ...rest, apiVersion: `${conversion.group}/${version}`, kind: conversion.kind, metadata };
 }
@@ -126,5 +131,8 @@ export function reviewConversion(
   } catch (error) {
     return failure(messageOf(error));
   }
+  logger.debug(
+    `converted ${convertedObjects.length} ${conversion.plural}.${conversion.group} to ${request.desiredAPIVersion}`,
+  );
   return { uid: request.uid, convertedObjects, result: { status: 'Success' } };
 }

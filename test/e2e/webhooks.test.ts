@@ -1,0 +1,351 @@
+/**
+ * Webhooks against a real API server (one cluster for the file), the widgets example
+ * (examples/widgets: v1 storage, v1alpha1 served) run in this process:
+ *
+ * - self-signed from a cold start: nothing pre-created; the operator makes its CA Secret, and writes
+ *   the webhook configurations (URL + caBundle) and the CRD's `spec.conversion`;
+ * - validate: `kubectl apply` of a widget above the limit prints the handler's message, nothing is
+ *   stored; mutate: the default is in the stored object; `--dry-run=server` runs both, stores nothing;
+ * - conversion: created as v1alpha1, read back as v1 converted and as v1alpha1 unchanged; a list of
+ *   500 widgets read as v1alpha1 converts in one request;
+ * - failure policy with the webhook server stopped: `Ignore` lets a write through, `Fail` refuses it;
+ *   that server runs on certificates from files and serves a rotated one without a restart.
+ */
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { connect } from 'node:tls';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { defineHandler, defineResource } from '../../src/runtime/api/define.js';
+import { defaultRegistry, Registry } from '../../src/runtime/api/registry.js';
+import { KubeError } from '../../src/runtime/kube/client.js';
+import { Operator } from '../../src/runtime/operator.js';
+import { webhookConfigurations } from '../../src/runtime/webhooks/configurations.js';
+import { defaultWebhookName } from '../../src/runtime/webhooks/serve-webhooks.js';
+import { createCa, createServing } from '../../src/runtime/webhooks/self-signed.js';
+import { captureLogger, type Body } from '../helpers/e2e-objects.js';
+import { E2eSuite } from '../helpers/e2e-suite.js';
+import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
+
+const WIDGETS_CRD = { file: 'examples/widgets/widgets.yaml', group: 'example.com', version: 'v1', plural: 'widgets' };
+const suite = new E2eSuite({ crds: [WIDGETS_CRD] });
+const WidgetDescriptor = defineResource<Body>({
+  group: 'example.com',
+  version: 'v1',
+  plural: 'widgets',
+  kind: 'Widget',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
+});
+const NS = 'default';
+const path = (version: string, name?: string) =>
+  `/apis/example.com/${version}/namespaces/${NS}/widgets${name === undefined ? '' : `/${name}`}`;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/**
+ * `kubectl apply -f <file>` of one object; the exit status and both outputs (kubectl prints the denial
+ * on stderr). Asynchronous: the webhook server answering kubectl's requests runs in this process.
+ */
+async function apply(
+  object: Body,
+  ...flags: string[]
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'kopfgen-apply-'));
+  try {
+    const file = join(dir, 'object.json');
+    writeFileSync(file, JSON.stringify(object));
+    const child = spawn('kubectl', ['--kubeconfig', suite.cluster.kubeconfig, 'apply', '-f', file, ...flags]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const status = await new Promise<number | null>((done) => child.on('close', done));
+    return { status, stdout, stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const widget = (name: string, spec: Body, labels?: Record<string, string>): Body => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { name, namespace: NS, ...(labels ? { labels } : {}) },
+  spec,
+});
+
+/** A JSON POST to the webhook server, trusting `ca`. */
+function post(url: string, ca: string, body: unknown): Promise<Body> {
+  return new Promise((done, fail) => {
+    const req = request(url, { method: 'POST', ca, headers: { 'Content-Type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => done(JSON.parse(text) as Body));
+    });
+    req.on('error', fail);
+    req.end(JSON.stringify(body));
+  });
+}
+
+async function absent(p: string): Promise<boolean> {
+  try {
+    await suite.get(p);
+    return false;
+  } catch (error) {
+    if (error instanceof KubeError && error.status === 404) return true;
+    throw error;
+  }
+}
+
+describe('webhooks against a real API server', { skip, timeout: 600_000 }, () => {
+  suite.hooks();
+  const logger = captureLogger();
+  let unregister: (() => Promise<void>) | undefined;
+  let port = 0;
+  let operator: Operator;
+
+  before(async () => {
+    if (skip) return;
+    // The example as `kopfgen run` loads it: a .ts module through tsx, registering into the default registry.
+    const { register } = await import('tsx/esm/api');
+    unregister = register();
+    await import(pathToFileURL(resolve('examples/widgets/operator.ts')).href);
+    port = await freePort();
+    operator = suite.track(
+      new Operator({
+        registry: defaultRegistry,
+        client: suite.client,
+        logger,
+        leaderElection: false,
+        webhooks: {
+          port,
+          host: '127.0.0.1',
+          certificates: { selfSigned: true },
+          endpoint: { url: `https://127.0.0.1:${port}` },
+        },
+      }),
+    );
+  });
+  after(async () => {
+    await unregister?.();
+  });
+
+  it(
+    'self-signed from a cold start: the CA Secret, the configurations and the conversion are written',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const name = defaultWebhookName(defaultRegistry);
+      const secret = `/api/v1/namespaces/default/secrets/${name}-webhook-ca`;
+      assert.ok(await absent(secret), 'nothing pre-created');
+      await operator.start();
+      const stored = await suite.get(secret);
+      const ca = Buffer.from(stored.data['ca.crt'], 'base64').toString();
+      assert.ok(new X509Certificate(ca).ca);
+      const validating = await suite.get(
+        `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`,
+      );
+      assert.equal(
+        validating.webhooks[0].clientConfig.url,
+        `https://127.0.0.1:${port}/validate/example.com/v1/widgets/sizer`,
+      );
+      assert.equal(Buffer.from(validating.webhooks[0].clientConfig.caBundle, 'base64').toString(), ca);
+      const crd = await suite.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com');
+      assert.equal(crd.spec.conversion.strategy, 'Webhook');
+      assert.equal(
+        crd.spec.conversion.webhook.clientConfig.url,
+        `https://127.0.0.1:${port}/convert/widgets.example.com`,
+      );
+    },
+  );
+
+  it(
+    'validate denies with the handler message and stores nothing; mutate defaults what is stored',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      // The API server may take a moment to use the configurations it was just given.
+      const denied = await eventually('the validating webhook to deny', async () => {
+        const run = await apply(widget('huge', { size: 500 }));
+        return run.status !== 0 && run.stderr.includes('size 500 is above 100') ? run : undefined;
+      });
+      assert.match(
+        denied.stderr,
+        /admission webhook "sizer\.validate\.widgets\.example\.com" denied the request: size 500 is above 100/,
+      );
+      assert.ok(await absent(path('v1', 'huge')));
+      assert.ok(
+        logger.lines.some((l) => l.includes('admission denied: validate sizer on CREATE widgets default/huge')),
+      );
+
+      assert.equal((await apply(widget('plain', { size: 3 }))).status, 0);
+      assert.equal((await suite.get(path('v1', 'plain'))).spec.color, 'grey');
+    },
+  );
+
+  it('--dry-run=server runs both webhooks and stores nothing', { timeout: TEST_TIMEOUT }, async () => {
+    const dry = await apply(widget('dry', { size: 4 }), '--dry-run=server', '-o', 'json');
+    assert.equal(dry.status, 0, dry.stderr);
+    assert.equal(JSON.parse(dry.stdout).spec.color, 'grey', 'the mutation ran');
+    assert.ok(await absent(path('v1', 'dry')));
+    const deniedDry = await apply(widget('dry', { size: 400 }), '--dry-run=server');
+    assert.notEqual(deniedDry.status, 0);
+    assert.match(deniedDry.stderr, /size 400 is above 100/);
+    assert.ok(await absent(path('v1', 'dry')));
+  });
+
+  it(
+    'created as v1alpha1: read back as v1 converted and as v1alpha1 unchanged',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const alpha = {
+        apiVersion: 'example.com/v1alpha1',
+        kind: 'Widget',
+        metadata: { name: 'alpha', namespace: NS, annotations: { note: 'kept' } },
+        spec: { width: 7, colour: 'red' },
+      };
+      const run = await apply(alpha);
+      assert.equal(run.status, 0, run.stderr);
+      const v1 = await suite.get(path('v1', 'alpha'));
+      assert.equal(v1.apiVersion, 'example.com/v1');
+      assert.deepEqual(v1.spec, { size: 7, color: 'red' });
+      const back = await suite.get(path('v1alpha1', 'alpha'));
+      assert.equal(back.apiVersion, 'example.com/v1alpha1');
+      assert.deepEqual(back.spec, alpha.spec);
+      assert.equal(back.metadata.annotations.note, 'kept');
+      assert.equal(back.metadata.uid, v1.metadata.uid, 'metadata kept through the conversion');
+    },
+  );
+
+  it('a list of 500 widgets reads as v1alpha1; 500 objects convert in one request', { timeout: 300_000 }, async () => {
+    const names = Array.from({ length: 500 }, (_, i) => `many-${i}`);
+    for (let i = 0; i < names.length; i += 25)
+      await Promise.all(
+        names.slice(i, i + 25).map((name, j) =>
+          suite.client.request('POST', path('v1'), {
+            body: widget(name, { size: 1 + ((i + j) % 90), shape: 'round' }),
+          }),
+        ),
+      );
+    const list = await suite.client.request<{ items: Body[] }>('GET', path('v1alpha1'));
+    const many = list.items.filter((item) => String(item.metadata.name).startsWith('many-'));
+    assert.equal(many.length, 500);
+    assert.ok(many.every((item) => item.apiVersion === 'example.com/v1alpha1' && item.spec.width >= 1));
+    assert.ok(many.every((item) => item.metadata.annotations['widgets.example.com/shape'] === 'round'));
+    // kube-apiserver 1.20 converts a list read from etcd item by item (a review per object); the same 500
+    // objects in one ConversionReview, as an API server may send them, posted to the operator's /convert:
+    const sizes = logger.lines.flatMap(
+      (l) => /converted (\d+) widgets\.example\.com to example\.com\/v1alpha1/.exec(l)?.[1] ?? [],
+    );
+    assert.ok(sizes.length >= 500, `${sizes.length} reviews answered for the list`);
+    const stored = await suite.client.request<{ items: Body[] }>('GET', path('v1'));
+    const objects = stored.items.filter((item) => String(item.metadata.name).startsWith('many-'));
+    const ca = Buffer.from(
+      (await suite.get(`/api/v1/namespaces/default/secrets/${defaultWebhookName(defaultRegistry)}-webhook-ca`)).data[
+        'ca.crt'
+      ],
+      'base64',
+    ).toString();
+    const review = await post(`https://127.0.0.1:${port}/convert/widgets.example.com`, ca, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      request: { uid: 'list-500', desiredAPIVersion: 'example.com/v1alpha1', objects },
+    });
+    assert.equal(review.response.uid, 'list-500');
+    assert.deepEqual(review.response.result, { status: 'Success' });
+    assert.equal(review.response.convertedObjects.length, 500);
+    review.response.convertedObjects.forEach((o: Body, i: number) => {
+      assert.equal(o.metadata.uid, objects[i].metadata.uid);
+      assert.deepEqual(o.spec, { width: objects[i].spec.size, colour: 'grey' });
+    });
+  });
+
+  it(
+    'with the webhook server stopped, failurePolicy Ignore lets writes through and Fail refuses them; files rotate without a restart',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kopfgen-e2e-certs-'));
+      try {
+        const ca = await createCa('e2e CA');
+        const first = await createServing(ca, ['127.0.0.1']);
+        writeFileSync(join(dir, 'tls.crt'), first.cert);
+        writeFileSync(join(dir, 'tls.key'), first.key);
+        const registry = new Registry();
+        const gate = defineHandler<Body, never>(WidgetDescriptor, 'gate');
+        gate.onValidate(() => undefined, { registry, labels: { tier: 'strict' }, failurePolicy: 'Fail' });
+        defineHandler(gate.resource, 'lenient').onValidate(() => undefined, {
+          registry,
+          labels: { tier: 'lenient' },
+          failurePolicy: 'Ignore',
+        });
+        const gatePort = await freePort();
+        const endpoint = { url: `https://127.0.0.1:${gatePort}` };
+        const gates = suite.track(
+          new Operator({
+            registry,
+            client: suite.client,
+            logger,
+            leaderElection: false,
+            webhooks: {
+              port: gatePort,
+              host: '127.0.0.1',
+              certificates: { dir, reloadSeconds: 0.1 },
+              endpoint,
+              name: 'e2e-gates',
+            },
+          }),
+        );
+        await gates.start();
+        // Files mode: the configurations come from manifests (cert-manager injects the caBundle); here, the test writes them.
+        for (const object of webhookConfigurations(registry.webhooks, 'e2e-gates', endpoint, {
+          caBundle: Buffer.from(ca.cert).toString('base64'),
+        }))
+          await suite.client.request('POST', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', {
+            body: object,
+          });
+        await eventually('the strict webhook to be called', async () =>
+          (await apply(widget('strict-up', { size: 2 }, { tier: 'strict' }))).status === 0 ? true : undefined,
+        );
+
+        const second = await createServing(ca, ['127.0.0.1']);
+        writeFileSync(join(dir, 'tls.key'), second.key);
+        writeFileSync(join(dir, 'tls.crt'), second.cert);
+        const want = new X509Certificate(second.cert).serialNumber;
+        await eventually('the rotated certificate to be served', async () => {
+          const serial = await new Promise<string>((done, fail) => {
+            const socket = connect({ host: '127.0.0.1', port: gatePort, ca: ca.cert, servername: undefined }, () => {
+              done(socket.getPeerX509Certificate()?.serialNumber ?? '');
+              socket.end();
+            });
+            socket.on('error', fail);
+          });
+          return serial === want ? true : undefined;
+        });
+        const rotated = await apply(widget('strict-rotated', { size: 2 }, { tier: 'strict' }));
+        assert.equal(rotated.status, 0, rotated.stderr);
+
+        await gates.stop();
+        const refused = await apply(widget('strict-down', { size: 2 }, { tier: 'strict' }));
+        assert.notEqual(refused.status, 0);
+        assert.match(refused.stderr, /failed calling webhook "gate\.validate\.widgets\.example\.com"/);
+        assert.ok(await absent(path('v1', 'strict-down')));
+        const through = await apply(widget('lenient-down', { size: 2 }, { tier: 'lenient' }));
+        assert.equal(through.status, 0, through.stderr);
+        assert.equal((await suite.get(path('v1', 'lenient-down'))).spec.size, 2);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});
