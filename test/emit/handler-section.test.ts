@@ -18,7 +18,7 @@ function run() {
     result,
     v1: file('names.example.com/v1/widgets.ts'),
     v1beta1: file('names.example.com/v1beta1/widgets.ts'),
-    stub: result.files.find((f) => f.role === 'stub'),
+    stub: result.files.find((f) => f.role === 'stub' && !f.path.endsWith('.conversion.ts')),
   };
 }
 
@@ -115,7 +115,13 @@ test('two CRDs with one plural in different groups get distinct stub files', () 
   );
   assert.deepEqual(
     result.files.filter((f) => f.role === 'stub').map((f) => f.path),
-    ['widgets.names.example.com.ts', 'widgets.other.example.com.ts'],
+    // Two served versions with handlers: each CRD has a conversion stub file beside its handler stubs.
+    [
+      'widgets.names.example.com.conversion.ts',
+      'widgets.names.example.com.ts',
+      'widgets.other.example.com.conversion.ts',
+      'widgets.other.example.com.ts',
+    ],
   );
   assert.deepEqual(
     generate([{ file: CRD, text }], { stubs: false }).files.filter((f) => f.role === 'stub'),

@@ -21,8 +21,11 @@ test('corpus: all CRDs generate without errors and the output type-checks under 
   const problems = result.diagnostics.filter((d) => d.severity !== 'note');
   assert.deepEqual(problems, [], 'no errors or warnings on the corpus');
   assert.equal(result.stats.crds, 122);
-  const modules = result.files.filter((f) => f.path !== 'index.ts');
+  // Multi-version CRDs with handlers also get a conversion module and a schema data module each.
+  const conversion = result.files.filter((f) => /\.(conversion|schemas)\.ts$/.test(f.path));
+  const modules = result.files.filter((f) => f.path !== 'index.ts' && !conversion.includes(f));
   assert.equal(modules.length, result.stats.versions);
+  assert.equal(conversion.length % 2, 0);
 
   const dir = tempDir('corpus');
   const files = writeTree(dir, result.files);
@@ -31,7 +34,7 @@ test('corpus: all CRDs generate without errors and the output type-checks under 
   const diagnostics = typecheck(files);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   t.diagnostic(
-    `${result.stats.crds} CRDs, ${result.stats.versions} modules, ${lines} lines; tsc --strict ${seconds} s, ${diagnostics.length} errors`,
+    `${result.stats.crds} CRDs, ${result.stats.versions} modules, ${conversion.length / 2} conversions, ${lines} lines; tsc --strict ${seconds} s, ${diagnostics.length} errors`,
   );
   assert.deepEqual(diagnostics.slice(0, 20).map(formatTs), []);
 });
