@@ -91,6 +91,29 @@ describe('startup checks', () => {
     assert.equal(tokenSubject(undefined), undefined);
   });
 
+  it('KG360: a CRD converting through a webhook without registered conversion functions is a warning', async () => {
+    const webhook = () => ({ spec: { ...crd(true).spec, conversion: { strategy: 'Webhook' } } });
+    const without = await startupChecks(fakeClient({ crd: webhook }), [resource]);
+    const kg360 = without.warnings.filter((w) => w.startsWith('KG360'));
+    assert.deepEqual(kg360, [
+      'KG360 the CRD myresources.example.com declares spec.conversion.strategy Webhook, but no conversion functions are ' +
+        'registered for it: the API server cannot convert MyResource between its versions; register them with ' +
+        'MyResourceConversion.register(…) from the generated myresources.conversion.ts',
+    ]);
+    const registered = await startupChecks(fakeClient({ crd: webhook }), [resource], {
+      conversions: new Set(['myresources.example.com']),
+    });
+    assert.deepEqual(
+      registered.warnings.filter((w) => w.startsWith('KG360')),
+      [],
+    );
+    const none = await startupChecks(fakeClient({}), [resource]);
+    assert.deepEqual(
+      none.warnings.filter((w) => w.startsWith('KG360')),
+      [],
+    );
+  });
+
   it('a bad namespace fails before the cluster is asked anything', async () => {
     const client = fakeClient({ hang: true });
     await assert.rejects(

@@ -1,0 +1,73 @@
+/** The webhook configurations and a CRD's conversion built from registrations (configurations.ts). */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { PRESENT } from '../../../src/runtime/api/filters.js';
+import type { RegisteredWebhook } from '../../../src/runtime/api/registry.js';
+import { crdConversion, webhookConfigurations, webhookPath } from '../../../src/runtime/webhooks/configurations.js';
+import { resource } from '../../helpers/manifest-fixtures.js';
+
+const w = (kind: 'validate' | 'mutate', id: string, options: RegisteredWebhook['options'] = {}): RegisteredWebhook => ({
+  resource: resource(),
+  id,
+  kind,
+  fn: () => undefined,
+  options,
+});
+
+it('one configuration per kind, webhooks sorted, rules and settings from the registration', () => {
+  const [validating, mutating] = webhookConfigurations(
+    [
+      w('validate', 'Z_last', {
+        operations: ['DELETE'],
+        failurePolicy: 'Ignore',
+        timeoutSeconds: 3,
+        subresource: 'status',
+      }),
+      w('validate', 'a', { labels: { tier: 'web', seen: PRESENT, any: () => true } }),
+      w('mutate', 'm', { sideEffects: 'NoneOnDryRun' }),
+    ],
+    'my-op',
+    { service: { name: 'svc', namespace: 'ops' } },
+    { caBundle: 'Q0E=' },
+  );
+  assert.equal(validating.kind, 'ValidatingWebhookConfiguration');
+  const hooks = validating.webhooks as Record<string, any>[];
+  assert.deepEqual(
+    hooks.map((h) => h.name),
+    ['a.validate.myresources.example.com', 'z-last.validate-status.myresources.example.com'],
+  );
+  assert.deepEqual(hooks[0].objectSelector, {
+    matchExpressions: [
+      { key: 'tier', operator: 'In', values: ['web'] },
+      { key: 'seen', operator: 'Exists' },
+    ],
+  });
+  assert.deepEqual(hooks[1].rules, [
+    {
+      apiGroups: ['example.com'],
+      apiVersions: ['v1'],
+      operations: ['DELETE'],
+      resources: ['myresources/status'],
+      scope: 'Namespaced',
+    },
+  ]);
+  assert.deepEqual([hooks[1].failurePolicy, hooks[1].timeoutSeconds, hooks[1].sideEffects], ['Ignore', 3, 'None']);
+  assert.deepEqual(hooks[1].clientConfig, {
+    service: { name: 'svc', namespace: 'ops', path: '/validate/example.com/v1/myresources/status/Z_last', port: 443 },
+    caBundle: 'Q0E=',
+  });
+  assert.deepEqual([hooks[0].admissionReviewVersions, hooks[0].matchPolicy], [['v1'], 'Equivalent']);
+  assert.equal(mutating.kind, 'MutatingWebhookConfiguration');
+  assert.equal((mutating.webhooks as Record<string, any>[])[0].sideEffects, 'NoneOnDryRun');
+  assert.equal(webhookPath(w('mutate', 'm')), '/mutate/example.com/v1/myresources/m');
+});
+
+it("a CRD's spec.conversion points at /convert/<crd>", () => {
+  assert.deepEqual(crdConversion('widgets.example.com', { url: 'https://127.0.0.1:9443/' }, 'Q0E='), {
+    strategy: 'Webhook',
+    webhook: {
+      clientConfig: { url: 'https://127.0.0.1:9443/convert/widgets.example.com', caBundle: 'Q0E=' },
+      conversionReviewVersions: ['v1'],
+    },
+  });
+});
