@@ -22,6 +22,10 @@ const SECTIONS: { name: string; file: string }[] = [
     name: 'operator weight (fresh `kopfgen run`, 0 objects: start-up CPU, idle RSS; envtest)',
     file: 'operator-weight.js',
   },
+  {
+    name: 'webhooks (admission p50/p99 at 200 requests/s, conversion of 1,000 objects, peak RSS; vs. a constant-answer HTTPS floor)',
+    file: 'webhooks.js',
+  },
   { name: 'warm generate (cache) vs cold, as a user runs it', file: 'warm.js' },
   { name: 'one wide object (10k, 20k, 40k keys), vs. the yaml-parse floor', file: 'wide-object.js' },
   { name: "tsc over the generated output: the handler API's types (onField paths, old/new)", file: 'typecheck.js' },
