@@ -3,7 +3,7 @@
  * writing a generated tree to a temporary directory, and type-checking TypeScript files under
  * `strict` with `kopfgen/runtime` mapped to the runtime's sources (no prior build needed).
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
@@ -71,4 +71,12 @@ export function typecheck(rootNames: readonly string[]): TsDiagnostic[] {
 
 export function formatTs(d: TsDiagnostic): string {
   return `${d.file}:${d.line} TS${d.code} ${d.message}`;
+}
+
+/** Every file below `dir`, recursively (an example's sources, a generated tree). */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
 }

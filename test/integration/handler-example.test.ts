@@ -5,25 +5,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generate } from '../../src/generate.js';
 import { defaultRegistry, TemporaryError } from '../../src/runtime/index.js';
 import { mergeStubFile } from '../../src/io/stub-merge.js';
-import { typecheck } from '../helpers/golden-support.js';
+import { filesUnder, typecheck } from '../helpers/golden-support.js';
 import { formatErrors } from '../helpers/handler-typecheck.js';
 import { readStubTemplates } from '../../src/io/stub-templates.js';
 
 const EXAMPLE = resolve(process.cwd(), 'examples/myresource');
 const CRD = 'crds/myresource.yaml';
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
 
 function regenerate() {
   // What `kopfgen generate crds/myresource.yaml --out examples/myresource/generated --stubs examples/myresource/handlers` computes.

@@ -4,9 +4,9 @@
  * that answer from its own state; the server only asks them and writes the answer. Any endpoint can be off (404).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { OperatorMetrics } from './metrics.js';
 import { messageOf } from '../error-message.js';
+import { listen } from '../listen.js';
 
 /** What a probe provider says: ok, or the problems that make it fail (one line each). */
 export interface ProbeResult {
@@ -87,22 +87,5 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       })
       .catch(() => res.destroy());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
-  return {
-    port,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, 'http', options.port, options.host);
 }

@@ -9,11 +9,11 @@
  * connections when its source reports a rotation (`setSecureContext`).
  */
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../api/context.js';
 import type { Registry } from '../api/registry.js';
 import { messageOf } from '../error-message.js';
+import { listen } from '../listen.js';
 import { admissionRequest, admissionReview, BadReview, reviewAdmission } from './admission-review.js';
 import type { CertificateSource, ServingMaterial } from './certificates.js';
 import { conversionPath, webhookPath } from './configurations.js';
@@ -112,30 +112,18 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   // A client that goes away mid-handshake must not end the operator.
   server.on('tlsClientError', (error) => logger.debug(`webhook TLS: ${messageOf(error)}`));
   options.certificates.onChange((material) => server.setSecureContext(tlsOptions(material)));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
-  logger.info(
-    `serving webhooks on https://${host}:${port} (${admission.size} admission, ${conversions.size} conversion)`,
-  );
+  const listening = await listen(server, 'https', options.port, options.host);
+  logger.info(`serving webhooks on ${listening.url} (${admission.size} admission, ${conversions.size} conversion)`);
   return {
-    port,
-    url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port: listening.port,
+    url: listening.url,
     problems: (now) => [
       ...(server.listening ? [] : ['the webhook server is not listening']),
       ...options.certificates.problems(now),
     ],
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        options.certificates.close();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => {
+      options.certificates.close();
+      return listening.close();
+    },
   };
 }
