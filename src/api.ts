@@ -27,7 +27,17 @@ export function sourceBytes(source: SourceText): number {
   return source.bytes ?? Buffer.byteLength(source.text);
 }
 
+/**
+ * What a run writes: TypeScript for kopfgen's runtime (`typescript`, the default), or a Python
+ * package for kopf operators (`kopf`). Both read the same named model.
+ */
+export type Target = 'typescript' | 'kopf';
+
+export const TARGETS: readonly Target[] = ['typescript', 'kopf'];
+
 export interface GenerateOptions {
+  /** Default `typescript`. */
+  target?: Target;
   /** Handler ids per kind from configuration or the CLI: keys are `Kind` or `plural.group`. */
   handlers?: Record<string, string[]>;
   /**
@@ -38,6 +48,11 @@ export interface GenerateOptions {
   stubs?: { dir: string; templates: StubTemplates } | false;
   /** Path of the generated directory as seen from the stubs directory, for stub imports. */
   generatedImportBase?: string;
+  /**
+   * kopf target: the generated package's absolute name as the stubs import it (`generated`, or
+   * `app.generated`): its path from the directory holding both it and the stubs directory.
+   */
+  generatedPackage?: string;
 }
 
 export interface GeneratedFile {

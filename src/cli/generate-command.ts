@@ -141,7 +141,14 @@ async function generateOnce(
 }
 
 function targetsOf(run: ResolvedRun): WriteTargets {
-  return { outDir: run.outDir, stubsDir: run.stubsDir, cwd: run.cwd, manifest: true };
+  return {
+    outDir: run.outDir,
+    stubsDir: run.stubsDir,
+    cwd: run.cwd,
+    manifest: true,
+    target: run.options.target,
+    generatedPackage: run.options.generatedPackage,
+  };
 }
 
 async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter): Promise<Produced> {

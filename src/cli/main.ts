@@ -119,6 +119,12 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
       '[inputs...]',
       'CRD files (.yaml, .yml, .json), directories (recursive), globs, or - for standard input; default: "inputs" from the configuration',
     )
+    .addOption(
+      new Option(
+        '--target <target>',
+        'what to generate: typescript (for kopfgen/runtime) or kopf (a Python package for kopf operators) (default: "typescript")',
+      ).choices(['typescript', 'kopf']),
+    )
     .option('-o, --out <dir>', 'directory of generated files (default: "generated")')
     .option('--stubs <dir>', 'directory of handler stubs, merged into, never overwritten (default: "handlers")')
     .option('--no-stubs', 'do not create or update handler stubs')

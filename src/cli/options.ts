@@ -2,19 +2,22 @@
  * Turns command-line flags plus the configuration file into one resolved run. Precedence:
  * flags, then the configuration, then defaults. Handler ids override per kind.
  */
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { GenerateOptions } from '../api.js';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { GenerateOptions, Target } from '../api.js';
 import { CONFIG_FILES, type LoadedConfig } from '../config/load.js';
 import { displayPath } from '../io/fs.js';
 import { STDIN_INPUT } from '../io/read.js';
 import type { ClusterSource } from './from-cluster.js';
 import { splitIds } from '../config/config-schema.js';
-import { readStubTemplates } from '../io/stub-templates.js';
+import { readPyStubTemplates, readStubTemplates } from '../io/stub-templates.js';
+import { isPyIdentifier } from '../emit-kopf/py-names.js';
 
 export type OutputFormat = 'text' | 'json';
 
 /** The `generate` command's flags as commander parses them. */
 export interface GenerateFlags {
+  /** Restricted to the targets by commander's `choices`. */
+  target?: Target;
   out?: string;
   /** A directory, `false` from `--no-stubs`, or undefined when neither was given. */
   stubs?: string | false;
@@ -74,14 +77,21 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
     );
   }
   const handlers = { ...(config.handlers ?? {}), ...parseHandlerFlags(flags.handlers ?? []) };
+  const target = flags.target ?? config.target ?? 'typescript';
+  const kopf = target === 'kopf';
   const options: GenerateOptions = {
+    ...(kopf ? { target } : {}),
     handlers,
     // The templates travel in the options, so the cache key (a hash of the options) changes with them.
     stubs:
       stubsDir === undefined
         ? false
-        : { dir: relative(outDir, stubsDir).split(sep).join('/'), templates: readStubTemplates() },
-    generatedImportBase: stubsDir === undefined ? undefined : importPath(stubsDir, outDir),
+        : {
+            dir: relative(outDir, stubsDir).split(sep).join('/'),
+            templates: kopf ? readPyStubTemplates() : readStubTemplates(),
+          },
+    generatedImportBase: stubsDir === undefined || kopf ? undefined : importPath(stubsDir, outDir),
+    generatedPackage: stubsDir === undefined || !kopf ? undefined : pythonPackage(cwd, outDir, stubsDir),
   };
   return {
     cwd,
@@ -156,6 +166,25 @@ export function parseHandlerFlags(values: string[]): Record<string, string[]> {
 function inputRelativeTo(cwd: string, configDir: string, input: string): string {
   if (isAbsolute(input) || configDir === cwd) return input;
   return join(relative(cwd, configDir), input);
+}
+
+/**
+ * The kopf target's stubs import the generated package by its absolute name: its path from the
+ * directory holding both it and the stubs directory, the directory `kopf run` puts on `sys.path`
+ * when it loads a handlers file there (`generated`, or `app.generated` for `--out app/generated
+ * --stubs kinds`). Each directory on that path must be a Python identifier.
+ */
+function pythonPackage(cwd: string, outDir: string, stubsDir: string): string {
+  let root = stubsDir;
+  while (root !== outDir && !outDir.startsWith(root + sep) && dirname(root) !== root) root = dirname(root);
+  const segments = relative(root, outDir).split(sep);
+  const bad = segments.find((s) => !isPyIdentifier(s));
+  if (bad !== undefined) {
+    throw new UsageError(
+      `--target kopf: the stubs import the generated package as "${segments.join('.')}" (its path from ${relative(cwd, root) || '.'}, which holds both it and the stubs directory), but "${bad}" is not a Python package name; choose an output directory whose path is made of identifiers, e.g. --out generated`,
+    );
+  }
+  return segments.join('.');
 }
 
 /** The module specifier from stub files to the generated directory, e.g. `../generated`. */

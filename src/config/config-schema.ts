@@ -3,11 +3,13 @@
  * at its line and column, because a config file is edited by hand.
  */
 import { isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';
+import { TARGETS, type Target } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { pointerJoin } from '../diagnostics.js';
 
 /** The configuration as written (paths still relative to the config file's directory). */
 export interface KopfgenConfig {
+  target?: Target;
   inputs?: string[];
   out?: string;
   stubs?: string | false;
@@ -17,6 +19,7 @@ export interface KopfgenConfig {
 /** Every key the file may have, with a one-line description used in "unknown key" messages. */
 export const CONFIG_KEYS: Record<string, string> = {
   $schema: 'a JSON schema reference for editors (ignored)',
+  target: 'what to generate: "typescript" (default) or "kopf" (a Python package for kopf operators)',
   inputs: 'CRD files, directories or globs (string or list of strings)',
   out: 'directory of generated files',
   stubs: 'directory of handler stubs, or false to skip them',
@@ -86,6 +89,12 @@ function readKey(ctx: Ctx, key: string, value: Node | null, pointer: string, con
     case '$schema':
       if (!isString(value)) wrong('a string');
       return;
+    case 'target': {
+      const target = TARGETS.find((t) => isString(value) && value.value === t);
+      if (target === undefined) return wrong(TARGETS.map((t) => `"${t}"`).join(' or '));
+      config.target = target;
+      return;
+    }
     case 'inputs': {
       const list = stringList(value);
       if (list === undefined || list.length === 0)

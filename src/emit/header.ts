@@ -13,6 +13,12 @@ export function yamlHeaderLine(from: string, command: string): string {
   return `${YAML_GENERATED_MARK} from ${from}. Do not edit: run \`${command}\` to update.\n`;
 }
 
+/** The first line of a generated Python module: the YAML mark is a Python comment too. */
+export function pyHeaderLine(from?: string): string {
+  const source = from ? ` from ${from}` : '';
+  return `${YAML_GENERATED_MARK}${source}. Do not edit: run \`kopfgen generate\` to update.\n`;
+}
+
 /** Whether a file's text starts with one of kopfgen's generated-file marks. */
 export function isGeneratedText(text: string): boolean {
   return text.startsWith(GENERATED_MARK) || text.startsWith(YAML_GENERATED_MARK);

@@ -9,7 +9,8 @@ function escape(text: string): string {
   return text.replace(/\*\//g, '*\\/');
 }
 
-function tagLines(doc: DocTags): string[] {
+/** The facts a schema node documents, one `@tag value` line each (also the kopf target's docstrings). */
+export function tagLines(doc: DocTags): string[] {
   const tags: string[] = [];
   if (doc.format !== undefined) tags.push(`@format ${doc.format}`);
   if (doc.default !== undefined) tags.push(`@default ${JSON.stringify(doc.default)}`);

@@ -37,15 +37,32 @@ export function registeredElsewhere(files: readonly ScannedStubFile[], absPath: 
   return out;
 }
 
+/** How a target's imports name generated files, and what a generated file exports. */
+export interface GeneratedModules {
+  /** The generated files (relative to `outDir`, `/`-separated) an import of `specifier` in `file` may mean; undefined when it names none. */
+  candidates(file: string, specifier: string, outDir: string): string[] | undefined;
+  exported(text: string): Set<string>;
+}
+
+/** TypeScript: relative specifiers into the output directory (`../generated/example.com/v1/myresources.js`). */
+export const TS_MODULES: GeneratedModules = {
+  candidates: (file, specifier, outDir) => {
+    const rel = generatedModule(file, specifier, outDir);
+    return rel === undefined ? undefined : moduleCandidates(rel);
+  },
+  exported: exportedNames,
+};
+
 /**
  * The orphan diagnostics. `moduleText(rel)` gives the text this run leaves at `rel` (relative to
- * the output directory, `.ts`), or undefined when the run does not produce that file.
+ * the output directory), or undefined when the run does not produce that file.
  */
 export async function orphanDiagnostics(
   files: readonly ScannedStubFile[],
   outDir: string,
   cwd: string,
   moduleText: (rel: string) => Promise<string | undefined>,
+  modules: GeneratedModules = TS_MODULES,
 ): Promise<Diagnostic[]> {
   const exportsOf = new Map<string, Set<string> | undefined>();
   const out: Diagnostic[] = [];
@@ -54,12 +71,13 @@ export async function orphanDiagnostics(
     const gone = new Map<string, string>();
     const missing = new Map<string, { names: string[]; line: number; col: number; generated: boolean }>();
     for (const imp of f.scan.imports) {
-      const rel = generatedModule(f.absPath, imp.module, outDir);
-      if (rel === undefined) continue;
+      const candidates = modules.candidates(f.absPath, imp.module, outDir);
+      if (candidates === undefined) continue;
+      const rel = candidates.join('|');
       if (!exportsOf.has(rel)) {
         let text: string | undefined;
-        for (const candidate of moduleCandidates(rel)) text ??= await moduleText(candidate);
-        exportsOf.set(rel, text === undefined ? undefined : exportedNames(text));
+        for (const candidate of candidates) text ??= await moduleText(candidate);
+        exportsOf.set(rel, text === undefined ? undefined : modules.exported(text));
       }
       const names = exportsOf.get(rel);
       if (names?.has(imp.name)) continue;

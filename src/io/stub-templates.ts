@@ -5,9 +5,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stubTemplates, type StubTemplates } from '../stubs/templates.js';
+import { pyStubTemplates, stubTemplates, type StubTemplates } from '../stubs/templates.js';
 
 let cache: StubTemplates | undefined;
+let pyCache: StubTemplates | undefined;
 
 /** Walks up from this module (in `src/io` or `dist/src/io`) to the package's `templates/`. */
 function templatesDir(): string {
@@ -27,4 +28,14 @@ export function readStubTemplates(): StubTemplates {
     cache = stubTemplates(read('stub-file.ts'), read('stub-handler.ts'));
   }
   return cache;
+}
+
+/** The kopf target's stub templates, `templates/kopf/stub_file.py` and `stub_handler.py` (once per process). */
+export function readPyStubTemplates(): StubTemplates {
+  if (!pyCache) {
+    const dir = join(templatesDir(), 'kopf');
+    const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+    pyCache = pyStubTemplates(read('stub_file.py'), read('stub_handler.py'));
+  }
+  return pyCache;
 }

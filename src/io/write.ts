@@ -8,14 +8,15 @@
  */
 import { promises as fs } from 'node:fs';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { GeneratedFile, StubEntry } from '../api.js';
+import type { GeneratedFile, StubEntry, Target } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { GENERATED_MARK, isGeneratedText, YAML_GENERATED_MARK } from '../emit/header.js';
 import { unifiedDiff } from './diff.js';
 import { onPath } from './file-errors.js';
 import { displayPath, listFiles, readIfExists } from './fs.js';
 import { manifestPath, manifestText, OUTPUT_MANIFEST, ownedFiles, startsWithHeader } from './ownership.js';
-import { orphanDiagnostics, registeredElsewhere, scanStubsDir, type ScannedStubFile } from './stub-scan.js';
+import { pyModules, scanPyStubsDir } from './py-stub-scan.js';
+import { orphanDiagnostics, registeredElsewhere, scanStubsDir, TS_MODULES, type ScannedStubFile } from './stub-scan.js';
 
 export interface WriteTargets {
   /** Absolute output directory of generated files. */
@@ -30,6 +31,10 @@ export interface WriteTargets {
    * the generated header is.
    */
   manifest?: boolean;
+  /** What the stubs are written in (default `typescript`): which files of the stubs directory are scanned, and how. */
+  target?: Target;
+  /** kopf target: the generated package's name as the stubs import it (`GenerateOptions.generatedPackage`). */
+  generatedPackage?: string;
 }
 
 export type Change = 'create' | 'update' | 'remove' | 'unchanged';
@@ -104,7 +109,13 @@ export async function planWrite(
       addedStubs: [],
     });
   }
-  const scanned = targets.stubsDir === undefined ? [] : await scanStubsDir(targets.stubsDir);
+  const kopf = targets.target === 'kopf';
+  const scanned =
+    targets.stubsDir === undefined
+      ? []
+      : kopf
+        ? await scanPyStubsDir(targets.stubsDir)
+        : await scanStubsDir(targets.stubsDir);
   for (const file of files) {
     const root = file.role === 'stub' ? targets.stubsDir : targets.outDir;
     if (root === undefined) continue;
@@ -129,6 +140,7 @@ export async function planWrite(
       targets.outDir,
       targets.cwd,
       moduleTexts(files, extras.verified ?? [], targets.outDir),
+      kopf ? pyModules(targets.generatedPackage) : TS_MODULES,
     )),
   );
   const ownership = targets.manifest ? await ownedFiles(targets.outDir, targets.cwd) : undefined;
@@ -214,17 +226,19 @@ async function planStub(
   if (before === undefined && entries.every((e) => others.has(e.definition))) return undefined;
   if (before !== undefined && memo?.(file, before, elsewhere))
     return { ...base, change: 'unchanged', after: before, addedStubs: [] };
-  // Loaded on demand: the merge needs ts-morph (about a second to load), most runs need no merge.
-  const { mergeStubFile } = await import('./stub-merge.js');
+  // Loaded on demand: the TypeScript merge needs ts-morph (about a second to load), most runs need no merge.
+  const { mergeStubFile } = abs.endsWith('.py')
+    ? { mergeStubFile: (await import('../stubs/py-stub-merge.js')).mergePyStubFile }
+    : await import('./stub-merge.js');
   // An absent file with some handlers registered elsewhere starts from the scaffold's head comment.
   const merged = mergeStubFile(before ?? stubHead(file.content), file, new Set(elsewhere));
   const change: Change = before === undefined ? 'create' : merged.text === before ? 'unchanged' : 'update';
   return { ...base, change, after: merged.text, addedStubs: merged.added };
 }
 
-/** The head comment of a new stub file: everything before its first import. */
+/** The head comment of a new stub file: everything before its first import (`import …`, or Python's `from … import`). */
 function stubHead(content: string): string {
-  const at = content.search(/^import /m);
+  const at = content.search(/^(?:import|from) /m);
   return at < 0 ? '' : content.slice(0, at);
 }
 

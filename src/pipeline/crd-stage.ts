@@ -1,27 +1,18 @@
 /**
  * The per-CRD stage: the CRDs a share keeps → handler resolution, the naming pass, one module
- * per served version and the CRD's stub file. Everything run-wide it needs (prefix, stub path)
+ * per served version and the CRD's stub file, by the run's target (targets.ts). Everything run-wide it needs (prefix, stub path)
  * comes decided from the run stage, so a share's output does not depend on the other shares.
  */
 import type { GenerateOptions, GeneratedFile } from '../api.js';
 import { hasErrors, type Diagnostic } from '../diagnostics.js';
-import { emitConversionModule, emitSchemaModule } from '../emit/conversion-module.js';
-import { emitModule, type EmittedModule } from '../emit/module.js';
-import { nameConversion } from '../model/conversion-naming.js';
+import type { EmittedModule } from '../emit/module.js';
 import { resolveHandlers } from '../model/handler-pass.js';
 import type { CrdModel } from '../model/ir.js';
 import { nameCrd } from '../model/naming.js';
-import { conversionStubPath, emitConversionStubFile } from '../stubs/conversion-stubs.js';
-import { emitStubFile } from '../stubs/stub-files.js';
 import type { StubTemplates } from '../stubs/templates.js';
+import { targetOf, type CrdDecision } from './targets.js';
 
-/** The run stage's decisions for one kept CRD. */
-export interface CrdDecision {
-  /** Run-wide unique type prefix (`kindPrefixes`). */
-  prefix: string;
-  /** Path of its stub file in the stubs directory. */
-  stubPath: string;
-}
+export type { CrdDecision };
 
 export interface CrdStageOutput {
   diagnostics: Diagnostic[];
@@ -50,24 +41,20 @@ export function emitCrds(
   const { crds: handled, diagnostics } = resolveHandlers(crds, options);
   const output: CrdStageOutput = { diagnostics, modules: [], conversions: [], data: [], stubs: [], handlers: 0 };
   if (!emit || hasErrors(diagnostics)) return output;
+  const target = targetOf(options);
   handled.forEach((crd, i) => {
     const named = nameCrd(crd, decisions[i].prefix);
     for (const version of named.versions) {
-      output.modules.push(emitModule(crd.crd, version));
+      output.modules.push(target.module(crd.crd, version, decisions[i]));
       output.handlers += version.handlers.length;
     }
-    const stub = templates && emitStubFile(named, decisions[i].stubPath, options, templates);
+    const stub = templates && target.stubFile(named, decisions[i], options, templates);
     if (stub) output.stubs.push(stub);
-    // After naming, from its names: the conversion pass and its modules (model/conversion-naming.ts).
-    const conversion = nameConversion(named);
+    const conversion = target.conversion?.(named, decisions[i], options, templates);
     if (conversion) {
-      output.conversions.push(emitConversionModule(crd.crd, conversion));
-      output.data.push(emitSchemaModule(crd.crd, conversion));
-      if (templates) {
-        const base = (options.generatedImportBase ?? '../generated').replace(/\/+$/, '');
-        const path = conversionStubPath(decisions[i].stubPath);
-        output.stubs.push(emitConversionStubFile(crd.crd, conversion, path, base));
-      }
+      output.conversions.push(conversion.module);
+      output.data.push(conversion.data);
+      if (conversion.stub) output.stubs.push(conversion.stub);
     }
   });
   return output;

@@ -6,14 +6,13 @@
  */
 import { sourceBytes, type GenerateOptions, type GenerateResult, type GeneratedFile, type SourceText } from '../api.js';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics.js';
-import { emitIndex } from '../emit/index-file.js';
 import { unmatchedHandlerKeys } from '../model/handler-pass.js';
 import { kindPrefixes } from '../model/naming.js';
-import { stubPaths } from '../stubs/stub-files.js';
 import type { StubTemplates } from '../stubs/templates.js';
 import type { CrdStageOutput } from './crd-stage.js';
 import type { CrdIdentity, CrdKey, FileSummary } from './file-stage.js';
 import type { EmitRequest } from './share.js';
+import { targetOf, type CrdDecision } from './targets.js';
 
 /** Input files in path order: the order every decision and every output follows. */
 export function sortSources(sources: readonly SourceText[]): SourceText[] {
@@ -22,6 +21,7 @@ export function sortSources(sources: readonly SourceText[]): SourceText[] {
 
 export interface RunPlan {
   diagnostics: Diagnostic[];
+  options: GenerateOptions;
   /** Kept CRDs, in run order. */
   crds: number;
   /** One per share, in share order. */
@@ -65,21 +65,27 @@ export function decideRun(
     ),
   );
   const prefixes = kindPrefixes(kept.map((k) => k.key));
-  const paths = stubPaths(kept.map((k) => k.key));
+  const paths = targetOf(options).paths(kept.map((k) => k.key));
   const emit = !hasErrors(diagnostics);
   const requests = assignment.map((_, share): EmitRequest => {
     const mine = kept.filter((k) => k.share === share);
-    const keep = mine.map((k) => ({ id: k.id, decision: decide(prefixes, paths, k.key.name) }));
+    const keep = mine.map((k) => ({ id: k.id, decision: decide(prefixes, paths, k.key) }));
     return { keep, options, emit, templates };
   });
-  return { diagnostics, crds: kept.length, requests };
+  return { diagnostics, options, crds: kept.length, requests };
 }
 
-function decide(prefixes: Map<string, string>, paths: Map<string, string>, name: string) {
-  const prefix = prefixes.get(name);
-  const stubPath = paths.get(name);
-  if (prefix === undefined || stubPath === undefined) throw new Error(`kopfgen: no run-wide names for CRD ${name}`);
-  return { prefix, stubPath };
+function decide(
+  prefixes: Map<string, string>,
+  paths: { stubPaths: Map<string, string>; groupDirs: Map<string, string> },
+  key: CrdKey,
+): CrdDecision {
+  const prefix = prefixes.get(key.name);
+  const stubPath = paths.stubPaths.get(key.name);
+  const groupDir = paths.groupDirs.get(key.group);
+  if (prefix === undefined || stubPath === undefined || groupDir === undefined)
+    throw new Error(`kopfgen: no run-wide names for CRD ${key.name}`);
+  return { prefix, stubPath, groupDir };
 }
 
 /** KG103 (at the first input by name) when the inputs hold no CRD and no error says why. */
@@ -123,7 +129,7 @@ class Dedupe {
 }
 
 /**
- * The run's result from the per-CRD outputs of every share: modules and `index.ts` sorted by
+ * The run's result from the per-CRD outputs of every share: modules and the package files (`index.ts`, or `__init__.py` files and the shim) sorted by
  * path, then the stubs sorted by path. Nothing when any diagnostic is an error.
  */
 export function assembleRun(
@@ -139,7 +145,7 @@ export function assembleRun(
   const indexed = [...modules, ...outputs.flatMap((o) => o.conversions)];
   const files: GeneratedFile[] = indexed.map((m) => m.file);
   files.push(...outputs.flatMap((o) => o.data));
-  files.push(emitIndex(indexed));
+  files.push(...targetOf(plan.options).packageFiles(indexed));
   files.sort(byPath);
   files.push(...outputs.flatMap((o) => o.stubs).sort(byPath));
   stats.versions = modules.length;

@@ -10,10 +10,11 @@
  */
 import type { GenerateOptions, GeneratedFile, StubEntry } from '../api.js';
 import type { CrdModel, SchemaNode } from '../model/ir.js';
+import { serverDefaulted } from '../model/write-view.js';
 import type { NamedCrd, NamedHandler, NamedVersion } from '../model/naming.js';
 import { stubFileHead, stubText, type StubTemplates } from './templates.js';
 
-const STUB_CAUSES = ['create', 'update', 'resume'] as const;
+export const STUB_CAUSES = ['create', 'update', 'resume'] as const;
 
 /** What a stub file's path depends on; decided over the whole run, since plurals may collide across files. */
 export type StubKey = Pick<CrdModel, 'name' | 'plural' | 'group'>;
@@ -44,7 +45,7 @@ export function emitStubFile(
 }
 
 /** The version an operator watches: the storage version when served, else the first served one with handlers. */
-function stubVersion(named: NamedCrd): NamedVersion | undefined {
+export function stubVersion(named: NamedCrd): NamedVersion | undefined {
   const usable = named.versions.filter((v) => v.handlers.length > 0);
   return usable.find((v) => v.version.storage) ?? usable[0];
 }
@@ -100,14 +101,22 @@ export function importLines(specs: ImportSpec[]): string {
   return out;
 }
 
-/** `myappOnCreate`, from the definition name without the module prefix (`MyResourceMyapp` → `myapp`). */
-function stubName(version: NamedVersion, handler: NamedHandler, cause: string): string {
+/**
+ * The definition name without the module prefix (`MyResourceMyapp` → `Myapp`), unique in the
+ * module as the definition is; `Handler3d` where it would start with a digit.
+ */
+export function handlerBase(version: NamedVersion, handler: NamedHandler): string {
   const definition = handler.names.definition;
   const prefix = version.names.prefix;
   const bare =
     definition.startsWith(prefix) && definition.length > prefix.length ? definition.slice(prefix.length) : definition;
-  const camel = bare[0].toLowerCase() + bare.slice(1);
-  return `${/^[0-9]/.test(camel) ? 'handler' + bare : camel}On${cause[0].toUpperCase()}${cause.slice(1)}`;
+  return /^[0-9]/.test(bare) ? 'Handler' + bare : bare;
+}
+
+/** `myappOnCreate`, from the definition name without the module prefix (`MyResourceMyapp` → `myapp`). */
+function stubName(version: NamedVersion, handler: NamedHandler, cause: string): string {
+  const base = handlerBase(version, handler);
+  return `${base[0].toLowerCase() + base.slice(1)}On${cause[0].toUpperCase()}${cause.slice(1)}`;
 }
 
 function stubEntry(t: StubTemplates, version: NamedVersion, entry: NamedHandler, cause: string): StubEntry {
@@ -116,7 +125,7 @@ function stubEntry(t: StubTemplates, version: NamedVersion, entry: NamedHandler,
   const text = stubText(t, {
     id: handler.id,
     cause,
-    feeds: feeds(handler),
+    feeds: feedsLine(handler).replace(/\*\//g, '*\\/'),
     functionName: name,
     resource: version.names.resource,
     status: names.status,
@@ -129,8 +138,8 @@ function stubEntry(t: StubTemplates, version: NamedVersion, entry: NamedHandler,
   return { name, handlerId: handler.id, cause, definition: names.definition, text };
 }
 
-/** The comment line naming the status fields and the printer columns the handler feeds. */
-function feeds(handler: NamedHandler['handler']): string {
+/** The comment line naming the status fields and the printer columns the handler feeds (unescaped). */
+export function feedsLine(handler: NamedHandler['handler']): string {
   const fields = handler.status.type === 'object' ? handler.status.properties.map((p) => `\`${p.name}\``) : [];
   const what =
     fields.length > 0
@@ -141,7 +150,7 @@ function feeds(handler: NamedHandler['handler']): string {
     columns.length > 0
       ? ` Shown by the printer column${columns.length > 1 ? 's' : ''} ${columns.join(', ')}.`
       : ' No printer column shows it.';
-  return (what + shown).replace(/\*\//g, '*\\/');
+  return what + shown;
 }
 
 /**
@@ -149,8 +158,16 @@ function feeds(handler: NamedHandler['handler']): string {
  * that; with no such field (or an enum whose every value would claim progress) it returns nothing.
  */
 function honestResult(status: SchemaNode): string | undefined {
-  if (status.type !== 'object') return undefined;
+  return hasFreeTextPhase(status) ? '{ phase: "NotImplemented" }' : undefined;
+}
+
+/**
+ * Whether the status has a `phase` of free text (no enum), which a stub can honestly set to
+ * `NotImplemented`, and no other field a writer must give (a `{ phase }` alone would not type-check).
+ */
+export function hasFreeTextPhase(status: SchemaNode): boolean {
+  if (status.type !== 'object') return false;
   const phase = status.properties.find((p) => p.name === 'phase')?.schema;
-  if (phase?.type !== 'string' || (phase.enum && phase.enum.length > 0)) return undefined;
-  return '{ phase: "NotImplemented" }';
+  const othersRequired = status.properties.some((p) => p.name !== 'phase' && p.required && !serverDefaulted(p));
+  return phase?.type === 'string' && !(phase.enum && phase.enum.length > 0) && !othersRequired;
 }

@@ -35,16 +35,26 @@ export interface HandlerFill {
   result?: string;
 }
 
-function region(text: string, name: string): string {
-  const start = text.indexOf(`// #region ${name}\n`);
-  const end = text.indexOf('// #endregion', start);
+/** The text between `<open> <name>` and `<close>` lines: `// #region`/`// #endregion` in TypeScript, `# region`/`# endregion` in Python. */
+function region(text: string, name: string, open = '// #region', close = '// #endregion'): string {
+  const normal = text.replace(/\r\n/g, '\n');
+  const start = normal.indexOf(`${open} ${name}\n`);
+  const end = normal.indexOf(close, start);
   if (start < 0 || end < 0) throw new Error(`kopfgen: template region ${name} missing`);
-  return text.slice(start + `// #region ${name}\n`.length, end).replace(/\r\n/g, '\n');
+  return normal.slice(start + `${open} ${name}\n`.length, end);
 }
 
 /** The fragments from the texts of `templates/stub-file.ts` and `templates/stub-handler.ts`. */
 export function stubTemplates(fileTemplate: string, handlerTemplate: string): StubTemplates {
   return { head: region(fileTemplate, 'head'), stub: region(handlerTemplate, 'stub') };
+}
+
+/** The kopf target's fragments, from `templates/kopf/stub_file.py` and `templates/kopf/stub_handler.py`. */
+export function pyStubTemplates(fileTemplate: string, handlerTemplate: string): StubTemplates {
+  return {
+    head: region(fileTemplate, 'head', '# region', '# endregion'),
+    stub: region(handlerTemplate, 'stub', '# region', '# endregion'),
+  };
 }
 
 /** Replaces whole-word placeholders; the replacement text is inserted literally. */
@@ -55,6 +65,43 @@ function fill(text: string, values: Record<string, string>): string {
 
 export function stubFileHead(t: StubTemplates, f: StubFill): string {
   return fill(t.head, { KgKind: f.kind, KgCrd: f.crd, KgSource: f.source, KgDefinition: f.definition });
+}
+
+/** What a Python stub is filled with: the handler's names as Python spells them. */
+export interface PyHandlerFill {
+  id: string;
+  cause: string;
+  feeds: string;
+  functionName: string;
+  definition: string;
+  /** `on_create`, `on_update`, … */
+  register: string;
+  spec: string;
+  resourceStatus: string;
+  status: string;
+  temporaryError: string;
+  permanentError: string;
+  /** The module the names come from, as imported (`generated.example_com.v1.myresources`). */
+  module: string;
+  /** The returned expression (`None` when the stub has nothing honest to say). */
+  result: string;
+}
+
+export function pyStubText(t: StubTemplates, f: PyHandlerFill): string {
+  return fill(t.stub.replace('return kg_result', `return ${f.result}`), {
+    kg_id: f.id,
+    kg_cause: f.cause,
+    kg_feeds: f.feeds,
+    kg_function: f.functionName,
+    KgDefinition: f.definition,
+    kg_register: f.register,
+    KgSpec: f.spec,
+    KgResourceStatus: f.resourceStatus,
+    KgStatus: f.status,
+    KgTemporaryError: f.temporaryError,
+    KgPermanentError: f.permanentError,
+    kg_module: f.module,
+  });
 }
 
 export function stubText(t: StubTemplates, f: HandlerFill): string {

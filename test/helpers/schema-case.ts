@@ -1,5 +1,5 @@
 /**
- * One schema in, its TypeScript out: for the given/want tables of the emit transforms. The
+ * One schema in, its TypeScript (or the kopf target's Python) out: for the given/want tables of the emit transforms. The
  * schema (JSON or YAML text) goes through the real reader, model and naming pass, as the root
  * of a served storage version of kind `T`; the result is the root's members and every named
  * nested interface, exactly as a module writes them; where a server default makes the write view
@@ -8,6 +8,7 @@
 import { parseAllDocuments } from 'yaml';
 import type { Diagnostic } from '../../src/diagnostics.js';
 import { pushMembers, pushNestedInterfaces, viewNames, type TypeUsage } from '../../src/emit/type-expr.js';
+import { objectMembers, pushNestedTypedDicts, pushTypedDict, PyImports } from '../../src/emit-kopf/py-type-expr.js';
 import { ParsedSource } from '../../src/load/yaml-source.js';
 import { documentTree } from '../../src/load/yaml-tree.js';
 import { buildSchema } from '../../src/model/build-schema.js';
@@ -67,4 +68,19 @@ function crdOf(schema: ObjectNode): CrdModel {
   };
   const names = { name: 'ts.x.io', group: 'x.io', kind: 'T', plural: 'ts', shortNames: [], categories: [] };
   return { ...at, ...names, file: 'case.yaml', scope: 'Namespaced', annotations: {}, versions: [version] };
+}
+
+/**
+ * The kopf target's text for a schema: every named nested TypedDict (children first, with its
+ * write view where it differs), then the root as `class T`, as a Python module writes them.
+ */
+export function emitPySchema(given: string, root = false): { text: string; diagnostics: Diagnostic[] } {
+  const { schema, diagnostics } = readSchema(root ? given : `{"type": "object", "properties": {"x": ${given}}}`);
+  const named = nameCrd(withoutHandlers(crdOf(schema)), 'T').versions[0];
+  const views = viewNames(named.types, named.inputTypes);
+  const imports = new PyImports();
+  const out: string[] = [];
+  pushNestedTypedDicts(out, schema, views, imports);
+  pushTypedDict(out, 'T', objectMembers(schema, named.types, imports, 'read'), imports);
+  return { text: out.join('').replace(/^\n\n/, ''), diagnostics };
 }

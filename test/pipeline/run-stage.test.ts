@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SourceText } from '../../src/api.js';
+import type { SourceText, Target } from '../../src/api.js';
 import { loadFile, type FileSummary } from '../../src/pipeline/file-stage.js';
 import { decideRun, sortSources } from '../../src/pipeline/run-stage.js';
 
@@ -29,10 +29,10 @@ const SOURCES: SourceText[] = [
 ];
 
 /** Loads the sorted files into shares as `assignment` says and decides the run. */
-function run(assignment: number[][], handlers?: Record<string, string[]>) {
+function run(assignment: number[][], handlers?: Record<string, string[]>, target?: Target) {
   const ordered = sortSources(SOURCES);
   const loaded: FileSummary[][] = assignment.map((files) => files.map((fi) => loadFile(ordered[fi]).summary));
-  return decideRun(ordered, assignment, loaded, { handlers }, undefined);
+  return decideRun(ordered, assignment, loaded, { handlers, ...(target ? { target } : {}) }, undefined);
 }
 
 test('the same decisions whether the files are in one share or spread over two', () => {
@@ -47,8 +47,14 @@ test('the same decisions whether the files are in one share or spread over two',
     plan.requests.flatMap((r) => r.keep.map((k) => k.decision)).sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
   assert.deepEqual(decisions(two), decisions(one));
   assert.deepEqual(decisions(one), [
-    { prefix: 'AWidget', stubPath: 'widgets.a.io.ts' },
-    { prefix: 'BWidget', stubPath: 'widgets.b.io.ts' },
+    { prefix: 'AWidget', stubPath: 'widgets.a.io.ts', groupDir: 'a.io' },
+    { prefix: 'BWidget', stubPath: 'widgets.b.io.ts', groupDir: 'b.io' },
+  ]);
+  // The kopf target: the same prefixes; Python module names for the stubs and the group packages.
+  const kopf = run([[0, 1, 2, 3]], undefined, 'kopf');
+  assert.deepEqual(decisions(kopf), [
+    { prefix: 'AWidget', stubPath: 'widgets_a_io.py', groupDir: 'a_io' },
+    { prefix: 'BWidget', stubPath: 'widgets_b_io.py', groupDir: 'b_io' },
   ]);
 });
 

@@ -1,0 +1,76 @@
+/**
+ * The files that make the generated modules one Python package: the shim (`_kopfgen.py`), an
+ * `__init__.py` in every directory, and the root's, which re-exports every module's names as
+ * `index.ts` does for TypeScript (a name an earlier module in path order already exports gets a
+ * numbered alias). The re-exports are lazy: importing one module imports its package's
+ * `__init__.py` first, which must not import every CRD's module; checkers read the names from an
+ * `if TYPE_CHECKING:` block, Python resolves them on first use (PEP 562's `__getattr__`).
+ */
+import type { GeneratedFile } from '../api.js';
+import { pyHeaderLine } from '../emit/header.js';
+import type { EmittedModule } from '../emit/module.js';
+import { NameScope } from '../model/reserved.js';
+import { PY_KEYWORDS, PY_MODULE_NAMES, pyString } from './py-names.js';
+import { SHIM_PATH, SHIM_TEXT } from './py-shim.js';
+
+export function emitPyPackage(modules: readonly EmittedModule[]): GeneratedFile[] {
+  const sorted = [...modules].sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+  const files: GeneratedFile[] = [
+    { path: '__init__.py', content: rootInit(sorted), role: 'generated' },
+    { path: SHIM_PATH, content: pyHeaderLine() + SHIM_TEXT, role: 'generated' },
+  ];
+  const dirs = new Set<string>();
+  for (const m of sorted) {
+    const parts = m.file.path.split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  for (const dir of [...dirs].sort())
+    files.push({ path: `${dir}/__init__.py`, content: pyHeaderLine(), role: 'generated' });
+  return files;
+}
+
+function rootInit(modules: readonly EmittedModule[]): string {
+  // `TYPE_CHECKING` and `Any` are this file's own names: an export so named is aliased.
+  const scope = new NameScope([...PY_KEYWORDS, ...PY_MODULE_NAMES, 'Tuple', 'importlib']);
+  const imports: string[] = [];
+  const table: string[] = [];
+  const all: string[] = [];
+  for (const m of modules) {
+    const from = '.' + m.file.path.replace(/\.py$/, '').split('/').join('.');
+    const names: string[] = [];
+    const seen = new Set<string>();
+    for (const e of m.exports) {
+      if (seen.has(e.name)) continue;
+      seen.add(e.name);
+      const alias = scope.claim(e.name);
+      names.push(`${e.name} as ${alias}`);
+      table.push(`    ${pyString(alias)}: (${pyString(from)}, ${pyString(e.name)}),\n`);
+      all.push(alias);
+    }
+    if (names.length > 0)
+      imports.push(`    from ${from} import (\n${names.map((n) => `        ${n},\n`).join('')}    )\n`);
+  }
+  const out = [
+    pyHeaderLine(),
+    '"""Every generated resource, handler and type by name, imported from its module on first use."""\n',
+    'import importlib\n',
+    `from typing import ${imports.length > 0 ? 'TYPE_CHECKING, ' : ''}Any, Dict, Tuple\n`,
+  ];
+  if (imports.length > 0) out.push('\nif TYPE_CHECKING:\n', ...imports);
+  out.push(
+    '\n_EXPORTS: Dict[str, Tuple[str, str]] = {\n',
+    ...table,
+    '}\n',
+    '\n__all__ = [\n',
+    ...all.map((n) => `    ${pyString(n)},\n`),
+    ']\n',
+    '\n\ndef __getattr__(name: str) -> Any:\n',
+    '    if name not in _EXPORTS:\n',
+    '        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")\n',
+    '    module, attribute = _EXPORTS[name]\n',
+    '    value = getattr(importlib.import_module(module, __name__), attribute)\n',
+    '    globals()[name] = value\n',
+    '    return value\n',
+  );
+  return out.join('');
+}

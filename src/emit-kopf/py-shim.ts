@@ -1,0 +1,492 @@
+/**
+ * `_kopfgen.py`, the generated package's shim over kopf: what every resource module uses. It
+ * makes kopf issue #693 real without changing kopf: a registration helper wraps the user's
+ * function, and when it raises a kopf error carrying a `status`, merges that status into
+ * `status.<handler id>` through kopf's `patch` kwarg (the same `dict.update` kopf applies to a
+ * returned result in `progression.deliver_results`), then re-raises, so kopf's retries, delays,
+ * logs and events are its own. kopf applies the patch after every attempt, failed or not
+ * (`processing.process_resource_event` → `application.apply`; timers and daemons in
+ * `daemons.py` after each attempt), which is what puts the status in `kubectl get` while the
+ * handler is retried.
+ *
+ * It uses kopf's public API only (`kopf.on.*`, `kopf.timer`, `kopf.daemon`, the error classes,
+ * `kopf.Patch` and the kwargs' types), as of kopf 1.38; `typing_extensions` for `TypedDict` with
+ * `Required` and for `Protocol` on Python 3.9 and 3.10. The text is the same in every package.
+ */
+
+/** The shim's path in the generated package. */
+export const SHIM_PATH = '_kopfgen.py';
+
+export const SHIM_TEXT = String.raw`"""
+kopfgen's shim over kopf (kopf issue #693): registration helpers that type a handler's kwargs
+and merge the status of a raised kopf error into status.<handler id>.
+
+A helper such as MyResourceMyapp.on_create() wraps kopf.on.create(group, version, plural,
+id="myapp", ...). When the decorated function raises kopf.TemporaryError or kopf.PermanentError
+(the generated subclasses, or any other carrying a "status" attribute), the status is merged
+into status.myapp through kopf's "patch" kwarg, as kopf merges a returned result, and the error
+is raised again: kopf retries, delays, logs and posts events exactly as it would without the
+shim, and writes the patch after the failed attempt, so the status reaches kubectl get.
+"""
+import asyncio
+import copy
+import datetime
+import functools
+from typing import Any, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, TypeVar, Union
+
+import kopf
+from typing_extensions import Protocol, Required, TypedDict
+
+_Body = TypeVar("_Body")
+_Spec = TypeVar("_Spec")
+_Status = TypeVar("_Status")
+_Result = TypeVar("_Result")
+_Body_contra = TypeVar("_Body_contra", contravariant=True)
+_Spec_contra = TypeVar("_Spec_contra", contravariant=True)
+_Status_contra = TypeVar("_Status_contra", contravariant=True)
+_Result_co = TypeVar("_Result_co", covariant=True)
+
+# What kopf waits before retrying a TemporaryError without a delay (execution.DEFAULT_RETRY_DELAY).
+_DEFAULT_DELAY = 60.0
+
+
+class OwnerReference(TypedDict, total=False):
+    """An owner of a Kubernetes object (meta/v1 OwnerReference)."""
+
+    apiVersion: Required[str]
+    kind: Required[str]
+    name: Required[str]
+    uid: Required[str]
+    blockOwnerDeletion: bool
+    controller: bool
+
+
+class ObjectMeta(TypedDict, total=False):
+    """A Kubernetes object's metadata (meta/v1 ObjectMeta), as JSON carries it."""
+
+    annotations: Dict[str, str]
+    creationTimestamp: str
+    deletionGracePeriodSeconds: int
+    deletionTimestamp: str
+    finalizers: List[str]
+    generateName: str
+    generation: int
+    labels: Dict[str, str]
+    managedFields: List[Dict[str, Any]]
+    name: str
+    namespace: str
+    ownerReferences: List[OwnerReference]
+    resourceVersion: str
+    selfLink: str
+    uid: str
+
+
+class TemporaryError(kopf.TemporaryError, Generic[_Status]):
+    """kopf.TemporaryError whose keyword "status" is merged into status.<handler id>."""
+
+    status: Optional[_Status]
+
+    def __init__(
+        self,
+        message: Optional[str] = None,
+        *,
+        delay: Optional[float] = _DEFAULT_DELAY,
+        status: Optional[_Status] = None,
+    ) -> None:
+        super().__init__(message, delay=delay)
+        self.status = status
+
+
+class PermanentError(kopf.PermanentError, Generic[_Status]):
+    """kopf.PermanentError whose keyword "status" is merged into status.<handler id>."""
+
+    status: Optional[_Status]
+
+    def __init__(self, message: Optional[str] = None, *, status: Optional[_Status] = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+_Returns = Union[Optional[_Result_co], Awaitable[Optional[_Result_co]]]
+
+
+class ChangingFn(Protocol[_Body_contra, _Spec_contra, _Status_contra, _Result_co]):
+    """A create, update, resume, delete or field handler: kopf's kwargs (callbacks.ChangingFn)."""
+
+    def __call__(
+        self,
+        *,
+        body: _Body_contra,
+        spec: _Spec_contra,
+        status: _Status_contra,
+        meta: kopf.Meta,
+        patch: kopf.Patch,
+        logger: kopf.Logger,
+        retry: int,
+        started: datetime.datetime,
+        runtime: datetime.timedelta,
+        reason: str,
+        diff: kopf.Diff,
+        old: Any,
+        new: Any,
+        annotations: kopf.Annotations,
+        labels: kopf.Labels,
+        resource: kopf.Resource,
+        uid: Optional[str],
+        name: Optional[str],
+        namespace: Optional[str],
+        memo: Any,
+        param: Any,
+        **kwargs: Any,
+    ) -> _Returns[_Result_co]: ...
+
+
+class TimerFn(Protocol[_Body_contra, _Spec_contra, _Status_contra, _Result_co]):
+    """A timer: kopf's kwargs (callbacks.TimerFn)."""
+
+    def __call__(
+        self,
+        *,
+        body: _Body_contra,
+        spec: _Spec_contra,
+        status: _Status_contra,
+        meta: kopf.Meta,
+        patch: kopf.Patch,
+        logger: kopf.Logger,
+        annotations: kopf.Annotations,
+        labels: kopf.Labels,
+        resource: kopf.Resource,
+        uid: Optional[str],
+        name: Optional[str],
+        namespace: Optional[str],
+        memo: Any,
+        param: Any,
+        **kwargs: Any,
+    ) -> _Returns[_Result_co]: ...
+
+
+class DaemonFn(Protocol[_Body_contra, _Spec_contra, _Status_contra, _Result_co]):
+    """A daemon: kopf's kwargs (callbacks.DaemonFn); "stopped" tells it to end."""
+
+    def __call__(
+        self,
+        *,
+        body: _Body_contra,
+        spec: _Spec_contra,
+        status: _Status_contra,
+        meta: kopf.Meta,
+        patch: kopf.Patch,
+        logger: kopf.Logger,
+        stopped: kopf.DaemonStopped,
+        retry: int,
+        started: datetime.datetime,
+        runtime: datetime.timedelta,
+        annotations: kopf.Annotations,
+        labels: kopf.Labels,
+        resource: kopf.Resource,
+        uid: Optional[str],
+        name: Optional[str],
+        namespace: Optional[str],
+        memo: Any,
+        param: Any,
+        **kwargs: Any,
+    ) -> _Returns[_Result_co]: ...
+
+
+def merge_status(patch: kopf.Patch, handler_id: str, status: object) -> None:
+    """
+    Merges a status into status.<handler_id> of kopf's patch as kopf merges a handler's result
+    (progression.deliver_results): a mapping updates the keys it holds (None deletes one when
+    the patch is applied), anything else replaces the value.
+    """
+    statuses = patch.setdefault("status", {})
+    if isinstance(status, Mapping):
+        statuses.setdefault(handler_id, {}).update(status)
+    else:
+        statuses[handler_id] = copy.deepcopy(status)
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    """Whether kopf awaits fn or runs it in a thread: invocation.is_async_fn, step by step."""
+    if isinstance(fn, functools.partial):
+        return _is_async(fn.func)
+    inner = getattr(fn, "__wrapped__", None)
+    if inner is not None:
+        return _is_async(inner)
+    return asyncio.iscoroutinefunction(fn)
+
+
+def _deliver(kwargs: Mapping[str, Any], handler_id: str, error: BaseException) -> None:
+    status = getattr(error, "status", None)
+    patch = kwargs.get("patch")
+    if status is not None and isinstance(patch, kopf.Patch):
+        merge_status(patch, handler_id, status)
+
+
+def _wrap(fn: Callable[..., Any], handler_id: str, owns_result: bool) -> Callable[..., Any]:
+    """
+    fn as kopf calls it, with the status of a kopf error it raises merged into status.<id>. An
+    async fn stays async and a sync one sync (kopf runs those in a thread): functools.wraps keeps
+    kopf's view of it (__wrapped__). With "owns_result" (a registration with a field, whose kopf
+    id is "<id>/<field>"), the result is merged into status.<id> here too, not left to kopf.
+    """
+
+    def done(kwargs: Mapping[str, Any], result: object) -> object:
+        patch = kwargs.get("patch")
+        if not owns_result or result is None or not isinstance(patch, kopf.Patch):
+            return result
+        merge_status(patch, handler_id, result)
+        return None
+
+    if _is_async(fn):
+
+        @functools.wraps(fn)
+        async def async_wrapper(**kwargs: Any) -> object:
+            try:
+                return done(kwargs, await fn(**kwargs))
+            except (kopf.TemporaryError, kopf.PermanentError) as error:
+                _deliver(kwargs, handler_id, error)
+                raise
+
+        return async_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(**kwargs: Any) -> object:
+        try:
+            return done(kwargs, fn(**kwargs))
+        except (kopf.TemporaryError, kopf.PermanentError) as error:
+            _deliver(kwargs, handler_id, error)
+            raise
+
+    return wrapper
+
+
+class Resource(Generic[_Body, _Spec, _Status]):
+    """A custom resource as kopf selects it, typed by its object, spec and status."""
+
+    def __init__(self, group: str, version: str, plural: str, kind: str) -> None:
+        self.group = group
+        self.version = version
+        self.plural = plural
+        self.kind = kind
+
+
+_Decorator = Callable[[_Result], _Result]
+
+
+class Handler(Generic[_Body, _Spec, _Status, _Result]):
+    """
+    A handler id of a resource: kopf's decorators with id=<id>, the kwargs typed by the resource
+    and the return value by the handler's status. Options are kopf's own, passed through.
+    """
+
+    def __init__(self, resource: Resource[_Body, _Spec, _Status], id: str) -> None:
+        self.resource = resource
+        self.id = id
+
+    def _register(self, decorator: Callable[[Callable[..., Any]], Any], owns_result: bool) -> Callable[[Any], Any]:
+        def register(fn: Any) -> Any:
+            decorator(_wrap(fn, self.id, owns_result))
+            return fn
+
+        return register
+
+    def on_create(
+        self,
+        *,
+        param: Any = None,
+        errors: Optional[kopf.ErrorsMode] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        backoff: Optional[float] = None,
+        labels: Optional[Mapping[str, Any]] = None,
+        annotations: Optional[Mapping[str, Any]] = None,
+        when: Optional[Callable[..., bool]] = None,
+        field: Optional[kopf.FieldSpec] = None,
+        value: Any = None,
+        registry: Optional[kopf.OperatorRegistry] = None,
+    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+        """kopf.on.create for this handler id."""
+        r = self.resource
+        return self._register(
+            kopf.on.create(
+                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
+                retries=retries, backoff=backoff, labels=labels, annotations=annotations, when=when,
+                field=field, value=value, registry=registry,
+            ),
+            field is not None,
+        )
+
+    def on_update(
+        self,
+        *,
+        param: Any = None,
+        errors: Optional[kopf.ErrorsMode] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        backoff: Optional[float] = None,
+        labels: Optional[Mapping[str, Any]] = None,
+        annotations: Optional[Mapping[str, Any]] = None,
+        when: Optional[Callable[..., bool]] = None,
+        field: Optional[kopf.FieldSpec] = None,
+        value: Any = None,
+        old: Any = None,
+        new: Any = None,
+        registry: Optional[kopf.OperatorRegistry] = None,
+    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+        """kopf.on.update for this handler id."""
+        r = self.resource
+        return self._register(
+            kopf.on.update(
+                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
+                retries=retries, backoff=backoff, labels=labels, annotations=annotations, when=when,
+                field=field, value=value, old=old, new=new, registry=registry,
+            ),
+            field is not None,
+        )
+
+    def on_resume(
+        self,
+        *,
+        param: Any = None,
+        errors: Optional[kopf.ErrorsMode] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        backoff: Optional[float] = None,
+        deleted: Optional[bool] = None,
+        labels: Optional[Mapping[str, Any]] = None,
+        annotations: Optional[Mapping[str, Any]] = None,
+        when: Optional[Callable[..., bool]] = None,
+        field: Optional[kopf.FieldSpec] = None,
+        value: Any = None,
+        registry: Optional[kopf.OperatorRegistry] = None,
+    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+        """kopf.on.resume for this handler id."""
+        r = self.resource
+        return self._register(
+            kopf.on.resume(
+                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
+                retries=retries, backoff=backoff, deleted=deleted, labels=labels, annotations=annotations,
+                when=when, field=field, value=value, registry=registry,
+            ),
+            field is not None,
+        )
+
+    def on_delete(
+        self,
+        *,
+        param: Any = None,
+        errors: Optional[kopf.ErrorsMode] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        backoff: Optional[float] = None,
+        optional: Optional[bool] = None,
+        labels: Optional[Mapping[str, Any]] = None,
+        annotations: Optional[Mapping[str, Any]] = None,
+        when: Optional[Callable[..., bool]] = None,
+        field: Optional[kopf.FieldSpec] = None,
+        value: Any = None,
+        registry: Optional[kopf.OperatorRegistry] = None,
+    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+        """kopf.on.delete for this handler id (a finalizer on every object unless optional=True)."""
+        r = self.resource
+        return self._register(
+            kopf.on.delete(
+                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
+                retries=retries, backoff=backoff, optional=optional, labels=labels, annotations=annotations,
+                when=when, field=field, value=value, registry=registry,
+            ),
+            field is not None,
+        )
+
+    def on_field(
+        self,
+        *,
+        field: kopf.FieldSpec,
+        param: Any = None,
+        errors: Optional[kopf.ErrorsMode] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        backoff: Optional[float] = None,
+        labels: Optional[Mapping[str, Any]] = None,
+        annotations: Optional[Mapping[str, Any]] = None,
+        when: Optional[Callable[..., bool]] = None,
+        value: Any = None,
+        old: Any = None,
+        new: Any = None,
+        registry: Optional[kopf.OperatorRegistry] = None,
+    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+        """kopf.on.field for this handler id: old and new are the field's values."""
+        r = self.resource
+        return self._register(
+            kopf.on.field(
+                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
+                retries=retries, backoff=backoff, labels=labels, annotations=annotations, when=when,
+                field=field, value=value, old=old, new=new, registry=registry,
+            ),
+            True,
+        )
+
+    def timer(
+        self,
+        *,
+        interval: Optional[float] = None,
+        initial_delay: Optional[float] = None,
+        sharp: Optional[bool] = None,
+        idle: Optional[float] = None,
+        param: Any = None,
+        errors: Optional[kopf.ErrorsMode] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        backoff: Optional[float] = None,
+        labels: Optional[Mapping[str, Any]] = None,
+        annotations: Optional[Mapping[str, Any]] = None,
+        when: Optional[Callable[..., bool]] = None,
+        field: Optional[kopf.FieldSpec] = None,
+        value: Any = None,
+        registry: Optional[kopf.OperatorRegistry] = None,
+    ) -> _Decorator[TimerFn[_Body, _Spec, _Status, _Result]]:
+        """kopf.timer for this handler id."""
+        r = self.resource
+        return self._register(
+            kopf.timer(
+                r.group, r.version, r.plural, id=self.id, interval=interval, initial_delay=initial_delay,
+                sharp=sharp, idle=idle, param=param, errors=errors, timeout=timeout, retries=retries,
+                backoff=backoff, labels=labels, annotations=annotations, when=when, field=field, value=value,
+                registry=registry,
+            ),
+            field is not None,
+        )
+
+    def daemon(
+        self,
+        *,
+        initial_delay: Optional[float] = None,
+        cancellation_backoff: Optional[float] = None,
+        cancellation_timeout: Optional[float] = None,
+        cancellation_polling: Optional[float] = None,
+        param: Any = None,
+        errors: Optional[kopf.ErrorsMode] = None,
+        timeout: Optional[float] = None,
+        retries: Optional[int] = None,
+        backoff: Optional[float] = None,
+        labels: Optional[Mapping[str, Any]] = None,
+        annotations: Optional[Mapping[str, Any]] = None,
+        when: Optional[Callable[..., bool]] = None,
+        field: Optional[kopf.FieldSpec] = None,
+        value: Any = None,
+        registry: Optional[kopf.OperatorRegistry] = None,
+    ) -> _Decorator[DaemonFn[_Body, _Spec, _Status, _Result]]:
+        """kopf.daemon for this handler id."""
+        r = self.resource
+        return self._register(
+            kopf.daemon(
+                r.group, r.version, r.plural, id=self.id, initial_delay=initial_delay,
+                cancellation_backoff=cancellation_backoff, cancellation_timeout=cancellation_timeout,
+                cancellation_polling=cancellation_polling, param=param, errors=errors, timeout=timeout,
+                retries=retries, backoff=backoff, labels=labels, annotations=annotations, when=when,
+                field=field, value=value, registry=registry,
+            ),
+            field is not None,
+        )
+`;
