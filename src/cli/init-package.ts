@@ -45,7 +45,10 @@ export function mergePackageJson(file: string, existing: string, template: strin
   const kept: string[] = [];
   // The scaffold is ES modules (nodenext, `import` of kopfgen/runtime, which is ESM only): without
   // "type" Node reads .js as CommonJS, so it is added; an explicit "commonjs" is the user's choice.
-  if (merged.type === undefined || (force && merged.type !== ours.type)) {
+  // A scaffold without "type" (kopf's: Python, no JavaScript of its own) leaves the user's alone.
+  if (ours.type === undefined) {
+    // nothing to add or keep
+  } else if (merged.type === undefined || (force && merged.type !== ours.type)) {
     merged.type = ours.type;
     added.push(`"type": "${String(ours.type)}"`);
   } else if (merged.type !== ours.type) kept.push(`"type": "${String(merged.type)}" (the scaffold is ES modules)`);

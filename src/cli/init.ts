@@ -22,6 +22,8 @@ import type { Pipeline } from './generate-command.js';
 import { resolveRun } from './options.js';
 import { Reporter, type Streams } from './report.js';
 import { mergePackageJson } from './init-package.js';
+import { scaffoldOf, type Scaffold } from './init-scaffolds.js';
+import type { Target } from '../api.js';
 
 /** The package root (holding package.json, templates/ and crds/), from dist/src/cli/ or src/cli/. */
 export function packageRoot(): string {
@@ -50,6 +52,8 @@ interface NewFile {
 const ON_REGISTRY = false;
 
 export interface InitFlags {
+  /** What the project is written in: TypeScript for kopfgen's runtime (default), or Python for kopf. */
+  target?: Target;
   quiet?: boolean;
   /** Overwrite existing files (package.json is still merged, the scaffold's values winning). */
   force?: boolean;
@@ -79,13 +83,14 @@ export async function runInit(dir: string, streams: Streams, flags: InitFlags, p
     return 1;
   };
   const root = packageRoot();
-  const files = await templateFiles(root, target);
+  const scaffold = scaffoldOf(flags.target);
+  const files = await templateFiles(root, target, scaffold);
   const crd = await fs.readFile(join(root, EXAMPLE_CRD), 'utf8');
   files.push({ path: EXAMPLE_CRD, content: crd });
 
-  const generated = await generateInto(target, files, crd, pipeline);
+  const generated = await generateInto(target, files, crd, pipeline, scaffold);
   if (hasErrors(generated.diagnostics)) return fail(generated.diagnostics);
-  files.push(...generated.files, ...deployFiles(crd));
+  files.push(...generated.files, ...(scaffold.deploy ? deployFiles(crd) : []));
 
   const writes: NewFile[] = [];
   const skipped: string[] = [];
@@ -122,19 +127,15 @@ export async function runInit(dir: string, streams: Streams, flags: InitFlags, p
     lines.push('next:');
     if (where !== '.') lines.push(`  cd ${shellQuote(where)}`);
     if (!ON_REGISTRY) lines.push('  # kopfgen is not on the npm registry yet: this installs it from this copy');
-    lines.push(
-      ...install.map((c) => `  ${c}`),
-      '  npm run typecheck',
-      '  edit src/handlers/, then npm run build && npm start',
-    );
+    lines.push(...install.map((c) => `  ${c}`), ...scaffold.next.map((c) => `  ${c}`));
     streams.stdout.write(`${lines.join('\n')}\n`);
   }
   return 0;
 }
 
-/** Every file under templates/init, with `{{name}}`-style placeholders filled in. */
-async function templateFiles(root: string, target: string): Promise<NewFile[]> {
-  const templates = join(root, 'templates', 'init');
+/** Every file under the scaffold's templates (templates/init, templates/init-kopf), with `{{name}}`-style placeholders filled in. */
+async function templateFiles(root: string, target: string, scaffold: Scaffold): Promise<NewFile[]> {
+  const templates = join(root, 'templates', scaffold.templates);
   const ours = JSON.parse(await fs.readFile(join(root, 'package.json'), 'utf8')) as {
     version: string;
     devDependencies?: Record<string, string>;
@@ -144,6 +145,7 @@ async function templateFiles(root: string, target: string): Promise<NewFile[]> {
     kopfgenVersion: ours.version,
     typescriptVersion: ours.devDependencies?.typescript ?? '5.9.3',
     nodeTypesVersion: ours.devDependencies?.['@types/node'] ?? '20',
+    pyrightVersion: ours.devDependencies?.pyright ?? '1.1.414',
   };
   const out: NewFile[] = [];
   for (const abs of (await listFiles(templates)).sort()) {
@@ -189,6 +191,7 @@ async function generateInto(
   files: NewFile[],
   crd: string,
   pipeline: Pipeline,
+  scaffold: Scaffold,
 ): Promise<{ files: NewFile[]; diagnostics: Diagnostic[] }> {
   const configFile = files.find((f) => f.path === 'kopfgen.config.json');
   if (!configFile) throw new Error('templates/init has no kopfgen.config.json');
@@ -197,27 +200,15 @@ async function generateInto(
   const run = resolveRun(target, [], {}, loaded);
   const result = await pipeline.generate([{ file: EXAMPLE_CRD, text: crd }], run.options);
   const out: NewFile[] = [];
+  const stubs: string[] = [];
   for (const f of result.files) {
     const root = f.role === 'stub' ? run.stubsDir : run.outDir;
-    if (root !== undefined)
-      out.push({ path: relative(target, join(root, f.path)).split(sep).join('/'), content: f.content });
+    if (root === undefined) continue;
+    const path = relative(target, join(root, f.path)).split(sep).join('/');
+    out.push({ path, content: f.content });
+    if (f.role === 'stub') stubs.push(path);
   }
-  const srcDir = join(target, 'src');
-  const imports = result.files
-    .filter((f) => f.role === 'stub' && run.stubsDir !== undefined && f.path.endsWith('.ts'))
-    .map(
-      (f) =>
-        `import './${relative(srcDir, join(run.stubsDir as string, f.path))
-          .split(sep)
-          .join('/')
-          .replace(/\.ts$/, '.js')}';`,
-    )
-    .join('\n');
-  const entry = files.find((f) => f.path === 'src/operator.ts');
-  if (entry)
-    entry.content = entry.content.replace(
-      '{{imports}}',
-      imports || '// (no handlers yet: add handler ids to your CRD and run `npm run generate`)',
-    );
+  const entry = files.find((f) => f.path === scaffold.entry);
+  if (entry) entry.content = entry.content.replace('{{imports}}', scaffold.imports(stubs));
   return { files: out, diagnostics: result.diagnostics };
 }

@@ -164,6 +164,12 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
       'scaffold an operator project (package.json, tsconfig, example CRD, generated code, stubs, CI); in an existing one, add what is missing',
     )
     .argument('[dir]', 'target directory, created if missing', '.')
+    .addOption(
+      new Option(
+        '--target <target>',
+        'typescript (an operator on kopfgen/runtime) or kopf (a Python operator on kopf) (default: "typescript")',
+      ).choices(['typescript', 'kopf']),
+    )
     .option('-q, --quiet', 'print only errors')
     .option('-f, --force', 'overwrite files that exist (package.json is merged either way)')
     .action(async (dir: string, flags: InitFlags) => {

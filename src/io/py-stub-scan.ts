@@ -28,6 +28,12 @@ export function pyModules(pkg: string | undefined): GeneratedModules {
       return rel === '' ? ['__init__.py'] : [`${rel}.py`, `${rel}/__init__.py`];
     },
     exported: pyExportedNames,
+    submodules: (candidates, name) => {
+      const dir = candidates.find((c) => c.endsWith('__init__.py'))?.replace(/\/?__init__\.py$/, '');
+      if (dir === undefined) return [];
+      const base = dir === '' ? name : `${dir}/${name}`;
+      return [`${base}.py`, `${base}/__init__.py`];
+    },
   };
 }
 

@@ -42,6 +42,8 @@ export interface GeneratedModules {
   /** The generated files (relative to `outDir`, `/`-separated) an import of `specifier` in `file` may mean; undefined when it names none. */
   candidates(file: string, specifier: string, outDir: string): string[] | undefined;
   exported(text: string): Set<string>;
+  /** Where `name` would be a module of its own inside the package the candidates name (Python's `from pkg import module`). */
+  submodules?(candidates: readonly string[], name: string): string[];
 }
 
 /** TypeScript: relative specifiers into the output directory (`../generated/example.com/v1/myresources.js`). */
@@ -81,6 +83,8 @@ export async function orphanDiagnostics(
       }
       const names = exportsOf.get(rel);
       if (names?.has(imp.name)) continue;
+      if (names !== undefined && (await someText(modules.submodules?.(candidates, imp.name) ?? [], moduleText)))
+        continue;
       gone.set(imp.name, imp.module);
       const group = missing.get(imp.module) ?? {
         names: [],
@@ -121,6 +125,15 @@ export async function orphanDiagnostics(
     }
   }
   return out;
+}
+
+/** Whether the run leaves any of the paths. */
+async function someText(
+  paths: readonly string[],
+  moduleText: (rel: string) => Promise<string | undefined>,
+): Promise<boolean> {
+  for (const path of paths) if ((await moduleText(path)) !== undefined) return true;
+  return false;
 }
 
 /** The path (relative to `outDir`, `/`-separated, as written) an import specifier of `file` names inside the output, if any. */

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
 import type { GeneratedFile, GenerateResult } from '../../src/api.js';
 import { generate } from '../../src/generate.js';
@@ -15,6 +15,19 @@ export const REPO = process.cwd();
 /** Generates one fixture file as a run of its own, without stubs (the handlers work tests those). */
 export function generateFile(file: string): GenerateResult {
   return generate([{ file, text: readFileSync(resolve(REPO, file), 'utf8') }], { stubs: false });
+}
+
+/** The kopf target's goldens (test/integration/kopf-golden.test.ts), one directory per fixture. */
+export const KOPF_GOLDEN = join(REPO, 'test/golden-kopf');
+
+/** The fixtures the goldens are made from: test/fixtures/crds/*.yaml, and crds/*.yaml as `crds-<name>`. */
+export function kopfFixtures(): { name: string; file: string }[] {
+  const list = (dir: string, prefix: string) =>
+    readdirSync(join(REPO, dir))
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+      .map((f) => ({ name: prefix + basename(f, '.yaml'), file: `${dir}/${f}` }));
+  return [...list('test/fixtures/crds', ''), ...list('crds', 'crds-')];
 }
 
 export function writeTree(dir: string, files: readonly GeneratedFile[]): string[] {

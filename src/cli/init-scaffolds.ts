@@ -1,0 +1,59 @@
+/**
+ * What `kopfgen init` scaffolds for each target: the template directory, the entry module that
+ * imports the handler stubs (so running it registers them), whether `deploy/` is rendered (the
+ * manifests run `kopfgen run`, the TypeScript runtime), and the steps it prints after installing.
+ */
+import type { Target } from '../api.js';
+
+export interface Scaffold {
+  /** Under the package's `templates/`. */
+  templates: string;
+  /** The entry module, relative to the project, whose `{{imports}}` placeholder gets the stubs' imports. */
+  entry: string;
+  /** The entry's imports of the stub files (paths relative to the project, `/`-separated). */
+  imports(stubs: readonly string[]): string;
+  /** Render `deploy/` (RBAC and a Deployment running `kopfgen run`). */
+  deploy: boolean;
+  /** Commands to run in the project after kopfgen is installed, and what to do next. */
+  next: string[];
+}
+
+const typescript: Scaffold = {
+  templates: 'init',
+  entry: 'src/operator.ts',
+  imports: (stubs) =>
+    stubs
+      .filter((s) => s.startsWith('src/') && s.endsWith('.ts'))
+      .map((s) => `import './${s.slice('src/'.length).replace(/\.ts$/, '.js')}';`)
+      .join('\n') || '// (no handlers yet: add handler ids to your CRD and run `npm run generate`)',
+  deploy: true,
+  next: ['npm run typecheck', 'edit src/handlers/, then npm run build && npm start'],
+};
+
+/**
+ * kopf: `handlers.py` at the project's root, which `kopf run handlers.py` loads with its directory
+ * on `sys.path`, imports each stub module by its package path (`from kinds import myresources`)
+ * and names it once, so a strict checker does not take the import for unused.
+ */
+const kopf: Scaffold = {
+  templates: 'init-kopf',
+  entry: 'handlers.py',
+  imports: (stubs) => {
+    const modules = stubs.filter((s) => s.endsWith('.py')).map((s) => s.replace(/\.py$/, '').split('/'));
+    if (modules.length === 0) return '# (no handlers yet: add handler ids to your CRD and run `npm run generate`)';
+    const lines = modules.map((m) =>
+      m.length > 1 ? `from ${m.slice(0, -1).join('.')} import ${m[m.length - 1]}` : `import ${m[0]}`,
+    );
+    return [...lines, '', `MODULES = (${modules.map((m) => m[m.length - 1]).join(', ')},)`].join('\n');
+  },
+  deploy: false,
+  next: [
+    'pip install -r requirements.txt',
+    'npm run typecheck',
+    'edit kinds/, then kubectl apply -f crds/ && kopf run handlers.py --all-namespaces',
+  ],
+};
+
+export function scaffoldOf(target: Target | undefined): Scaffold {
+  return target === 'kopf' ? kopf : typescript;
+}

@@ -1,0 +1,168 @@
+/**
+ * The kopf target's goldens: every fixture under test/fixtures/crds and every example in crds/ is
+ * generated as a Python package (a run of its own, without stubs) and compared byte for byte with
+ * test/golden-kopf/<name>/ (`KOPFGEN_UPDATE_GOLDENS=1` rewrites them). The committed packages
+ * compile under every Python 3.9–3.12 found here (`python -m compileall`), and import, every module
+ * and every name the package's `__init__.py` exports: with kopf 1.38 on Debian's Python 3.11, and
+ * under the other versions with a stand-in for kopf (kopf's own dependencies are Debian's, for 3.11
+ * only). pyright checks them in kopf-types.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { generate } from '../../src/generate.js';
+import { KOPF_GOLDEN, REPO, kopfFixtures, tempDir, writeTree } from '../helpers/golden-support.js';
+import { DEBIAN_PYTHON, KOPF_SRC, kopfRuntimeSkip, pythons } from '../helpers/python-support.js';
+
+const UPDATE = process.env.KOPFGEN_UPDATE_GOLDENS === '1';
+
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
+    .sort();
+}
+
+function generateKopf(file: string) {
+  return generate([{ file, text: readFileSync(join(REPO, file), 'utf8') }], { target: 'kopf', stubs: false });
+}
+
+for (const { name, file } of kopfFixtures()) {
+  test(`kopf golden: ${file}`, () => {
+    const result = generateKopf(file);
+    assert.deepEqual(
+      result.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+      `${file} must generate without errors`,
+    );
+    const dir = join(KOPF_GOLDEN, name);
+    if (UPDATE) {
+      rmSync(dir, { recursive: true, force: true });
+      writeTree(dir, result.files);
+      return;
+    }
+    assert.ok(existsSync(dir), `no golden for ${file}; run with KOPFGEN_UPDATE_GOLDENS=1 and review the output`);
+    assert.deepEqual(result.files.map((f) => f.path).sort(), listFiles(dir), `files generated for ${file}`);
+    for (const f of result.files)
+      assert.equal(f.content, readFileSync(join(dir, f.path), 'utf8'), `${name}/${f.path} differs from its golden`);
+  });
+}
+
+test('kopf target: deterministic, whatever the input order', () => {
+  const sources = kopfFixtures().map(({ file }) => ({ file, text: readFileSync(join(REPO, file), 'utf8') }));
+  const forward = generate(sources, { target: 'kopf', stubs: false });
+  const backward = generate([...sources].reverse(), { target: 'kopf', stubs: false });
+  assert.deepEqual(backward.files, forward.files);
+});
+
+/** Every golden package copied as `<tmp>/<name>/generated`, so each imports as the package `generated`. */
+function goldenPackages(): { root: string; names: string[] } {
+  const root = tempDir('kopf-golden');
+  const names = kopfFixtures().map((f) => f.name);
+  for (const name of names) cpSync(join(KOPF_GOLDEN, name), join(root, name, 'generated'), { recursive: true });
+  return { root, names };
+}
+
+/** Imports every module of the package and every name its `__init__.py` exports; prints the counts. */
+const IMPORT_ALL = `
+import importlib, pkgutil
+import generated
+modules = [m.name for m in pkgutil.walk_packages(generated.__path__, "generated.")]
+for name in modules:
+    importlib.import_module(name)
+for name in generated.__all__:
+    getattr(generated, name)
+print(len(modules), len(generated.__all__))
+`;
+
+/** Enough of kopf for the shim to be defined (its annotations are evaluated at import), for interpreters kopf cannot run on here. */
+const KOPF_STAND_IN = `
+class TemporaryError(Exception):
+    def __init__(self, message=None, delay=60):
+        super().__init__(message)
+        self.delay = delay
+class PermanentError(Exception):
+    pass
+Meta = Patch = Logger = Diff = Annotations = Labels = Resource = DaemonStopped = ErrorsMode = OperatorRegistry = object
+FieldSpec = str
+`;
+
+const found = pythons();
+
+test(
+  'the kopf goldens compile under every Python 3.9–3.12 here (python -m compileall)',
+  { skip: found.size === 0 ? 'needs a Python 3.9–3.12' : false },
+  (t) => {
+    const { root } = goldenPackages();
+    for (const [version, python] of found) {
+      const run = spawnSync(python, ['-m', 'compileall', '-q', root], { encoding: 'utf8', timeout: 300_000 });
+      assert.equal(run.status, 0, `${python} (${version}) -m compileall: ${run.stdout}${run.stderr}`);
+    }
+    t.diagnostic(`compiled with ${[...found.keys()].join(', ')}`);
+    assert.ok(found.has('3.11') || !existsSync(DEBIAN_PYTHON), "Debian's Python 3.11 is among them");
+  },
+);
+
+test(
+  "the kopf goldens import with kopf 1.38 on Debian's Python 3.11: every module, every export",
+  { skip: kopfRuntimeSkip() },
+  () => {
+    const { root, names } = goldenPackages();
+    for (const name of names) {
+      const run = spawnSync(DEBIAN_PYTHON, ['-c', IMPORT_ALL], {
+        encoding: 'utf8',
+        cwd: join(root, name),
+        env: { ...process.env, PYTHONPATH: `${KOPF_SRC}:${join(root, name)}`, PYTHONDONTWRITEBYTECODE: '1' },
+        timeout: 120_000,
+      });
+      assert.equal(run.status, 0, `${name}: ${run.stderr}`);
+      assert.match(run.stdout, /^\d+ \d+\n$/);
+    }
+  },
+);
+
+test(
+  'the kopf goldens import under the other Pythons 3.9–3.12, with a stand-in for kopf',
+  { skip: found.size < 2 ? 'needs Pythons besides 3.11' : false },
+  (t) => {
+    const { root, names } = goldenPackages();
+    const support = join(root, '.support');
+    mkdirSync(join(support, 'kopf'), { recursive: true });
+    writeFileSync(join(support, 'kopf', '__init__.py'), KOPF_STAND_IN);
+    // typing_extensions is pure Python: an interpreter without its own gets Debian's copy (4.4.0,
+    // which supports 3.7 to 3.11; 3.12 needs 4.6 or later, as pip installs).
+    const debian = join(root, '.typing-extensions');
+    mkdirSync(debian);
+    const extensions = '/usr/lib/python3/dist-packages/typing_extensions.py';
+    if (existsSync(extensions)) cpSync(extensions, join(debian, 'typing_extensions.py'));
+    const tried: string[] = [];
+    const without: string[] = [];
+    for (const [version, python] of found) {
+      if (python === DEBIAN_PYTHON) continue;
+      const own = spawnSync(python, ['-c', 'import typing_extensions']).status === 0;
+      const path = own ? support : `${support}:${debian}`;
+      if (
+        spawnSync(python, ['-c', 'import typing_extensions'], { env: { ...process.env, PYTHONPATH: path } }).status !==
+        0
+      ) {
+        without.push(version);
+        continue;
+      }
+      tried.push(version);
+      for (const name of names) {
+        const run = spawnSync(python, ['-c', IMPORT_ALL], {
+          encoding: 'utf8',
+          cwd: join(root, name),
+          env: { ...process.env, PYTHONPATH: `${path}:${join(root, name)}`, PYTHONDONTWRITEBYTECODE: '1' },
+          timeout: 120_000,
+        });
+        assert.equal(run.status, 0, `${name} under ${python} (${version}): ${run.stderr}`);
+      }
+    }
+    if (without.length > 0) t.diagnostic(`no usable typing_extensions for ${without.join(', ')}: compiled only`);
+    t.diagnostic(`imported under ${tried.join(', ') || 'none'}`);
+  },
+);
