@@ -13,7 +13,7 @@ import { readInputs } from '../src/io/read.js';
 import { generateParallel } from '../src/generate.js';
 import { REPO } from './helpers/golden-support.js';
 import { outsideUnitScope } from './helpers/test-scope.js';
-import { readStubTemplates } from '../src/io/stub-templates.js';
+import { readPyStubTemplates, readStubTemplates } from '../src/io/stub-templates.js';
 
 function sources(dir: string, names?: string[]): SourceText[] {
   return (names ?? readdirSync(join(REPO, dir)).filter((f) => f.endsWith('.yaml')))
@@ -37,6 +37,14 @@ test('parallel equals serial on the fixtures and examples, with stubs and handle
   };
   await assertSame(input, options, 2);
   await assertSame(input, options, 3);
+  // The kopf target: its run-wide group packages and stub modules decided once, whatever the shares.
+  const kopf: GenerateOptions = {
+    ...options,
+    target: 'kopf',
+    stubs: { dir: 'kinds', templates: readPyStubTemplates() },
+    generatedPackage: 'generated',
+  };
+  await assertSame(input, kopf, 2);
 });
 
 test('parallel equals serial on bad input: duplicates across threads, errors, Helm', async () => {

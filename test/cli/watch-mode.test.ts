@@ -154,3 +154,18 @@ test('watch --format json: one JSON object per run on stdout, nothing else', asy
     'every line is a run report',
   );
 });
+
+test('watch --target kopf: regenerates the Python package on an edit; the stub module is merged into, never rewritten', async (t) => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
+  const w = new Watcher(['generate', 'crds', '--watch', '--target', 'kopf', '--stubs', 'kinds'], dir);
+  t.after(() => w.stop());
+  await w.until('the first run and the watch', () => /watching \d+ director/.test(w.stdout));
+  const module = (): Promise<string> => read(dir, 'generated/example_com/v1/myresources.py').catch(() => '');
+  assert.doesNotMatch(await module(), /paused/);
+  const stub = await read(dir, 'kinds/myresources.py');
+  await writeFiles(dir, { 'crds/my.yaml': WITH_PAUSED });
+  await w.until('the edit to be generated', async () => /^ {4}paused: bool$/m.test(await module()));
+  assert.equal(await read(dir, 'kinds/myresources.py'), stub, 'no new handler: the stub module is left alone');
+  w.child.kill('SIGTERM');
+  assert.equal(await Promise.race([w.exited, sleep(WAIT_MS).then(() => 'timeout')]), 0);
+});

@@ -30,6 +30,9 @@ test('config: unknown keys and wrong values name the key, with line and column',
     found[2],
     /^kopfgen\.config\.json:5:31 KG302 \/handlers\/MyResource configuration key "handlers\.MyResource"/,
   );
+  assert.deepEqual(problems('kopfgen.config.yaml', 'target: [kopf]\n'), [
+    'kopfgen.config.yaml:1:9 KG302 /target configuration key "target" must be "typescript" or "kopf", got a list',
+  ]);
   const yaml = 'inputs: crds\nout:\n  - a\n';
   assert.deepEqual(
     problems('kopfgen.config.yaml', yaml).map((p) => p.split(' ').slice(0, 3).join(' ')),
@@ -81,11 +84,12 @@ test('config: valid forms', () => {
   const r = parseConfig(
     '/p/kopfgen.config.yaml',
     'kopfgen.config.yaml',
-    'inputs: [crds, "more/*.yaml"]\nout: src/gen\nstubs: false\nhandlers:\n  MyResource: myapp, cleanup\n  Widget: [resize]\n',
+    'target: kopf\ninputs: [crds, "more/*.yaml"]\nout: src/gen\nstubs: false\nhandlers:\n  MyResource: myapp, cleanup\n  Widget: [resize]\n',
     false,
   );
   assert.deepEqual(r.diagnostics, []);
   assert.deepEqual(r.config, {
+    target: 'kopf',
     inputs: ['crds', 'more/*.yaml'],
     out: 'src/gen',
     stubs: false,

@@ -130,7 +130,7 @@ describe('kopf 1.38 with the generated package', { skip }, () => {
         const web = await suite.get(my(ns, 'web'));
         assert.deepEqual(web.status.myapp, { phase: 'Starting' });
       } catch (error) {
-        throw new Error(`${(error as Error).message}\nkopf's output:\n${kopf.output()}`);
+        throw new Error(`${(error as Error).message}\nkopf's output:\n${kopf.output()}`, { cause: error });
       } finally {
         await kopf.stop();
       }
