@@ -7,6 +7,8 @@
  * kopfgen (the code before a change) to the same runs. Then the largest CRD alone, and the
  * slowest single CRD. First, one run in a fresh process per thread count, for the peak memory
  * of a single generation (the section's own peak below includes every run of this section).
+ * The kopf target (`--target kopf`, the Python package) runs in the same interleaving, printed
+ * beside the TypeScript target with their ratio (target: within 1.2x).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import type { SourceText } from '../src/api.js';
+import type { SourceText, Target } from '../src/api.js';
 import { generate, generateParallel } from '../src/generate.js';
 import { readInputs } from '../src/io/read.js';
 import { writeFilesAtomic } from '../src/io/write.js';
@@ -34,12 +36,15 @@ function floor(sources: readonly SourceText[]): void {
   for (const s of sources) for (const doc of parseAllDocuments(s.text)) doc.toJS();
 }
 
-async function endToEnd(inputs: string[], threads = 1): Promise<{ crds: number; bytesOut: number; files: number }> {
+async function endToEnd(
+  inputs: string[],
+  threads = 1,
+  target: Target = 'typescript',
+): Promise<{ crds: number; bytesOut: number; files: number }> {
   const read = await readInputs(inputs);
+  const options = { stubs: false as const, target };
   const result =
-    threads > 1
-      ? await generateParallel(read.sources, { stubs: false }, { threads })
-      : generate(read.sources, { stubs: false });
+    threads > 1 ? await generateParallel(read.sources, options, { threads }) : generate(read.sources, options);
   if (result.files.length === 0)
     throw new Error(`generation failed: ${result.diagnostics.filter((d) => d.severity === 'error').length} errors`);
   const out = mkdtempSync(join(tmpdir(), 'kopfgen-bench-'));
@@ -85,6 +90,7 @@ async function compare(label: string, inputs: string[]): Promise<void> {
   let info = { crds: 0, bytesOut: 0, files: 0 };
   const serialName = 'kopfgen end to end, 1 thread';
   const parallelName = `kopfgen end to end, ${THREADS} threads`;
+  const kopfName = 'kopfgen --target kopf, 1 thread';
   for (let i = 0; i < RUNS; i++) {
     add('yaml parse floor (toJS, 1 thread)', (await time(() => floor(sources)))[0]);
     add('wrapper (js-yaml + openapi-typescript)', (await time(() => wrapper(files)))[0]);
@@ -92,6 +98,7 @@ async function compare(label: string, inputs: string[]): Promise<void> {
     add(serialName, ms);
     info = value;
     add(parallelName, (await time(() => endToEnd(inputs, THREADS)))[0]);
+    add(kopfName, (await time(() => endToEnd(inputs, 1, 'kopf')))[0]);
     if (BASE) {
       add('before: kopfgen, 1 thread', (await time(() => baseRun(inputs, 1)))[0]);
       add(`before: kopfgen, ${THREADS} threads`, (await time(() => baseRun(inputs, THREADS)))[0]);
@@ -110,6 +117,11 @@ async function compare(label: string, inputs: string[]): Promise<void> {
         `${(ms / floorBest).toFixed(2)}x the floor  ${(ms / wrapperBest).toFixed(2)}x the wrapper   (median ${median(values).toFixed(0)} ms)`,
     );
   }
+  const kopf = Math.min(...runs[kopfName]);
+  const typescript = Math.min(...runs[serialName]);
+  console.log(
+    `  --target kopf vs. the TypeScript target (1 thread, best): ${kopf.toFixed(0)} / ${typescript.toFixed(0)} ms = ${(kopf / typescript).toFixed(2)}x (target: <= 1.20x; medians ${(median(runs[kopfName]) / median(runs[serialName])).toFixed(2)}x)`,
+  );
 }
 
 async function slowestSingle(files: string[]): Promise<void> {

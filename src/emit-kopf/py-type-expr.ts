@@ -116,6 +116,17 @@ export function objectMembers(
 const NAME = /[A-Za-z_][A-Za-z0-9_]*/g;
 
 /**
+ * Whether a key is spelt like a name the members' types use (`str`, `List`, a generated type): a
+ * class body's annotated key is a variable of the class scope to checkers, so it would shadow
+ * that name for the keys after it. String literals (`Literal["x"]`) hold no names.
+ */
+function shadows(members: readonly PyMember[], types: readonly string[]): boolean {
+  const keys = new Set(members.map((m) => m.key));
+  const names = (type: string) => type.replace(/"(?:[^"\\]|\\.)*"/g, '').match(NAME) ?? [];
+  return types.some((type) => names(type).some((name) => keys.has(name)));
+}
+
+/**
  * A TypedDict declaration. Every one is `total=False`, with `Required[…]` on the keys the view
  * requires (typing_extensions' `TypedDict`, since `typing.TypedDict` before 3.11 does not know
  * `Required`). A key a class body cannot declare (`x-kube`, `class`, `__x`) makes the whole
@@ -130,35 +141,25 @@ export function pushTypedDict(
   doc: readonly string[] = [],
 ): void {
   const typedDict = imports.use('TypedDict');
-  const typeOf = (m: PyMember) => (m.required ? `${imports.use('Required')}[${m.type}]` : m.type);
+  const types = members.map((m) => (m.required ? `${imports.use('Required')}[${m.type}]` : m.type));
   out.push('\n\n');
-  // A class body's annotated key is a variable of the class scope to checkers: a key spelt like a
-  // name the types use (`str`, `List`, a generated type) would shadow that name for the later keys.
-  const used = new Set(
-    members.flatMap(
-      (m) =>
-        typeOf(m)
-          .replace(/"(?:[^"\\]|\\.)*"/g, '')
-          .match(NAME) ?? [],
-    ),
-  );
-  if (members.every((m) => isClassFormKey(m.key) && !used.has(m.key))) {
+  if (members.every((m) => isClassFormKey(m.key)) && !shadows(members, types)) {
     out.push(`class ${name}(${typedDict}, total=False):\n`);
     pushDocstring(out, '    ', doc);
     if (doc.length > 0 && members.length > 0) out.push('\n');
-    for (const m of members) {
-      out.push(`    ${m.key}: ${typeOf(m)}\n`);
+    members.forEach((m, i) => {
+      out.push(`    ${m.key}: ${types[i]}\n`);
       pushDocstring(out, '    ', m.doc);
-    }
+    });
     if (members.length === 0 && doc.length === 0) out.push('    pass\n');
     return;
   }
   pushComment(out, '', doc);
   out.push(`${name} = ${typedDict}(\n    ${pyString(name)},\n    {\n`);
-  for (const m of members) {
+  members.forEach((m, i) => {
     pushComment(out, '        ', m.doc);
-    out.push(`        ${pyString(m.key)}: ${typeOf(m)},\n`);
-  }
+    out.push(`        ${pyString(m.key)}: ${types[i]},\n`);
+  });
   out.push('    },\n    total=False,\n)\n');
 }
 

@@ -127,6 +127,16 @@ table('objects: children first, required keys, documentation', [
     want: member('x: str\n    """a \\\\d \\"\\"\\" b "q\\""""'),
   },
   {
+    name: 'a line ending in a quote after a backslash, or in three quotes',
+    // The description: `a \"` then `b """`.
+    given: String.raw`{"type": "string", "description": "a \\\"\nb \"\"\""}`,
+    want: member(String.raw`x: str
+    """
+    a \\\"
+    b \"\"\"
+    """`),
+  },
+  {
     name: 'keys a class body cannot declare make the functional form, documentation as comments',
     root: true,
     given:
