@@ -1,8 +1,8 @@
 /**
  * The handler section of a Python resource module: per handler its status TypedDict, its
  * TemporaryError/PermanentError subclasses (whose keyword `status` has that type) and its
- * registration helper, a `_kopfgen.Handler` whose `on_create()` & co. wrap `kopf.on.create(…,
- * id=…)` and merge a raised error's `status` into `status.<id>` (the package's `_kopfgen.py`).
+ * registration helper, a `kopfgen.Handler` whose `on_create()` & co. wrap `kopf.on.create(…,
+ * id=…)` and merge a raised error's `status` into `status.<id>` (the package's `kopfgen.py`).
  *
  * Python has no brand: TypedDicts are structural, so one handler's status is another's when
  * their keys and types agree. A status of different keys is an error, as in TypeScript.
@@ -124,12 +124,12 @@ function pushErrors(
   handler: HandlerModel,
   names: { status: string; temporaryError: string; permanentError: string },
 ): void {
-  out.push(`\n\nclass ${names.temporaryError}(_kopfgen.TemporaryError[${names.status}]):\n`);
+  out.push(`\n\nclass ${names.temporaryError}(kopfgen.TemporaryError[${names.status}]):\n`);
   pushDocstring(out, '    ', [
     `Handler \`${handler.id}\` failed for now: kopf retries it after \`delay\` seconds (default 60); \`status\` is merged into \`status.${handler.id}\` like a return value.`,
     `Example: raise ${names.temporaryError}("waiting for the database", delay=30, status={...})`,
   ]);
-  out.push(`\n\nclass ${names.permanentError}(_kopfgen.PermanentError[${names.status}]):\n`);
+  out.push(`\n\nclass ${names.permanentError}(kopfgen.PermanentError[${names.status}]):\n`);
   pushDocstring(out, '    ', [
     `Handler \`${handler.id}\` failed for good: kopf does not retry it for this cause; \`status\` is still merged into \`status.${handler.id}\`.`,
   ]);
@@ -145,7 +145,7 @@ function pushDefinition(
 ): void {
   const args = [types.body, types.spec, types.status, names.status].join(', ');
   out.push(
-    `\n\n${names.definition} = _kopfgen.Handler[${args}](\n    ${pyName(named.names.descriptor)}, ${pyString(handler.id)}\n)\n`,
+    `\n\n${names.definition} = kopfgen.Handler[${args}](\n    ${pyName(named.names.descriptor)}, ${pyString(handler.id)}\n)\n`,
   );
   pushDocstring(out, '', [
     `Handler \`${handler.id}\` of ${crd.kind}: decorate a function with \`@${names.definition}.on_create()\`, \`.on_update()\`, \`.on_resume()\`, \`.on_delete()\`, \`.on_field(field="spec.x")\`, \`.timer(interval=60)\` or \`.daemon()\` (kopf's decorators, with \`id="${handler.id}"\`).`,

@@ -2,7 +2,7 @@
  * One served version of one CRD → one Python module, `<group>/<version>/<plural>.py` of the
  * generated package: the module constants kopf selects the resource by (GROUP, VERSION, PLURAL,
  * KIND), a TypedDict per named object node (the TypeScript target's names), the resource's
- * TypedDict and its `_kopfgen.Resource` descriptor, and the handler section. Types are declared
+ * TypedDict and its `kopfgen.Resource` descriptor, and the handler section. Types are declared
  * before use (children first), since Python evaluates a class body where it stands.
  */
 import type { CrdModel, ObjectNode } from '../model/ir.js';
@@ -41,7 +41,7 @@ export function emitPyModule(crd: CrdModel, named: NamedVersion, groupPackage: s
   const types = handlerTypes(named, views, imports);
   const descriptor = pyName(names.descriptor);
   body.push(
-    `\n\n${descriptor} = _kopfgen.Resource[${types.body}, ${types.spec}, ${types.status}](GROUP, VERSION, PLURAL, KIND)\n`,
+    `\n\n${descriptor} = kopfgen.Resource[${types.body}, ${types.spec}, ${types.status}](GROUP, VERSION, PLURAL, KIND)\n`,
   );
   pushDocstring(body, '', [`What kopf selects for ${crd.kind} ${crd.group}/${version.name}.`]);
   const handlers = emitPyHandlerSection(crd, named, views, types, imports);
@@ -50,7 +50,7 @@ export function emitPyModule(crd: CrdModel, named: NamedVersion, groupPackage: s
     pyHeaderLine(crd.file),
     `"""${crd.kind} (${crd.group}/${version.name}) from the CRD ${crd.name}: its types${named.handlers.length > 0 ? ", its handlers' statuses, errors and registration helpers" : ''}."""\n`,
     importLines(imports),
-    '\nfrom ... import _kopfgen\n',
+    '\nfrom ... import kopfgen\n',
     `\nGROUP = ${pyString(crd.group)}\nVERSION = ${pyString(version.name)}\nPLURAL = ${pyString(crd.plural)}\nKIND = ${pyString(crd.kind)}\n`,
   ];
   return {

@@ -1,5 +1,5 @@
 /**
- * The files that make the generated modules one Python package: the shim (`_kopfgen.py`), an
+ * The files that make the generated modules one Python package: the shim (`kopfgen.py`), an
  * `__init__.py` in every directory, and the root's, which re-exports every module's names as
  * `index.ts` does for TypeScript (a name an earlier module in path order already exports gets a
  * numbered alias). The re-exports are lazy: importing one module imports its package's
@@ -31,7 +31,14 @@ export function emitPyPackage(modules: readonly EmittedModule[]): GeneratedFile[
 
 function rootInit(modules: readonly EmittedModule[]): string {
   // `TYPE_CHECKING` and `Any` are this file's own names: an export so named is aliased.
-  const scope = new NameScope([...PY_KEYWORDS, ...PY_MODULE_NAMES, 'Tuple', 'importlib']);
+  const scope = new NameScope([
+    ...PY_KEYWORDS,
+    ...PY_MODULE_NAMES,
+    'Tuple',
+    'importlib',
+    'PermanentError',
+    'TemporaryError',
+  ]);
   const imports: string[] = [];
   const table: string[] = [];
   const all: string[] = [];
@@ -55,6 +62,9 @@ function rootInit(modules: readonly EmittedModule[]): string {
     '"""Every generated resource, handler and type by name, imported from its module on first use."""\n',
     'import importlib\n',
     `from typing import ${imports.length > 0 ? 'TYPE_CHECKING, ' : ''}Any, Dict, Tuple\n`,
+    // The shim's base errors, for a helper several handlers share: its status goes to whichever runs.
+    '\nfrom .kopfgen import PermanentError as PermanentError\n',
+    'from .kopfgen import TemporaryError as TemporaryError\n',
   ];
   if (imports.length > 0) out.push('\nif TYPE_CHECKING:\n', ...imports);
   out.push(
@@ -62,7 +72,7 @@ function rootInit(modules: readonly EmittedModule[]): string {
     ...table,
     '}\n',
     '\n__all__ = [\n',
-    ...all.map((n) => `    ${pyString(n)},\n`),
+    ...['PermanentError', 'TemporaryError', ...all].map((n) => `    ${pyString(n)},\n`),
     ']\n',
     '\n\ndef __getattr__(name: str) -> Any:\n',
     '    if name not in _EXPORTS:\n',

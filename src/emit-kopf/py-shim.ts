@@ -1,5 +1,5 @@
 /**
- * `_kopfgen.py`, the generated package's shim over kopf: what every resource module uses. It
+ * `kopfgen.py`, the generated package's shim over kopf: what every resource module uses. It
  * makes kopf issue #693 real without changing kopf: a registration helper wraps the user's
  * function, and when it raises a kopf error carrying a `status`, merges that status into
  * `status.<handler id>` through kopf's `patch` kwarg (the same `dict.update` kopf applies to a
@@ -14,8 +14,12 @@
  * `Required` and for `Protocol` on Python 3.9 and 3.10. The text is the same in every package.
  */
 
-/** The shim's path in the generated package. */
-export const SHIM_PATH = '_kopfgen.py';
+/**
+ * The shim's path in the generated package. No group's package can take the name: a group has a
+ * dot, so its package name an underscore. Not `_kopfgen`: checkers take a module whose name is
+ * private, once the package's `__init__.py` imports from it, as private where modules use it.
+ */
+export const SHIM_PATH = 'kopfgen.py';
 
 export const SHIM_TEXT = String.raw`"""
 kopfgen's shim over kopf (kopf issue #693): registration helpers that type a handler's kwargs

@@ -175,7 +175,7 @@ function embeddedMembers(node: ObjectNode, types: TypeNames, imports: PyImports,
 }
 
 /** Kubernetes' ObjectMeta, declared once in the package's shim. */
-export const OBJECT_META = '_kopfgen.ObjectMeta';
+export const OBJECT_META = 'kopfgen.ObjectMeta';
 
 /**
  * Every named object node below `node` (and its `…Input` where the views differ), children before

@@ -13,7 +13,7 @@
  */
 import type { ScannedFile, ScannedImport, ScannedRegistration } from './handler-scan.js';
 
-/** The methods of a generated `_kopfgen.Handler` that register a handler with kopf. */
+/** The methods of a generated `kopfgen.Handler` that register a handler with kopf. */
 export const PY_REGISTER_METHODS: ReadonlySet<string> = new Set([
   'on_create',
   'on_update',

@@ -24,10 +24,10 @@ test('generate --target kopf: the package and a stub module; --check passes; JSO
     'crds/my.yaml',
     'generated/.kopfgen-manifest.json',
     'generated/__init__.py',
-    'generated/_kopfgen.py',
     'generated/example_com/__init__.py',
     'generated/example_com/v1/__init__.py',
     'generated/example_com/v1/myresources.py',
+    'generated/kopfgen.py',
     'kinds/myresources.py',
   ]);
   assert.match(await read(dir, 'kinds/myresources.py'), /^from generated\.example_com\.v1\.myresources import \($/m);
@@ -124,10 +124,10 @@ test('init --target kopf: a Python operator project, up to date', async () => {
     'README.md',
     'crds/myresource.yaml',
     'generated/__init__.py',
-    'generated/_kopfgen.py',
     'generated/example_com/__init__.py',
     'generated/example_com/v1/__init__.py',
     'generated/example_com/v1/myresources.py',
+    'generated/kopfgen.py',
     'handlers.py',
     'kinds/myresources.py',
     'kopfgen.config.json',

@@ -154,7 +154,7 @@ table('objects: children first, required keys, documentation', [
     given:
       '{"type": "object", "x-kubernetes-embedded-resource": true, "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}, "data": {"type": "string"}}}',
     want:
-      'class TX(TypedDict, total=False):\n    apiVersion: Required[str]\n    kind: Required[str]\n    metadata: _kopfgen.ObjectMeta\n    data: str\n\n\n' +
+      'class TX(TypedDict, total=False):\n    apiVersion: Required[str]\n    kind: Required[str]\n    metadata: kopfgen.ObjectMeta\n    data: str\n\n\n' +
       member('x: TX'),
   },
 ]);

@@ -41,7 +41,7 @@ describe('which generated files an import means', () => {
 
 test("a generated module's exports: its top-level names; the package's lazy table", () => {
   const module =
-    'from typing import Literal\n\nGROUP = "x"\n\n\nclass A(TypedDict, total=False):\n    b: str\n\n\nC: TypeAlias = str\nD = _kopfgen.Handler[A](E, "d")\n';
+    'from typing import Literal\n\nGROUP = "x"\n\n\nclass A(TypedDict, total=False):\n    b: str\n\n\nC: TypeAlias = str\nD = kopfgen.Handler[A](E, "d")\n';
   assert.deepEqual([...pyExportedNames(module)].sort(), ['A', 'C', 'D', 'GROUP', 'Literal']);
   const init = '_EXPORTS: Dict[str, Tuple[str, str]] = {\n    "Widget": (".a.v1.widgets", "Widget"),\n}\n';
   assert.ok(pyExportedNames(init).has('Widget'));

@@ -3,6 +3,9 @@
 import importlib
 from typing import TYPE_CHECKING, Any, Dict, Tuple
 
+from .kopfgen import PermanentError as PermanentError
+from .kopfgen import TemporaryError as TemporaryError
+
 if TYPE_CHECKING:
     from .stable_example_com.v1.crontabs import (
         CronTab as CronTab,
@@ -45,6 +48,8 @@ _EXPORTS: Dict[str, Tuple[str, str]] = {
 }
 
 __all__ = [
+    "PermanentError",
+    "TemporaryError",
     "CronTab",
     "CronTabDescriptor",
     "CronTabSpec",

@@ -3,6 +3,9 @@
 import importlib
 from typing import TYPE_CHECKING, Any, Dict, Tuple
 
+from .kopfgen import PermanentError as PermanentError
+from .kopfgen import TemporaryError as TemporaryError
+
 if TYPE_CHECKING:
     from .apps_example_com.v1alpha1.webapps import (
         WebApp as WebApp,
@@ -27,6 +30,8 @@ _EXPORTS: Dict[str, Tuple[str, str]] = {
 }
 
 __all__ = [
+    "PermanentError",
+    "TemporaryError",
     "WebApp",
     "WebAppDescriptor",
     "WebAppSpec",

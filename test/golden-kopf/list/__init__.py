@@ -3,6 +3,9 @@
 import importlib
 from typing import TYPE_CHECKING, Any, Dict, Tuple
 
+from .kopfgen import PermanentError as PermanentError
+from .kopfgen import TemporaryError as TemporaryError
+
 if TYPE_CHECKING:
     from .list_kopfgen_dev.v1.runs import (
         Run as Run,
@@ -25,6 +28,8 @@ _EXPORTS: Dict[str, Tuple[str, str]] = {
 }
 
 __all__ = [
+    "PermanentError",
+    "TemporaryError",
     "Run",
     "RunDescriptor",
     "RunSpec",

@@ -3,6 +3,9 @@
 import importlib
 from typing import TYPE_CHECKING, Any, Dict, Tuple
 
+from .kopfgen import PermanentError as PermanentError
+from .kopfgen import TemporaryError as TemporaryError
+
 if TYPE_CHECKING:
     from .alpha_kopfgen_dev.v1.objects import (
         AlphaObject as AlphaObject,
@@ -35,6 +38,8 @@ _EXPORTS: Dict[str, Tuple[str, str]] = {
 }
 
 __all__ = [
+    "PermanentError",
+    "TemporaryError",
     "AlphaObject",
     "AlphaObjectDescriptor",
     "AlphaObjectDescriptor2",

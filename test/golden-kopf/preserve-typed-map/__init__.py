@@ -3,6 +3,9 @@
 import importlib
 from typing import TYPE_CHECKING, Any, Dict, Tuple
 
+from .kopfgen import PermanentError as PermanentError
+from .kopfgen import TemporaryError as TemporaryError
+
 if TYPE_CHECKING:
     from .fixtures_kopfgen_dev.v1.clients import (
         Client as Client,
@@ -17,6 +20,8 @@ _EXPORTS: Dict[str, Tuple[str, str]] = {
 }
 
 __all__ = [
+    "PermanentError",
+    "TemporaryError",
     "Client",
     "ClientDescriptor",
     "ClientSpec",

@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -34,9 +34,9 @@ class Config(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Config"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: ConfigSpec
 
 
-ConfigDescriptor = _kopfgen.Resource[Config, ConfigSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+ConfigDescriptor = kopfgen.Resource[Config, ConfigSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Config fixtures.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "stable.example.com"
 VERSION = "v1"
@@ -40,12 +40,12 @@ class CronTab(TypedDict, total=False):
 
     apiVersion: Required[Literal["stable.example.com/v1"]]
     kind: Required[Literal["CronTab"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: CronTabSpec
     status: CronTabStatus
 
 
-CronTabDescriptor = _kopfgen.Resource[CronTab, CronTabSpec, CronTabStatus](GROUP, VERSION, PLURAL, KIND)
+CronTabDescriptor = kopfgen.Resource[CronTab, CronTabSpec, CronTabStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for CronTab stable.example.com/v1."""
 
 
@@ -57,18 +57,18 @@ class CronTabScheduleStatus(CronTabStatusSchedule):
     """
 
 
-class CronTabScheduleTemporaryError(_kopfgen.TemporaryError[CronTabScheduleStatus]):
+class CronTabScheduleTemporaryError(kopfgen.TemporaryError[CronTabScheduleStatus]):
     """
     Handler `schedule` failed for now: kopf retries it after `delay` seconds (default 60); `status` is merged into `status.schedule` like a return value.
     Example: raise CronTabScheduleTemporaryError("waiting for the database", delay=30, status={...})
     """
 
 
-class CronTabSchedulePermanentError(_kopfgen.PermanentError[CronTabScheduleStatus]):
+class CronTabSchedulePermanentError(kopfgen.PermanentError[CronTabScheduleStatus]):
     """Handler `schedule` failed for good: kopf does not retry it for this cause; `status` is still merged into `status.schedule`."""
 
 
-CronTabSchedule = _kopfgen.Handler[CronTab, CronTabSpec, CronTabStatus, CronTabScheduleStatus](
+CronTabSchedule = kopfgen.Handler[CronTab, CronTabSpec, CronTabStatus, CronTabScheduleStatus](
     CronTabDescriptor, "schedule"
 )
 """

@@ -5,7 +5,7 @@ from typing import Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "stable.example.com"
 VERSION = "v1beta1"
@@ -40,12 +40,12 @@ class CronTabV1beta1(TypedDict, total=False):
 
     apiVersion: Required[Literal["stable.example.com/v1beta1"]]
     kind: Required[Literal["CronTab"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: CronTabV1beta1Spec
     status: CronTabV1beta1Status
 
 
-CronTabV1beta1Descriptor = _kopfgen.Resource[CronTabV1beta1, CronTabV1beta1Spec, CronTabV1beta1Status](GROUP, VERSION, PLURAL, KIND)
+CronTabV1beta1Descriptor = kopfgen.Resource[CronTabV1beta1, CronTabV1beta1Spec, CronTabV1beta1Status](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for CronTab stable.example.com/v1beta1."""
 
 
@@ -57,18 +57,18 @@ class CronTabV1beta1ScheduleStatus(CronTabV1beta1StatusSchedule):
     """
 
 
-class CronTabV1beta1ScheduleTemporaryError(_kopfgen.TemporaryError[CronTabV1beta1ScheduleStatus]):
+class CronTabV1beta1ScheduleTemporaryError(kopfgen.TemporaryError[CronTabV1beta1ScheduleStatus]):
     """
     Handler `schedule` failed for now: kopf retries it after `delay` seconds (default 60); `status` is merged into `status.schedule` like a return value.
     Example: raise CronTabV1beta1ScheduleTemporaryError("waiting for the database", delay=30, status={...})
     """
 
 
-class CronTabV1beta1SchedulePermanentError(_kopfgen.PermanentError[CronTabV1beta1ScheduleStatus]):
+class CronTabV1beta1SchedulePermanentError(kopfgen.PermanentError[CronTabV1beta1ScheduleStatus]):
     """Handler `schedule` failed for good: kopf does not retry it for this cause; `status` is still merged into `status.schedule`."""
 
 
-CronTabV1beta1Schedule = _kopfgen.Handler[CronTabV1beta1, CronTabV1beta1Spec, CronTabV1beta1Status, CronTabV1beta1ScheduleStatus](
+CronTabV1beta1Schedule = kopfgen.Handler[CronTabV1beta1, CronTabV1beta1Spec, CronTabV1beta1Status, CronTabV1beta1ScheduleStatus](
     CronTabV1beta1Descriptor, "schedule"
 )
 """

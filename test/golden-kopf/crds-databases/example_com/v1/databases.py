@@ -5,7 +5,7 @@ from typing import Dict, List, Literal, Optional, Union
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "example.com"
 VERSION = "v1"
@@ -104,13 +104,13 @@ class Database(TypedDict, total=False):
 
     apiVersion: Required[Literal["example.com/v1"]]
     kind: Required[Literal["Database"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: Required[DatabaseSpec]
     """@validation self.engine != 'sqlite' || self.replicas == 1 — sqlite cannot be replicated"""
     status: DatabaseStatus
 
 
-DatabaseDescriptor = _kopfgen.Resource[Database, DatabaseSpec, DatabaseStatus](GROUP, VERSION, PLURAL, KIND)
+DatabaseDescriptor = kopfgen.Resource[Database, DatabaseSpec, DatabaseStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Database example.com/v1."""
 
 
@@ -122,18 +122,18 @@ class DatabaseBackupStatus(DatabaseStatusBackup):
     """
 
 
-class DatabaseBackupTemporaryError(_kopfgen.TemporaryError[DatabaseBackupStatus]):
+class DatabaseBackupTemporaryError(kopfgen.TemporaryError[DatabaseBackupStatus]):
     """
     Handler `backup` failed for now: kopf retries it after `delay` seconds (default 60); `status` is merged into `status.backup` like a return value.
     Example: raise DatabaseBackupTemporaryError("waiting for the database", delay=30, status={...})
     """
 
 
-class DatabaseBackupPermanentError(_kopfgen.PermanentError[DatabaseBackupStatus]):
+class DatabaseBackupPermanentError(kopfgen.PermanentError[DatabaseBackupStatus]):
     """Handler `backup` failed for good: kopf does not retry it for this cause; `status` is still merged into `status.backup`."""
 
 
-DatabaseBackup = _kopfgen.Handler[Database, DatabaseSpec, DatabaseStatus, DatabaseBackupStatus](
+DatabaseBackup = kopfgen.Handler[Database, DatabaseSpec, DatabaseStatus, DatabaseBackupStatus](
     DatabaseDescriptor, "backup"
 )
 """
@@ -151,18 +151,18 @@ class DatabaseProvisionStatus(DatabaseStatusProvision):
     """
 
 
-class DatabaseProvisionTemporaryError(_kopfgen.TemporaryError[DatabaseProvisionStatus]):
+class DatabaseProvisionTemporaryError(kopfgen.TemporaryError[DatabaseProvisionStatus]):
     """
     Handler `provision` failed for now: kopf retries it after `delay` seconds (default 60); `status` is merged into `status.provision` like a return value.
     Example: raise DatabaseProvisionTemporaryError("waiting for the database", delay=30, status={...})
     """
 
 
-class DatabaseProvisionPermanentError(_kopfgen.PermanentError[DatabaseProvisionStatus]):
+class DatabaseProvisionPermanentError(kopfgen.PermanentError[DatabaseProvisionStatus]):
     """Handler `provision` failed for good: kopf does not retry it for this cause; `status` is still merged into `status.provision`."""
 
 
-DatabaseProvision = _kopfgen.Handler[Database, DatabaseSpec, DatabaseStatus, DatabaseProvisionStatus](
+DatabaseProvision = kopfgen.Handler[Database, DatabaseSpec, DatabaseStatus, DatabaseProvisionStatus](
     DatabaseDescriptor, "provision"
 )
 """

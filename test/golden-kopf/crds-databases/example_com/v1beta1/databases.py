@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypeAlias, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "example.com"
 VERSION = "v1beta1"
@@ -29,10 +29,10 @@ class DatabaseV1beta1(TypedDict, total=False):
 
     apiVersion: Required[Literal["example.com/v1beta1"]]
     kind: Required[Literal["Database"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: DatabaseV1beta1Spec
     status: DatabaseV1beta1Status
 
 
-DatabaseV1beta1Descriptor = _kopfgen.Resource[DatabaseV1beta1, DatabaseV1beta1Spec, DatabaseV1beta1Status](GROUP, VERSION, PLURAL, KIND)
+DatabaseV1beta1Descriptor = kopfgen.Resource[DatabaseV1beta1, DatabaseV1beta1Spec, DatabaseV1beta1Status](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Database example.com/v1beta1."""

@@ -5,7 +5,7 @@ from typing import Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "example.com"
 VERSION = "v1"
@@ -38,12 +38,12 @@ class MyResource(TypedDict, total=False):
 
     apiVersion: Required[Literal["example.com/v1"]]
     kind: Required[Literal["MyResource"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: MyResourceSpec
     status: MyResourceStatus
 
 
-MyResourceDescriptor = _kopfgen.Resource[MyResource, MyResourceSpec, MyResourceStatus](GROUP, VERSION, PLURAL, KIND)
+MyResourceDescriptor = kopfgen.Resource[MyResource, MyResourceSpec, MyResourceStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for MyResource example.com/v1."""
 
 
@@ -55,18 +55,18 @@ class MyResourceMyappStatus(MyResourceStatusMyapp):
     """
 
 
-class MyResourceMyappTemporaryError(_kopfgen.TemporaryError[MyResourceMyappStatus]):
+class MyResourceMyappTemporaryError(kopfgen.TemporaryError[MyResourceMyappStatus]):
     """
     Handler `myapp` failed for now: kopf retries it after `delay` seconds (default 60); `status` is merged into `status.myapp` like a return value.
     Example: raise MyResourceMyappTemporaryError("waiting for the database", delay=30, status={...})
     """
 
 
-class MyResourceMyappPermanentError(_kopfgen.PermanentError[MyResourceMyappStatus]):
+class MyResourceMyappPermanentError(kopfgen.PermanentError[MyResourceMyappStatus]):
     """Handler `myapp` failed for good: kopf does not retry it for this cause; `status` is still merged into `status.myapp`."""
 
 
-MyResourceMyapp = _kopfgen.Handler[MyResource, MyResourceSpec, MyResourceStatus, MyResourceMyappStatus](
+MyResourceMyapp = kopfgen.Handler[MyResource, MyResourceSpec, MyResourceStatus, MyResourceMyappStatus](
     MyResourceDescriptor, "myapp"
 )
 """

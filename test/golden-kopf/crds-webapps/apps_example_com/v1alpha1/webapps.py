@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "apps.example.com"
 VERSION = "v1alpha1"
@@ -20,7 +20,7 @@ class WebAppSpecFeatureFlags(TypedDict, total=False):
 class WebAppSpecPodTemplate(TypedDict, total=False):
     apiVersion: Required[str]
     kind: Required[str]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
 
 
 class WebAppSpecRoutes(TypedDict, total=False):
@@ -70,12 +70,12 @@ class WebApp(TypedDict, total=False):
 
     apiVersion: Required[Literal["apps.example.com/v1alpha1"]]
     kind: Required[Literal["WebApp"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: WebAppSpec
     status: WebAppStatus
 
 
-WebAppDescriptor = _kopfgen.Resource[WebApp, WebAppSpec, WebAppStatus](GROUP, VERSION, PLURAL, KIND)
+WebAppDescriptor = kopfgen.Resource[WebApp, WebAppSpec, WebAppStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for WebApp apps.example.com/v1alpha1."""
 
 
@@ -87,18 +87,18 @@ class WebAppDeployStatus(WebAppStatusDeploy):
     """
 
 
-class WebAppDeployTemporaryError(_kopfgen.TemporaryError[WebAppDeployStatus]):
+class WebAppDeployTemporaryError(kopfgen.TemporaryError[WebAppDeployStatus]):
     """
     Handler `deploy` failed for now: kopf retries it after `delay` seconds (default 60); `status` is merged into `status.deploy` like a return value.
     Example: raise WebAppDeployTemporaryError("waiting for the database", delay=30, status={...})
     """
 
 
-class WebAppDeployPermanentError(_kopfgen.PermanentError[WebAppDeployStatus]):
+class WebAppDeployPermanentError(kopfgen.PermanentError[WebAppDeployStatus]):
     """Handler `deploy` failed for good: kopf does not retry it for this cause; `status` is still merged into `status.deploy`."""
 
 
-WebAppDeploy = _kopfgen.Handler[WebApp, WebAppSpec, WebAppStatus, WebAppDeployStatus](
+WebAppDeploy = kopfgen.Handler[WebApp, WebAppSpec, WebAppStatus, WebAppDeployStatus](
     WebAppDescriptor, "deploy"
 )
 """

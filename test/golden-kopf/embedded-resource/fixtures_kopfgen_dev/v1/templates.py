@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -16,20 +16,20 @@ KIND = "Template"
 class TemplateSpecCounters(TypedDict, total=False):
     apiVersion: Required[str]
     kind: Required[str]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: Dict[str, int]
 
 
 class TemplateSpecObject(TypedDict, total=False):
     apiVersion: Required[str]
     kind: Required[str]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
 
 
 class TemplateSpecTyped(TypedDict, total=False):
     apiVersion: Required[str]
     kind: Required[str]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     data: Dict[str, str]
 
 
@@ -45,9 +45,9 @@ class Template(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Template"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: TemplateSpec
 
 
-TemplateDescriptor = _kopfgen.Resource[Template, TemplateSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+TemplateDescriptor = kopfgen.Resource[Template, TemplateSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Template fixtures.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import List, Literal, Optional
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -29,10 +29,10 @@ class Lamp(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Lamp"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: LampSpec
     status: LampStatus
 
 
-LampDescriptor = _kopfgen.Resource[Lamp, LampSpec, LampStatus](GROUP, VERSION, PLURAL, KIND)
+LampDescriptor = kopfgen.Resource[Lamp, LampSpec, LampStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Lamp fixtures.kopfgen.dev/v1."""

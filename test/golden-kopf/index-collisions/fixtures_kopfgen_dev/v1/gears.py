@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -22,9 +22,9 @@ class Gear(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Gear"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: GearSpec
 
 
-GearDescriptor = _kopfgen.Resource[Gear, GearSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+GearDescriptor = kopfgen.Resource[Gear, GearSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Gear fixtures.kopfgen.dev/v1."""

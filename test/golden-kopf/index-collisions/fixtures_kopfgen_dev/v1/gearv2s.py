@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -22,9 +22,9 @@ class GearV2(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["GearV2"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: GearV2Spec
 
 
-GearV2Descriptor = _kopfgen.Resource[GearV2, GearV2Spec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+GearV2Descriptor = kopfgen.Resource[GearV2, GearV2Spec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for GearV2 fixtures.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v2"
@@ -23,9 +23,9 @@ class GearV2(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v2"]]
     kind: Required[Literal["Gear"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: GearV2Spec
 
 
-GearV2Descriptor = _kopfgen.Resource[GearV2, GearV2Spec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+GearV2Descriptor = kopfgen.Resource[GearV2, GearV2Spec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Gear fixtures.kopfgen.dev/v2."""

@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Literal, Union
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -26,9 +26,9 @@ class Rollout(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Rollout"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: RolloutSpec
 
 
-RolloutDescriptor = _kopfgen.Resource[Rollout, RolloutSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+RolloutDescriptor = kopfgen.Resource[Rollout, RolloutSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Rollout fixtures.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -47,7 +47,7 @@ class Backup(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Backup"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: BackupSpec
     """
     What to back up and when.
@@ -57,5 +57,5 @@ class Backup(TypedDict, total=False):
     """
 
 
-BackupDescriptor = _kopfgen.Resource[Backup, BackupSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+BackupDescriptor = kopfgen.Resource[Backup, BackupSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Backup fixtures.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "list.kopfgen.dev"
 VERSION = "v1"
@@ -22,9 +22,9 @@ class Run(TypedDict, total=False):
 
     apiVersion: Required[Literal["list.kopfgen.dev/v1"]]
     kind: Required[Literal["Run"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: RunSpec
 
 
-RunDescriptor = _kopfgen.Resource[Run, RunSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+RunDescriptor = kopfgen.Resource[Run, RunSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Run list.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "list.kopfgen.dev"
 VERSION = "v1"
@@ -22,9 +22,9 @@ class Task(TypedDict, total=False):
 
     apiVersion: Required[Literal["list.kopfgen.dev/v1"]]
     kind: Required[Literal["Task"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: TaskSpec
 
 
-TaskDescriptor = _kopfgen.Resource[Task, TaskSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+TaskDescriptor = kopfgen.Resource[Task, TaskSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Task list.kopfgen.dev/v1."""

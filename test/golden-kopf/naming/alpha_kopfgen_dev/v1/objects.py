@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "alpha.kopfgen.dev"
 VERSION = "v1"
@@ -44,10 +44,10 @@ class AlphaObject(TypedDict, total=False):
 
     apiVersion: Required[Literal["alpha.kopfgen.dev/v1"]]
     kind: Required[Literal["Object"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     descriptor: AlphaObjectDescriptor2
     spec: AlphaObjectSpec
 
 
-AlphaObjectDescriptor = _kopfgen.Resource[AlphaObject, AlphaObjectSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+AlphaObjectDescriptor = kopfgen.Resource[AlphaObject, AlphaObjectSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Object alpha.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "alpha.kopfgen.dev"
 VERSION = "v1"
@@ -22,9 +22,9 @@ class AlphaQueue(TypedDict, total=False):
 
     apiVersion: Required[Literal["alpha.kopfgen.dev/v1"]]
     kind: Required[Literal["Queue"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: AlphaQueueSpec
 
 
-AlphaQueueDescriptor = _kopfgen.Resource[AlphaQueue, AlphaQueueSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+AlphaQueueDescriptor = kopfgen.Resource[AlphaQueue, AlphaQueueSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Queue alpha.kopfgen.dev/v1."""

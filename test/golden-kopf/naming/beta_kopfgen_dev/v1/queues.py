@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "beta.kopfgen.dev"
 VERSION = "v1"
@@ -22,9 +22,9 @@ class BetaQueue(TypedDict, total=False):
 
     apiVersion: Required[Literal["beta.kopfgen.dev/v1"]]
     kind: Required[Literal["Queue"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: BetaQueueSpec
 
 
-BetaQueueDescriptor = _kopfgen.Resource[BetaQueue, BetaQueueSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+BetaQueueDescriptor = kopfgen.Resource[BetaQueue, BetaQueueSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Queue beta.kopfgen.dev/v1."""

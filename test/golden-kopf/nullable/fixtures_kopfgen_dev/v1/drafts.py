@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Literal, Optional
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -29,9 +29,9 @@ class Draft(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Draft"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: DraftSpec
 
 
-DraftDescriptor = _kopfgen.Resource[Draft, DraftSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+DraftDescriptor = kopfgen.Resource[Draft, DraftSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Draft fixtures.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Literal, Optional
 
 from typing_extensions import Required, TypeAlias, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -41,9 +41,9 @@ class Client(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Client"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: ClientSpec
 
 
-ClientDescriptor = _kopfgen.Resource[Client, ClientSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+ClientDescriptor = kopfgen.Resource[Client, ClientSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Client fixtures.kopfgen.dev/v1."""

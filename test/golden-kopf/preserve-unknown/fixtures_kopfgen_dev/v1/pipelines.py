@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypeAlias, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -34,10 +34,10 @@ class Pipeline(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Pipeline"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: PipelineSpec
     status: PipelineStatus
 
 
-PipelineDescriptor = _kopfgen.Resource[Pipeline, PipelineSpec, PipelineStatus](GROUP, VERSION, PLURAL, KIND)
+PipelineDescriptor = kopfgen.Resource[Pipeline, PipelineSpec, PipelineStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Pipeline fixtures.kopfgen.dev/v1."""

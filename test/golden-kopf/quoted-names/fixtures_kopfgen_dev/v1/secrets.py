@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -41,9 +41,9 @@ class Secret(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Secret"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: SecretSpec
 
 
-SecretDescriptor = _kopfgen.Resource[Secret, SecretSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+SecretDescriptor = kopfgen.Resource[Secret, SecretSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Secret fixtures.kopfgen.dev/v1."""

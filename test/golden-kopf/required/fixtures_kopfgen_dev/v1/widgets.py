@@ -5,7 +5,7 @@ from typing import List, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -51,10 +51,10 @@ class Widget(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Widget"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: Required[WidgetSpec]
     status: WidgetStatus
 
 
-WidgetDescriptor = _kopfgen.Resource[Widget, WidgetSpec, WidgetStatus](GROUP, VERSION, PLURAL, KIND)
+WidgetDescriptor = kopfgen.Resource[Widget, WidgetSpec, WidgetStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Widget fixtures.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -16,7 +16,7 @@ KIND = "Tenant"
 class TenantSpecTemplate(TypedDict, total=False):
     apiVersion: Required[str]
     kind: Required[str]
-    metadata: Required[_kopfgen.ObjectMeta]
+    metadata: Required[kopfgen.ObjectMeta]
 
 
 class TenantSpec(TypedDict, total=False):
@@ -33,10 +33,10 @@ class Tenant(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Tenant"]]
-    metadata: Required[_kopfgen.ObjectMeta]
+    metadata: Required[kopfgen.ObjectMeta]
     spec: Required[TenantSpec]
     status: TenantStatus
 
 
-TenantDescriptor = _kopfgen.Resource[Tenant, TenantSpec, TenantStatus](GROUP, VERSION, PLURAL, KIND)
+TenantDescriptor = kopfgen.Resource[Tenant, TenantSpec, TenantStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Tenant fixtures.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Dict, List, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -120,7 +120,7 @@ class Password(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Password"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: Required[PasswordSpec]
     status: PasswordStatus
 
@@ -130,12 +130,12 @@ class PasswordInput(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Password"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: Required[PasswordSpecInput]
     status: PasswordStatusInput
 
 
-PasswordDescriptor = _kopfgen.Resource[Password, PasswordSpec, PasswordStatus](GROUP, VERSION, PLURAL, KIND)
+PasswordDescriptor = kopfgen.Resource[Password, PasswordSpec, PasswordStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Password fixtures.kopfgen.dev/v1."""
 
 
@@ -147,18 +147,18 @@ class PasswordRotateStatus(PasswordStatusRotateInput):
     """
 
 
-class PasswordRotateTemporaryError(_kopfgen.TemporaryError[PasswordRotateStatus]):
+class PasswordRotateTemporaryError(kopfgen.TemporaryError[PasswordRotateStatus]):
     """
     Handler `rotate` failed for now: kopf retries it after `delay` seconds (default 60); `status` is merged into `status.rotate` like a return value.
     Example: raise PasswordRotateTemporaryError("waiting for the database", delay=30, status={...})
     """
 
 
-class PasswordRotatePermanentError(_kopfgen.PermanentError[PasswordRotateStatus]):
+class PasswordRotatePermanentError(kopfgen.PermanentError[PasswordRotateStatus]):
     """Handler `rotate` failed for good: kopf does not retry it for this cause; `status` is still merged into `status.rotate`."""
 
 
-PasswordRotate = _kopfgen.Handler[Password, PasswordSpec, PasswordStatus, PasswordRotateStatus](
+PasswordRotate = kopfgen.Handler[Password, PasswordSpec, PasswordStatus, PasswordRotateStatus](
     PasswordDescriptor, "rotate"
 )
 """

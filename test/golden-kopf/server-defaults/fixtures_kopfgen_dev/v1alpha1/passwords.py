@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypeAlias, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1alpha1"
@@ -30,12 +30,12 @@ class PasswordV1alpha1(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1alpha1"]]
     kind: Required[Literal["Password"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: PasswordV1alpha1Spec
     status: PasswordV1alpha1Status
 
 
-PasswordV1alpha1Descriptor = _kopfgen.Resource[PasswordV1alpha1, PasswordV1alpha1Spec, PasswordV1alpha1Status](GROUP, VERSION, PLURAL, KIND)
+PasswordV1alpha1Descriptor = kopfgen.Resource[PasswordV1alpha1, PasswordV1alpha1Spec, PasswordV1alpha1Status](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Password fixtures.kopfgen.dev/v1alpha1."""
 
 
@@ -47,18 +47,18 @@ Synthesised from the printer columns (the CRD keeps status open): other keys are
 """
 
 
-class PasswordV1alpha1RotateTemporaryError(_kopfgen.TemporaryError[PasswordV1alpha1RotateStatus]):
+class PasswordV1alpha1RotateTemporaryError(kopfgen.TemporaryError[PasswordV1alpha1RotateStatus]):
     """
     Handler `rotate` failed for now: kopf retries it after `delay` seconds (default 60); `status` is merged into `status.rotate` like a return value.
     Example: raise PasswordV1alpha1RotateTemporaryError("waiting for the database", delay=30, status={...})
     """
 
 
-class PasswordV1alpha1RotatePermanentError(_kopfgen.PermanentError[PasswordV1alpha1RotateStatus]):
+class PasswordV1alpha1RotatePermanentError(kopfgen.PermanentError[PasswordV1alpha1RotateStatus]):
     """Handler `rotate` failed for good: kopf does not retry it for this cause; `status` is still merged into `status.rotate`."""
 
 
-PasswordV1alpha1Rotate = _kopfgen.Handler[PasswordV1alpha1, PasswordV1alpha1Spec, PasswordV1alpha1Status, PasswordV1alpha1RotateStatus](
+PasswordV1alpha1Rotate = kopfgen.Handler[PasswordV1alpha1, PasswordV1alpha1Spec, PasswordV1alpha1Status, PasswordV1alpha1RotateStatus](
     PasswordV1alpha1Descriptor, "rotate"
 )
 """

@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "legacy.kopfgen.dev"
 VERSION = "v1"
@@ -24,9 +24,9 @@ class CronTab(TypedDict, total=False):
 
     apiVersion: Required[Literal["legacy.kopfgen.dev/v1"]]
     kind: Required[Literal["CronTab"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: CronTabSpec
 
 
-CronTabDescriptor = _kopfgen.Resource[CronTab, CronTabSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+CronTabDescriptor = kopfgen.Resource[CronTab, CronTabSpec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for CronTab legacy.kopfgen.dev/v1."""

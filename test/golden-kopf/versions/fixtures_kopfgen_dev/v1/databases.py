@@ -5,7 +5,7 @@ from typing import Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1"
@@ -27,10 +27,10 @@ class Database(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1"]]
     kind: Required[Literal["Database"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: DatabaseSpec
     status: DatabaseStatus
 
 
-DatabaseDescriptor = _kopfgen.Resource[Database, DatabaseSpec, DatabaseStatus](GROUP, VERSION, PLURAL, KIND)
+DatabaseDescriptor = kopfgen.Resource[Database, DatabaseSpec, DatabaseStatus](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Database fixtures.kopfgen.dev/v1."""

@@ -5,7 +5,7 @@ from typing import Any, Dict, Literal
 
 from typing_extensions import Required, TypedDict
 
-from ... import _kopfgen
+from ... import kopfgen
 
 GROUP = "fixtures.kopfgen.dev"
 VERSION = "v1beta1"
@@ -25,9 +25,9 @@ class DatabaseV1beta1(TypedDict, total=False):
 
     apiVersion: Required[Literal["fixtures.kopfgen.dev/v1beta1"]]
     kind: Required[Literal["Database"]]
-    metadata: _kopfgen.ObjectMeta
+    metadata: kopfgen.ObjectMeta
     spec: DatabaseV1beta1Spec
 
 
-DatabaseV1beta1Descriptor = _kopfgen.Resource[DatabaseV1beta1, DatabaseV1beta1Spec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
+DatabaseV1beta1Descriptor = kopfgen.Resource[DatabaseV1beta1, DatabaseV1beta1Spec, Dict[str, Any]](GROUP, VERSION, PLURAL, KIND)
 """What kopf selects for Database fixtures.kopfgen.dev/v1beta1."""
