@@ -39,7 +39,7 @@ import functools
 from typing import Any, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, TypeVar, Union
 
 import kopf
-from typing_extensions import Protocol, Required, TypedDict
+from typing_extensions import Protocol, Required, TypedDict, Unpack
 
 _Body = TypeVar("_Body")
 _Spec = TypeVar("_Spec")
@@ -278,219 +278,121 @@ class Resource(Generic[_Body, _Spec, _Status]):
 _Decorator = Callable[[_Result], _Result]
 
 
+class _Options(TypedDict, total=False):
+    """kopf's options of every handler kind, passed to its decorator as they are."""
+
+    param: Any
+    errors: Optional[kopf.ErrorsMode]
+    timeout: Optional[float]
+    retries: Optional[int]
+    backoff: Optional[float]
+    labels: Optional[Mapping[str, Any]]
+    annotations: Optional[Mapping[str, Any]]
+    when: Optional[Callable[..., bool]]
+    value: Any
+    registry: Optional[kopf.OperatorRegistry]
+
+
+class ChangingOptions(_Options, total=False):
+    """kopf.on.create's options (and those every other kind adds to)."""
+
+    field: Optional[kopf.FieldSpec]
+
+
+class UpdateOptions(ChangingOptions, total=False):
+    """kopf.on.update's options: old and new filter the values."""
+
+    old: Any
+    new: Any
+
+
+class ResumeOptions(ChangingOptions, total=False):
+    """kopf.on.resume's options."""
+
+    deleted: Optional[bool]
+
+
+class DeleteOptions(ChangingOptions, total=False):
+    """kopf.on.delete's options: optional=True puts no finalizer on the objects."""
+
+    optional: Optional[bool]
+
+
+class FieldOptions(_Options, total=False):
+    """kopf.on.field's options: the field is required."""
+
+    field: Required[kopf.FieldSpec]
+    old: Any
+    new: Any
+
+
+class TimerOptions(ChangingOptions, total=False):
+    """kopf.timer's options."""
+
+    interval: Optional[float]
+    initial_delay: Optional[float]
+    sharp: Optional[bool]
+    idle: Optional[float]
+
+
+class DaemonOptions(ChangingOptions, total=False):
+    """kopf.daemon's options."""
+
+    initial_delay: Optional[float]
+    cancellation_backoff: Optional[float]
+    cancellation_timeout: Optional[float]
+    cancellation_polling: Optional[float]
+
+
 class Handler(Generic[_Body, _Spec, _Status, _Result]):
     """
     A handler id of a resource: kopf's decorators with id=<id>, the kwargs typed by the resource
-    and the return value by the handler's status. Options are kopf's own, passed through.
+    and the return value by the handler's status. The options are kopf's own, passed through.
     """
 
     def __init__(self, resource: Resource[_Body, _Spec, _Status], id: str) -> None:
         self.resource = resource
         self.id = id
 
-    def _register(self, decorator: Callable[[Callable[..., Any]], Any], owns_result: bool) -> Callable[[Any], Any]:
+    def _register(self, decorator: Callable[[Callable[..., Any]], Any], field: object) -> Callable[[Any], Any]:
         def register(fn: Any) -> Any:
-            decorator(_wrap(fn, self.id, owns_result))
+            decorator(_wrap(fn, self.id, field is not None))
             return fn
 
         return register
 
-    def on_create(
-        self,
-        *,
-        param: Any = None,
-        errors: Optional[kopf.ErrorsMode] = None,
-        timeout: Optional[float] = None,
-        retries: Optional[int] = None,
-        backoff: Optional[float] = None,
-        labels: Optional[Mapping[str, Any]] = None,
-        annotations: Optional[Mapping[str, Any]] = None,
-        when: Optional[Callable[..., bool]] = None,
-        field: Optional[kopf.FieldSpec] = None,
-        value: Any = None,
-        registry: Optional[kopf.OperatorRegistry] = None,
-    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+    def on_create(self, **options: Unpack[ChangingOptions]) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
         """kopf.on.create for this handler id."""
         r = self.resource
-        return self._register(
-            kopf.on.create(
-                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
-                retries=retries, backoff=backoff, labels=labels, annotations=annotations, when=when,
-                field=field, value=value, registry=registry,
-            ),
-            field is not None,
-        )
+        return self._register(kopf.on.create(r.group, r.version, r.plural, id=self.id, **options), options.get("field"))
 
-    def on_update(
-        self,
-        *,
-        param: Any = None,
-        errors: Optional[kopf.ErrorsMode] = None,
-        timeout: Optional[float] = None,
-        retries: Optional[int] = None,
-        backoff: Optional[float] = None,
-        labels: Optional[Mapping[str, Any]] = None,
-        annotations: Optional[Mapping[str, Any]] = None,
-        when: Optional[Callable[..., bool]] = None,
-        field: Optional[kopf.FieldSpec] = None,
-        value: Any = None,
-        old: Any = None,
-        new: Any = None,
-        registry: Optional[kopf.OperatorRegistry] = None,
-    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+    def on_update(self, **options: Unpack[UpdateOptions]) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
         """kopf.on.update for this handler id."""
         r = self.resource
-        return self._register(
-            kopf.on.update(
-                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
-                retries=retries, backoff=backoff, labels=labels, annotations=annotations, when=when,
-                field=field, value=value, old=old, new=new, registry=registry,
-            ),
-            field is not None,
-        )
+        return self._register(kopf.on.update(r.group, r.version, r.plural, id=self.id, **options), options.get("field"))
 
-    def on_resume(
-        self,
-        *,
-        param: Any = None,
-        errors: Optional[kopf.ErrorsMode] = None,
-        timeout: Optional[float] = None,
-        retries: Optional[int] = None,
-        backoff: Optional[float] = None,
-        deleted: Optional[bool] = None,
-        labels: Optional[Mapping[str, Any]] = None,
-        annotations: Optional[Mapping[str, Any]] = None,
-        when: Optional[Callable[..., bool]] = None,
-        field: Optional[kopf.FieldSpec] = None,
-        value: Any = None,
-        registry: Optional[kopf.OperatorRegistry] = None,
-    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+    def on_resume(self, **options: Unpack[ResumeOptions]) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
         """kopf.on.resume for this handler id."""
         r = self.resource
-        return self._register(
-            kopf.on.resume(
-                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
-                retries=retries, backoff=backoff, deleted=deleted, labels=labels, annotations=annotations,
-                when=when, field=field, value=value, registry=registry,
-            ),
-            field is not None,
-        )
+        return self._register(kopf.on.resume(r.group, r.version, r.plural, id=self.id, **options), options.get("field"))
 
-    def on_delete(
-        self,
-        *,
-        param: Any = None,
-        errors: Optional[kopf.ErrorsMode] = None,
-        timeout: Optional[float] = None,
-        retries: Optional[int] = None,
-        backoff: Optional[float] = None,
-        optional: Optional[bool] = None,
-        labels: Optional[Mapping[str, Any]] = None,
-        annotations: Optional[Mapping[str, Any]] = None,
-        when: Optional[Callable[..., bool]] = None,
-        field: Optional[kopf.FieldSpec] = None,
-        value: Any = None,
-        registry: Optional[kopf.OperatorRegistry] = None,
-    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+    def on_delete(self, **options: Unpack[DeleteOptions]) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
         """kopf.on.delete for this handler id (a finalizer on every object unless optional=True)."""
         r = self.resource
-        return self._register(
-            kopf.on.delete(
-                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
-                retries=retries, backoff=backoff, optional=optional, labels=labels, annotations=annotations,
-                when=when, field=field, value=value, registry=registry,
-            ),
-            field is not None,
-        )
+        return self._register(kopf.on.delete(r.group, r.version, r.plural, id=self.id, **options), options.get("field"))
 
-    def on_field(
-        self,
-        *,
-        field: kopf.FieldSpec,
-        param: Any = None,
-        errors: Optional[kopf.ErrorsMode] = None,
-        timeout: Optional[float] = None,
-        retries: Optional[int] = None,
-        backoff: Optional[float] = None,
-        labels: Optional[Mapping[str, Any]] = None,
-        annotations: Optional[Mapping[str, Any]] = None,
-        when: Optional[Callable[..., bool]] = None,
-        value: Any = None,
-        old: Any = None,
-        new: Any = None,
-        registry: Optional[kopf.OperatorRegistry] = None,
-    ) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
+    def on_field(self, **options: Unpack[FieldOptions]) -> _Decorator[ChangingFn[_Body, _Spec, _Status, _Result]]:
         """kopf.on.field for this handler id: old and new are the field's values."""
         r = self.resource
-        return self._register(
-            kopf.on.field(
-                r.group, r.version, r.plural, id=self.id, param=param, errors=errors, timeout=timeout,
-                retries=retries, backoff=backoff, labels=labels, annotations=annotations, when=when,
-                field=field, value=value, old=old, new=new, registry=registry,
-            ),
-            True,
-        )
+        return self._register(kopf.on.field(r.group, r.version, r.plural, id=self.id, **options), options["field"])
 
-    def timer(
-        self,
-        *,
-        interval: Optional[float] = None,
-        initial_delay: Optional[float] = None,
-        sharp: Optional[bool] = None,
-        idle: Optional[float] = None,
-        param: Any = None,
-        errors: Optional[kopf.ErrorsMode] = None,
-        timeout: Optional[float] = None,
-        retries: Optional[int] = None,
-        backoff: Optional[float] = None,
-        labels: Optional[Mapping[str, Any]] = None,
-        annotations: Optional[Mapping[str, Any]] = None,
-        when: Optional[Callable[..., bool]] = None,
-        field: Optional[kopf.FieldSpec] = None,
-        value: Any = None,
-        registry: Optional[kopf.OperatorRegistry] = None,
-    ) -> _Decorator[TimerFn[_Body, _Spec, _Status, _Result]]:
+    def timer(self, **options: Unpack[TimerOptions]) -> _Decorator[TimerFn[_Body, _Spec, _Status, _Result]]:
         """kopf.timer for this handler id."""
         r = self.resource
-        return self._register(
-            kopf.timer(
-                r.group, r.version, r.plural, id=self.id, interval=interval, initial_delay=initial_delay,
-                sharp=sharp, idle=idle, param=param, errors=errors, timeout=timeout, retries=retries,
-                backoff=backoff, labels=labels, annotations=annotations, when=when, field=field, value=value,
-                registry=registry,
-            ),
-            field is not None,
-        )
+        return self._register(kopf.timer(r.group, r.version, r.plural, id=self.id, **options), options.get("field"))
 
-    def daemon(
-        self,
-        *,
-        initial_delay: Optional[float] = None,
-        cancellation_backoff: Optional[float] = None,
-        cancellation_timeout: Optional[float] = None,
-        cancellation_polling: Optional[float] = None,
-        param: Any = None,
-        errors: Optional[kopf.ErrorsMode] = None,
-        timeout: Optional[float] = None,
-        retries: Optional[int] = None,
-        backoff: Optional[float] = None,
-        labels: Optional[Mapping[str, Any]] = None,
-        annotations: Optional[Mapping[str, Any]] = None,
-        when: Optional[Callable[..., bool]] = None,
-        field: Optional[kopf.FieldSpec] = None,
-        value: Any = None,
-        registry: Optional[kopf.OperatorRegistry] = None,
-    ) -> _Decorator[DaemonFn[_Body, _Spec, _Status, _Result]]:
+    def daemon(self, **options: Unpack[DaemonOptions]) -> _Decorator[DaemonFn[_Body, _Spec, _Status, _Result]]:
         """kopf.daemon for this handler id."""
         r = self.resource
-        return self._register(
-            kopf.daemon(
-                r.group, r.version, r.plural, id=self.id, initial_delay=initial_delay,
-                cancellation_backoff=cancellation_backoff, cancellation_timeout=cancellation_timeout,
-                cancellation_polling=cancellation_polling, param=param, errors=errors, timeout=timeout,
-                retries=retries, backoff=backoff, labels=labels, annotations=annotations, when=when,
-                field=field, value=value, registry=registry,
-            ),
-            field is not None,
-        )
+        return self._register(kopf.daemon(r.group, r.version, r.plural, id=self.id, **options), options.get("field"))
 `;

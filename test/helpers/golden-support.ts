@@ -3,12 +3,14 @@
  * writing a generated tree to a temporary directory, and type-checking TypeScript files under
  * `strict` with `kopfgen/runtime` mapped to the runtime's sources (no prior build needed).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
 import type { GeneratedFile, GenerateResult } from '../../src/api.js';
 import { generate } from '../../src/generate.js';
+import { pyHeaderLine } from '../../src/emit/header.js';
+import { SHIM_PATH, SHIM_TEXT } from '../../src/emit-kopf/py-shim.js';
 
 export const REPO = process.cwd();
 
@@ -28,6 +30,15 @@ export function kopfFixtures(): { name: string; file: string }[] {
       .sort()
       .map((f) => ({ name: prefix + basename(f, '.yaml'), file: `${dir}/${f}` }));
   return [...list('test/fixtures/crds', ''), ...list('crds', 'crds-')];
+}
+
+/**
+ * A golden package, whole: the committed golden has every generated file but the shim, which is
+ * the same text in every package (`src/emit-kopf/py-shim.ts`, compared by the golden test).
+ */
+export function copyKopfGolden(name: string, to: string): void {
+  cpSync(join(KOPF_GOLDEN, name), to, { recursive: true });
+  writeFileSync(join(to, SHIM_PATH), pyHeaderLine() + SHIM_TEXT);
 }
 
 export function writeTree(dir: string, files: readonly GeneratedFile[]): string[] {

@@ -13,7 +13,9 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, write
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { generate } from '../../src/generate.js';
-import { KOPF_GOLDEN, REPO, kopfFixtures, tempDir, writeTree } from '../helpers/golden-support.js';
+import { pyHeaderLine } from '../../src/emit/header.js';
+import { SHIM_PATH, SHIM_TEXT } from '../../src/emit-kopf/py-shim.js';
+import { KOPF_GOLDEN, REPO, copyKopfGolden, kopfFixtures, tempDir, writeTree } from '../helpers/golden-support.js';
 import { DEBIAN_PYTHON, KOPF_SRC, kopfRuntimeSkip, pythons } from '../helpers/python-support.js';
 
 const UPDATE = process.env.KOPFGEN_UPDATE_GOLDENS === '1';
@@ -38,15 +40,19 @@ for (const { name, file } of kopfFixtures()) {
       [],
       `${file} must generate without errors`,
     );
+    // The shim is the same in every package: not repeated in each golden, compared with its source.
+    const shim = result.files.find((f) => f.path === SHIM_PATH);
+    assert.equal(shim?.content, pyHeaderLine() + SHIM_TEXT, 'the shim, as py-shim.ts holds it');
+    const files = result.files.filter((f) => f !== shim);
     const dir = join(KOPF_GOLDEN, name);
     if (UPDATE) {
       rmSync(dir, { recursive: true, force: true });
-      writeTree(dir, result.files);
+      writeTree(dir, files);
       return;
     }
     assert.ok(existsSync(dir), `no golden for ${file}; run with KOPFGEN_UPDATE_GOLDENS=1 and review the output`);
-    assert.deepEqual(result.files.map((f) => f.path).sort(), listFiles(dir), `files generated for ${file}`);
-    for (const f of result.files)
+    assert.deepEqual(files.map((f) => f.path).sort(), listFiles(dir), `files generated for ${file}`);
+    for (const f of files)
       assert.equal(f.content, readFileSync(join(dir, f.path), 'utf8'), `${name}/${f.path} differs from its golden`);
   });
 }
@@ -62,7 +68,7 @@ test('kopf target: deterministic, whatever the input order', () => {
 function goldenPackages(): { root: string; names: string[] } {
   const root = tempDir('kopf-golden');
   const names = kopfFixtures().map((f) => f.name);
-  for (const name of names) cpSync(join(KOPF_GOLDEN, name), join(root, name, 'generated'), { recursive: true });
+  for (const name of names) copyKopfGolden(name, join(root, name, 'generated'));
   return { root, names };
 }
 

@@ -16,7 +16,7 @@ import { realPipeline } from '../../src/cli/pipeline.js';
 import { generate } from '../../src/generate.js';
 import { readInputs } from '../../src/io/read.js';
 import { readPyStubTemplates } from '../../src/io/stub-templates.js';
-import { KOPF_GOLDEN, REPO, kopfFixtures, tempDir, writeTree } from '../helpers/golden-support.js';
+import { REPO, copyKopfGolden, kopfFixtures, tempDir, writeTree } from '../helpers/golden-support.js';
 import { formatPyright, pyrightSkip, runPyright, type PyrightDiagnostic } from '../helpers/python-support.js';
 
 const CORPUS = resolve(REPO, '../shared/crds');
@@ -59,7 +59,7 @@ before(
     if (pyrightSkip) return;
     const dir = tempDir('kopf-types');
     for (const name of goldens) {
-      cpSync(join(KOPF_GOLDEN, name), join(dir, 'goldens', name, 'generated'), { recursive: true });
+      copyKopfGolden(name, join(dir, 'goldens', name, 'generated'));
       roots.push(`goldens/${name}`);
     }
     writeProject(join(dir, 'fixtures'), kopfRun(sources(kopfFixtures().map((f) => f.file))).files);
