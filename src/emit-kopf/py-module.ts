@@ -5,10 +5,10 @@
  * TypedDict and its `kopfgen.Resource` descriptor, and the handler section. Types are declared
  * before use (children first), since Python evaluates a class body where it stands.
  */
-import type { CrdModel, ObjectNode } from '../model/ir.js';
+import type { CrdModel } from '../model/ir.js';
 import { IMPLIED_MEMBERS, type NamedVersion } from '../model/naming.js';
 import { optionalIn, viewNames, type ViewNames } from '../emit/type-expr.js';
-import type { EmittedModule } from '../emit/module.js';
+import { topLevelTypeNames, withOptionalStatus, type EmittedModule } from '../emit/module.js';
 import { pyHeaderLine } from '../emit/header.js';
 import { pushDocstring } from './py-docs.js';
 import { emitPyHandlerSection, handlerTypes } from './py-handler-section.js';
@@ -63,7 +63,7 @@ export function emitPyModule(crd: CrdModel, named: NamedVersion, groupPackage: s
       pyName(names.resource),
       ...(input === undefined ? [] : [pyName(input)]),
       descriptor,
-      ...topLevelTypes(schema, views),
+      ...topLevelTypeNames(schema, views).map(pyName),
       ...handlers.exports,
     ].map((name) => ({ name, typeOnly: false })),
   };
@@ -117,22 +117,4 @@ function pushResource(
       ? writeDocLine(pyName(names.resource))
       : (schema?.description ?? `${crd.kind} (${apiVersion}), from the CRD ${crd.name}.`);
   pushTypedDict(out, name, members, imports, [...description.trim().split('\n'), ...deprecated]);
-}
-
-/** Status is written by controllers, never by whoever creates the object: always optional. */
-function withOptionalStatus(schema: ObjectNode): ObjectNode {
-  if (!schema.properties.some((p) => p.name === 'status' && p.required)) return schema;
-  return { ...schema, properties: schema.properties.map((p) => (p.name === 'status' ? { ...p, required: false } : p)) };
-}
-
-/** The named types directly under the root (spec, status, …) and their write views: what users import most. */
-function topLevelTypes(schema: ObjectNode | undefined, names: ViewNames): string[] {
-  if (!schema) return [];
-  const out: string[] = [];
-  for (const p of schema.properties) {
-    if (IMPLIED_MEMBERS.has(p.name) || p.schema.type !== 'object') continue;
-    for (const name of [names.read.get(p.schema), names.input.get(p.schema)])
-      if (name !== undefined) out.push(pyName(name));
-  }
-  return out;
 }

@@ -8,6 +8,7 @@
  */
 import type { GeneratedFile } from '../api.js';
 import { pyHeaderLine } from '../emit/header.js';
+import { indexEntries } from '../emit/index-file.js';
 import type { EmittedModule } from '../emit/module.js';
 import { NameScope } from '../model/reserved.js';
 import { PY_KEYWORDS, PY_MODULE_NAMES, pyString } from './py-names.js';
@@ -30,32 +31,21 @@ export function emitPyPackage(modules: readonly EmittedModule[]): GeneratedFile[
 }
 
 function rootInit(modules: readonly EmittedModule[]): string {
-  // `TYPE_CHECKING` and `Any` are this file's own names: an export so named is aliased.
-  const scope = new NameScope([
-    ...PY_KEYWORDS,
-    ...PY_MODULE_NAMES,
-    'Tuple',
-    'importlib',
-    'PermanentError',
-    'TemporaryError',
-  ]);
+  // The names this file binds itself are not exports' aliases.
+  const reserved = [...PY_KEYWORDS, ...PY_MODULE_NAMES, 'Tuple', 'importlib', 'PermanentError', 'TemporaryError'];
   const imports: string[] = [];
   const table: string[] = [];
   const all: string[] = [];
-  for (const m of modules) {
-    const from = '.' + m.file.path.replace(/\.py$/, '').split('/').join('.');
-    const names: string[] = [];
-    const seen = new Set<string>();
-    for (const e of m.exports) {
-      if (seen.has(e.name)) continue;
-      seen.add(e.name);
-      const alias = scope.claim(e.name);
-      names.push(`${e.name} as ${alias}`);
-      table.push(`    ${pyString(alias)}: (${pyString(from)}, ${pyString(e.name)}),\n`);
-      all.push(alias);
+  for (const { module, exports } of indexEntries(modules, new NameScope(reserved))) {
+    const from = '.' + module.file.path.replace(/\.py$/, '').split('/').join('.');
+    for (const e of exports) {
+      table.push(`    ${pyString(e.alias)}: (${pyString(from)}, ${pyString(e.name)}),\n`);
+      all.push(e.alias);
     }
-    if (names.length > 0)
-      imports.push(`    from ${from} import (\n${names.map((n) => `        ${n},\n`).join('')}    )\n`);
+    if (exports.length > 0)
+      imports.push(
+        `    from ${from} import (\n${exports.map((e) => `        ${e.name} as ${e.alias},\n`).join('')}    )\n`,
+      );
   }
   const out = [
     pyHeaderLine(),

@@ -52,7 +52,7 @@ export function emitModule(crd: CrdModel, named: NamedVersion): EmittedModule {
       { name: names.resource, typeOnly: true },
       ...(input === undefined ? [] : [{ name: input, typeOnly: true }]),
       { name: names.descriptor, typeOnly: false },
-      ...topLevelTypes(version.schema, views),
+      ...topLevelTypeNames(version.schema, views).map((name) => ({ name, typeOnly: true })),
       ...handlers.exports,
     ],
   };
@@ -111,7 +111,7 @@ function pushResource(
 }
 
 /** Status is written by controllers, never by whoever creates the object: always optional. */
-function withOptionalStatus(schema: ObjectNode): ObjectNode {
+export function withOptionalStatus(schema: ObjectNode): ObjectNode {
   if (!schema.properties.some((p) => p.name === 'status' && p.required)) return schema;
   return { ...schema, properties: schema.properties.map((p) => (p.name === 'status' ? { ...p, required: false } : p)) };
 }
@@ -166,13 +166,12 @@ function pushDescriptor(
 }
 
 /** The named types directly under the root (spec, status, …) and their write views: what users import most. */
-function topLevelTypes(schema: ObjectNode | undefined, names: ViewNames): ModuleExport[] {
+export function topLevelTypeNames(schema: ObjectNode | undefined, names: ViewNames): string[] {
   if (!schema) return [];
-  const out: ModuleExport[] = [];
+  const out: string[] = [];
   for (const p of schema.properties) {
     if (IMPLIED_MEMBERS.has(p.name) || p.schema.type !== 'object') continue;
-    for (const name of [names.read.get(p.schema), names.input.get(p.schema)])
-      if (name !== undefined) out.push({ name, typeOnly: true });
+    for (const name of [names.read.get(p.schema), names.input.get(p.schema)]) if (name !== undefined) out.push(name);
   }
   return out;
 }

@@ -127,13 +127,15 @@ export function blankComments(text: string): string {
   return out;
 }
 
-function lineStarts(text: string): number[] {
+/** The offset of each line's first character. */
+export function lineStarts(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;
 }
 
-function position(starts: number[], offset: number): Pick<SourcePos, 'line' | 'col'> {
+/** The 1-based line and column of an offset, given `lineStarts`. */
+export function position(starts: number[], offset: number): Pick<SourcePos, 'line' | 'col'> {
   let lo = 0;
   let hi = starts.length - 1;
   while (lo < hi) {

@@ -11,7 +11,13 @@
  * comment is none, and positions are exact. A registration through a renamed variable
  * (`d = MyResourceMyapp; d.on_create()`) is not seen, as in TypeScript.
  */
-import type { ScannedFile, ScannedImport, ScannedRegistration } from './handler-scan.js';
+import {
+  lineStarts,
+  position,
+  type ScannedFile,
+  type ScannedImport,
+  type ScannedRegistration,
+} from './handler-scan.js';
 
 /** The methods of a generated `kopfgen.Handler` that register a handler with kopf. */
 export const PY_REGISTER_METHODS: ReadonlySet<string> = new Set([
@@ -51,20 +57,10 @@ const CLOSE = ')]}';
  */
 export function pyTokens(text: string): PyToken[] {
   const tokens: PyToken[] = [];
-  const lineStarts = [0];
+  const starts = lineStarts(text);
   let depth = 0;
   let i = 0;
-  const at = (offset: number) => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, col: offset - lineStarts[lo] + 1 };
-  };
-  for (let k = text.indexOf('\n'); k >= 0; k = text.indexOf('\n', k + 1)) lineStarts.push(k + 1);
+  const at = (offset: number) => position(starts, offset);
   const push = (kind: PyTokenKind, start: number, end: number) =>
     tokens.push({ kind, text: text.slice(start, end), start, end, ...at(start) });
   const lastIsLineEnd = () => tokens.length === 0 || tokens[tokens.length - 1].kind === 'newline';

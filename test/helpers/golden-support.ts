@@ -3,9 +3,18 @@
  * writing a generated tree to a temporary directory, and type-checking TypeScript files under
  * `strict` with `kopfgen/runtime` mapped to the runtime's sources (no prior build needed).
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import type { GeneratedFile, GenerateResult } from '../../src/api.js';
 import { generate } from '../../src/generate.js';
@@ -22,8 +31,8 @@ export function generateFile(file: string): GenerateResult {
 /** The kopf target's goldens (test/integration/kopf-golden.test.ts), one directory per fixture. */
 export const KOPF_GOLDEN = join(REPO, 'test/golden-kopf');
 
-/** The fixtures the goldens are made from: test/fixtures/crds/*.yaml, and crds/*.yaml as `crds-<name>`. */
-export function kopfFixtures(): { name: string; file: string }[] {
+/** The fixtures the goldens of both targets are made from: test/fixtures/crds/*.yaml, and crds/*.yaml as `crds-<name>`. */
+export function goldenFixtures(): { name: string; file: string }[] {
   const list = (dir: string, prefix: string) =>
     readdirSync(join(REPO, dir))
       .filter((f) => f.endsWith('.yaml'))
@@ -39,6 +48,15 @@ export function kopfFixtures(): { name: string; file: string }[] {
 export function copyKopfGolden(name: string, to: string): void {
   cpSync(join(KOPF_GOLDEN, name), to, { recursive: true });
   writeFileSync(join(to, SHIM_PATH), pyHeaderLine() + SHIM_TEXT);
+}
+
+/** Every file under `dir`, relative and `/`-separated, sorted; none when it does not exist. */
+export function listTree(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
+    .sort();
 }
 
 export function writeTree(dir: string, files: readonly GeneratedFile[]): string[] {

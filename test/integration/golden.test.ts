@@ -6,10 +6,18 @@
  * `KOPFGEN_UPDATE_GOLDENS=1` rewrites the goldens instead of comparing.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { REPO, formatTs, generateFile, typecheck, writeTree } from '../helpers/golden-support.js';
+import {
+  REPO,
+  formatTs,
+  generateFile,
+  goldenFixtures,
+  listTree,
+  typecheck,
+  writeTree,
+} from '../helpers/golden-support.js';
 
 const UPDATE = process.env.KOPFGEN_UPDATE_GOLDENS === '1';
 const GOLDEN = join(REPO, 'test/golden');
@@ -20,24 +28,7 @@ const GOLDEN_ELSEWHERE: Record<string, string> = {
 const goldenDir = ({ name, file }: { name: string; file: string }): string =>
   GOLDEN_ELSEWHERE[file] ?? join(GOLDEN, name);
 
-function fixtures(): { name: string; file: string }[] {
-  const list = (dir: string, prefix: string) =>
-    readdirSync(join(REPO, dir))
-      .filter((f) => f.endsWith('.yaml'))
-      .sort()
-      .map((f) => ({ name: prefix + basename(f, '.yaml'), file: `${dir}/${f}` }));
-  return [...list('test/fixtures/crds', ''), ...list('crds', 'crds-')];
-}
-
-function listFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
-    .sort();
-}
-
-for (const { name, file } of fixtures()) {
+for (const { name, file } of goldenFixtures()) {
   test(`golden: ${file}`, () => {
     const result = generateFile(file);
     const errors = result.diagnostics.filter((d) => d.severity === 'error');
@@ -49,7 +40,7 @@ for (const { name, file } of fixtures()) {
       return;
     }
     assert.ok(existsSync(dir), `no golden for ${file}; run with KOPFGEN_UPDATE_GOLDENS=1 and review the output`);
-    assert.deepEqual(result.files.map((f) => f.path).sort(), listFiles(dir), `files generated for ${file}`);
+    assert.deepEqual(result.files.map((f) => f.path).sort(), listTree(dir), `files generated for ${file}`);
     for (const f of result.files) {
       assert.equal(f.content, readFileSync(join(dir, f.path), 'utf8'), `${name}/${f.path} differs from its golden`);
     }
@@ -57,7 +48,9 @@ for (const { name, file } of fixtures()) {
 }
 
 test('goldens type-check under strict with zero errors', () => {
-  const files = fixtures().flatMap((fixture) => listFiles(goldenDir(fixture)).map((f) => join(goldenDir(fixture), f)));
+  const files = goldenFixtures().flatMap((fixture) =>
+    listTree(goldenDir(fixture)).map((f) => join(goldenDir(fixture), f)),
+  );
   assert.ok(files.length > 0, 'goldens exist');
   const diagnostics = typecheck(files);
   assert.deepEqual(diagnostics.map(formatTs), []);
@@ -65,7 +58,7 @@ test('goldens type-check under strict with zero errors', () => {
 
 test('generation is deterministic: input order does not change the output', async () => {
   const { generate } = await import('../../src/generate.js');
-  const sources = fixtures()
+  const sources = goldenFixtures()
     .filter((f) => !f.file.startsWith('crds/'))
     .map(({ file }) => ({ file, text: readFileSync(join(REPO, file), 'utf8') }));
   const forward = generate(sources, { stubs: false });

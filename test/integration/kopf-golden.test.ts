@@ -9,30 +9,30 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { generate } from '../../src/generate.js';
 import { pyHeaderLine } from '../../src/emit/header.js';
 import { SHIM_PATH, SHIM_TEXT } from '../../src/emit-kopf/py-shim.js';
-import { KOPF_GOLDEN, REPO, copyKopfGolden, kopfFixtures, tempDir, writeTree } from '../helpers/golden-support.js';
+import {
+  KOPF_GOLDEN,
+  REPO,
+  copyKopfGolden,
+  goldenFixtures,
+  listTree,
+  tempDir,
+  writeTree,
+} from '../helpers/golden-support.js';
 import { DEBIAN_PYTHON, KOPF_SRC, kopfRuntimeSkip, pythons } from '../helpers/python-support.js';
 
 const UPDATE = process.env.KOPFGEN_UPDATE_GOLDENS === '1';
-
-function listFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
-    .sort();
-}
 
 function generateKopf(file: string) {
   return generate([{ file, text: readFileSync(join(REPO, file), 'utf8') }], { target: 'kopf', stubs: false });
 }
 
-for (const { name, file } of kopfFixtures()) {
+for (const { name, file } of goldenFixtures()) {
   test(`kopf golden: ${file}`, () => {
     const result = generateKopf(file);
     assert.deepEqual(
@@ -51,14 +51,14 @@ for (const { name, file } of kopfFixtures()) {
       return;
     }
     assert.ok(existsSync(dir), `no golden for ${file}; run with KOPFGEN_UPDATE_GOLDENS=1 and review the output`);
-    assert.deepEqual(files.map((f) => f.path).sort(), listFiles(dir), `files generated for ${file}`);
+    assert.deepEqual(files.map((f) => f.path).sort(), listTree(dir), `files generated for ${file}`);
     for (const f of files)
       assert.equal(f.content, readFileSync(join(dir, f.path), 'utf8'), `${name}/${f.path} differs from its golden`);
   });
 }
 
 test('kopf target: deterministic, whatever the input order', () => {
-  const sources = kopfFixtures().map(({ file }) => ({ file, text: readFileSync(join(REPO, file), 'utf8') }));
+  const sources = goldenFixtures().map(({ file }) => ({ file, text: readFileSync(join(REPO, file), 'utf8') }));
   const forward = generate(sources, { target: 'kopf', stubs: false });
   const backward = generate([...sources].reverse(), { target: 'kopf', stubs: false });
   assert.deepEqual(backward.files, forward.files);
@@ -67,7 +67,7 @@ test('kopf target: deterministic, whatever the input order', () => {
 /** Every golden package copied as `<tmp>/<name>/generated`, so each imports as the package `generated`. */
 function goldenPackages(): { root: string; names: string[] } {
   const root = tempDir('kopf-golden');
-  const names = kopfFixtures().map((f) => f.name);
+  const names = goldenFixtures().map((f) => f.name);
   for (const name of names) copyKopfGolden(name, join(root, name, 'generated'));
   return { root, names };
 }

@@ -16,7 +16,7 @@ import { realPipeline } from '../../src/cli/pipeline.js';
 import { generate } from '../../src/generate.js';
 import { readInputs } from '../../src/io/read.js';
 import { readPyStubTemplates } from '../../src/io/stub-templates.js';
-import { REPO, copyKopfGolden, kopfFixtures, tempDir, writeTree } from '../helpers/golden-support.js';
+import { REPO, copyKopfGolden, goldenFixtures, tempDir, writeTree } from '../helpers/golden-support.js';
 import { formatPyright, pyrightSkip, runPyright, type PyrightDiagnostic } from '../helpers/python-support.js';
 
 const CORPUS = resolve(REPO, '../shared/crds');
@@ -52,7 +52,7 @@ const sources = (files: string[]) => files.map((file) => ({ file, text: readFile
 let diagnostics: PyrightDiagnostic[] = [];
 let corpusModules = 0;
 const roots: string[] = [];
-const goldens = kopfFixtures().map((f) => f.name);
+const goldens = goldenFixtures().map((f) => f.name);
 
 before(
   async () => {
@@ -62,13 +62,13 @@ before(
       copyKopfGolden(name, join(dir, 'goldens', name, 'generated'));
       roots.push(`goldens/${name}`);
     }
-    writeProject(join(dir, 'fixtures'), kopfRun(sources(kopfFixtures().map((f) => f.file))).files);
+    writeProject(join(dir, 'fixtures'), kopfRun(sources(goldenFixtures().map((f) => f.file))).files);
     const typetests = join(dir, 'typetests');
     writeProject(
       typetests,
       kopfRun(
         sources(
-          kopfFixtures()
+          goldenFixtures()
             .filter((f) => f.file.startsWith('crds/'))
             .map((f) => f.file),
         ),
