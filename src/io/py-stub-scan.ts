@@ -10,8 +10,20 @@ import { scanPyFile } from '../stubs/py-scan.js';
 import type { GeneratedModules, ScannedStubFile } from './stub-scan.js';
 import { listFiles } from './fs.js';
 
+/** Directories no handler module lives in: hidden ones (a `.venv`), installed packages, caches. */
+const NOT_HANDLERS = new Set(['__pycache__', 'node_modules', 'site-packages']);
+
 export async function scanPyStubsDir(stubsDir: string): Promise<ScannedStubFile[]> {
-  const files = (await listFiles(stubsDir)).filter((f) => f.endsWith('.py')).sort();
+  const files = (await listFiles(stubsDir))
+    .filter((f) => f.endsWith('.py'))
+    .filter(
+      (f) =>
+        !relative(stubsDir, f)
+          .split(sep)
+          .slice(0, -1)
+          .some((d) => d.startsWith('.') || NOT_HANDLERS.has(d)),
+    )
+    .sort();
   return Promise.all(files.map(async (absPath) => ({ absPath, scan: scanPyFile(await fs.readFile(absPath, 'utf8')) })));
 }
 

@@ -52,7 +52,7 @@ const CLOSE = ')]}';
 /**
  * The tokens of a Python source that the scan needs: names, numbers, strings (whole), operators
  * (one character each), and a `newline` at the end of every logical line (none inside brackets
- * or after a backslash continuation). Comments and blank lines yield nothing. An unterminated
+ * or after a backslash continuation). Comments, blank lines and a byte-order mark yield nothing. An unterminated
  * string ends at the end of its line (or, triple-quoted, of the text), as a tolerant editor reads it.
  */
 export function pyTokens(text: string): PyToken[] {
@@ -69,7 +69,7 @@ export function pyTokens(text: string): PyToken[] {
     if (c === '\n' || c === '\r') {
       if (depth === 0 && !lastIsLineEnd()) push('newline', i, i + 1);
       i += c === '\r' && text[i + 1] === '\n' ? 2 : 1;
-    } else if (c === ' ' || c === '\t' || c === '\f') {
+    } else if (c === ' ' || c === '\t' || c === '\f' || (c === '\ufeff' && i === 0)) {
       i++;
     } else if (c === '#') {
       while (i < text.length && text[i] !== '\n' && text[i] !== '\r') i++;

@@ -55,6 +55,8 @@ test('registrations anywhere under the stubs directory; orphans at their import 
     'kinds/deep/b.py':
       'from ...generated.example_com.v1 import widgets as w\n@w.WidgetResize.timer(interval=1)\ndef t(): ...\n',
     'kinds/notes.txt': 'WidgetOther.on_create(',
+    'kinds/.venv/lib/site.py': 'from generated.x import Gone\nGone.on_create()\n',
+    'kinds/deep/__pycache__/cached.py': 'from generated.x import Gone\n',
   };
   for (const [path, text] of Object.entries(files)) {
     await fs.mkdir(join(dir, path, '..'), { recursive: true });

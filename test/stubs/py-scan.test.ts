@@ -53,6 +53,11 @@ describe('tokens', () => {
       ['name:x', 'op:=', 'number:1e-5', 'op:+', 'number:0x1F', 'op:+', 'number:2j', '⏎'],
     ],
     ['no final newline', 'a', ['name:a', '⏎']],
+    [
+      'a byte-order mark is no part of the first name',
+      '\ufefffrom x import y\n',
+      ['name:from', 'name:x', 'name:import', 'name:y', '⏎'],
+    ],
   ];
   for (const [name, given, want] of cases) it(name, () => assert.deepEqual(tokens(given), want));
 });
