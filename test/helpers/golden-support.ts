@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import type { GeneratedFile, GenerateResult } from '../../src/api.js';
 import { generate } from '../../src/generate.js';
@@ -53,9 +53,8 @@ export function copyKopfGolden(name: string, to: string): void {
 /** Every file under `dir`, relative and `/`-separated, sorted; none when it does not exist. */
 export function listTree(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'))
+  return filesUnder(dir)
+    .map((p) => relative(dir, p).split(sep).join('/'))
     .sort();
 }
 
