@@ -51,6 +51,11 @@ test('folders import each other one way: no cycle in the folder graph', () => {
     const [a, b] = [unit(i.from), unit(i.to)];
     if (a !== b) edges.set(a, (edges.get(a) ?? new Set()).add(b));
   }
+  assert.deepEqual(cyclesOf(edges), []);
+});
+
+/** The cycles of a directed graph, each as `a → b → … → a` (one per back edge found). */
+function cyclesOf(edges: Map<string, Set<string>>): string[] {
   const cycles: string[] = [];
   const state = new Map<string, 'open' | 'done'>();
   const visit = (node: string, path: string[]): void => {
@@ -60,8 +65,17 @@ test('folders import each other one way: no cycle in the folder graph', () => {
     for (const next of edges.get(node) ?? []) visit(next, [...path, node]);
     state.set(node, 'done');
   };
-  for (const node of edges.keys()) visit(node, []);
-  assert.deepEqual(cycles, []);
+  for (const node of [...edges.keys()].sort()) visit(node, []);
+  return cycles;
+}
+
+test('the handler API (runtime/api) reads one way: no file imports another that imports it back, types included', () => {
+  const edges = new Map<string, Set<string>>();
+  for (const i of imports().filter(local)) {
+    if (i.from.startsWith('runtime/api/') && i.to.startsWith('runtime/api/'))
+      edges.set(i.from, (edges.get(i.from) ?? new Set()).add(i.to));
+  }
+  assert.deepEqual(cyclesOf(edges), []);
 });
 
 test('model reads no YAML: no yaml import, and of load only the document-tree types', () => {

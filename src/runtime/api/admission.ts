@@ -7,7 +7,6 @@
 import type { Logger } from './context.js';
 import type { Filters } from './filters.js';
 import type { ObjectMeta } from './kube-types.js';
-import type { Registry } from './registry.js';
 
 /** The operation under review (AdmissionRequest.operation). */
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -120,8 +119,6 @@ export interface AdmissionOptions<R = unknown> extends Filters<R> {
   timeoutSeconds?: number;
   /** Review a subresource's requests (e.g. `status`) instead of the object's. */
   subresource?: string;
-  /** The registry to register into (default: `defaultRegistry`). */
-  registry?: Registry;
 }
 
 /** A validating callback. */

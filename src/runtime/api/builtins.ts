@@ -26,7 +26,7 @@ import type { V1Service } from '@kubernetes/client-node/dist/gen/models/V1Servic
 import type { V1ServiceAccount } from '@kubernetes/client-node/dist/gen/models/V1ServiceAccount.js';
 import type { V1StatefulSet } from '@kubernetes/client-node/dist/gen/models/V1StatefulSet.js';
 import type { HandlerContext } from './context.js';
-import type { ResourceDescriptor } from './define.js';
+import type { ResourceDescriptor } from './resource.js';
 import { isHandlerError, PermanentError, TemporaryError } from './errors.js';
 
 /** A client-node model as JSON carries it: Date fields are RFC 3339 strings; the rest as it is. */

@@ -2,9 +2,15 @@
  * What a handler callback receives, typed by the resource. Mirrors kopf's kwargs
  * (body, spec, status, meta, name, namespace, patch, logger, retry, started, runtime, diff, old, new).
  */
-import type { Cause } from './registry.js';
 import type { ObjectMeta } from './kube-types.js';
 import type { Essence } from './field-paths.js';
+
+/**
+ * Why a handler runs: the changing causes (create, update, delete, resume, field; progress-tracked),
+ * a raw watch event (`event`), a timer tick (`timer`) or a daemon (`daemon`): the last two are
+ * kopf's spawning handlers, whose result lands in `status.<id>` without progress records.
+ */
+export type Cause = 'create' | 'update' | 'delete' | 'resume' | 'field' | 'event' | 'timer' | 'daemon';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;

@@ -6,35 +6,11 @@
  * file registers the functions with it, and the webhook server answers the API server's
  * `ConversionReview`s at `/convert/<plural>.<group>`.
  */
-import type { Logger } from './context.js';
-import type { ResourceDescriptor } from './define.js';
-import type { ObjectMeta } from './kube-types.js';
+import type { ConversionFn } from './conversion-fn.js';
 import { defaultRegistry, type Registry, type SpokeFunctions } from './registry.js';
+import type { ResourceDescriptor } from './resource.js';
 
-export interface ConversionContext {
-  /** The version asked for, e.g. `example.com/v1`. */
-  desiredAPIVersion: string;
-  logger: Logger;
-}
-
-/**
- * What a conversion function returns: the target version's object, without `apiVersion` and `kind`
- * (the runtime sets them) and with `metadata` limited to labels and annotations. The API server
- * refuses any other change to metadata, so the runtime keeps the source's metadata and takes only
- * the labels and annotations given here (controller-runtime's conversions copy `ObjectMeta` whole).
- */
-export type ConversionResult<To> = Omit<To, 'apiVersion' | 'kind' | 'metadata'> & {
-  apiVersion?: To extends { apiVersion: infer A } ? A : string;
-  kind?: To extends { kind: infer K } ? K : string;
-  metadata?: Pick<ObjectMeta, 'labels' | 'annotations'>;
-};
-
-/**
- * One direction of a conversion: the source version's object as the API server sends it (read view),
- * the target's as the user writes it (write view: what a default fills in may be left out). The
- * return type makes the compiler demand every required field of the target version.
- */
-export type ConversionFn<From, To> = (from: From, context: ConversionContext) => ConversionResult<To>;
+export type { ConversionContext, ConversionFn, ConversionResult } from './conversion-fn.js';
 
 /** A spoke's two functions: to the hub and back. */
 export interface SpokeConversion<Spoke, SpokeInput, Hub, HubInput> {

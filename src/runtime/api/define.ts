@@ -18,45 +18,21 @@ import {
   type TimerOptions,
 } from './registry.js';
 import { builtinHandler, isBuiltin, type BuiltinDescriptor } from './builtins.js';
+import type { ResourceDescriptor, StatusPatch } from './resource.js';
 
-export interface PrinterColumnDescriptor {
-  name: string;
-  type: string;
-  jsonPath: string;
-}
-
-/**
- * What the runtime needs to watch and patch one version of a custom resource. `R` is the object
- * as read; `W` as a user writes it (server-defaulted fields optional), which types `patch`.
- */
-export interface ResourceDescriptor<R = unknown, W = R> {
-  group: string;
-  version: string;
-  plural: string;
-  kind: string;
-  scope: 'Namespaced' | 'Cluster';
-  /** Whether status goes through the `/status` subresource. */
-  statusSubresource: boolean;
-  /**
-   * The status schema keeps unknown fields (`x-kubernetes-preserve-unknown-fields`), so with the status
-   * subresource the runtime keeps its records in `status.kopfgen` and writes them with the handler's status
-   * in one `/status` request; else they are annotations, written by a second request.
-   */
-  statusRecords?: boolean;
-  printerColumns: readonly PrinterColumnDescriptor[];
-  /** Phantom: carries the resource's TypeScript type; never set at run time. */
-  readonly __resource?: R;
-  /** Phantom: the resource's write view; never set at run time. */
-  readonly __input?: W;
-}
-
-export function defineResource<R, W = R>(
-  descriptor: Omit<ResourceDescriptor<R, W>, '__resource' | '__input'>,
-): ResourceDescriptor<R, W> {
-  return Object.freeze({ ...descriptor, printerColumns: Object.freeze([...descriptor.printerColumns]) });
-}
+// What generated modules and the rest of the runtime import from here, defined where the
+// errors, the registry and the built-in kinds can import them without importing this file.
+export { defineResource, type PrinterColumnDescriptor, type ResourceDescriptor, type StatusPatch } from './resource.js';
 
 type Promisable<T> = T | Promise<T>;
+
+/**
+ * Which registry an admission registration goes to (default: `defaultRegistry`); beside
+ * `AdmissionOptions`, not in it, so the admission types need not import the registry that imports them.
+ */
+interface InRegistry {
+  registry?: Registry;
+}
 
 /**
  * `R` exactly against `S`, deeply: every key of `R` that `S` lacks becomes `never`. Inferred
@@ -74,23 +50,6 @@ export type Exact<R, S> = R extends readonly (infer E)[]
         : { [K in keyof R]: K extends keyof S ? Exact<R[K], NonNullable<S[K]>> : never }
       : R
     : R;
-
-/**
- * What a handler may write into `status.<id>` (its return value, an error's `status`): `S`, where
- * every optional field may also be `null`, at any depth. A JSON merge patch deletes a key set to
- * `null` (RFC 7386 §2), so `{ reason: null }` clears a reason an earlier error left behind. A
- * required field cannot be nulled; lists are replaced whole, so their items are not nullable; the
- * brand (a symbol key) is left alone. Unknown keys and wrong types stay errors: this only widens
- * what each known key accepts.
- */
-export type StatusPatch<S> = S extends readonly unknown[]
-  ? S
-  : S extends object
-    ? {
-        [K in keyof S]:
-          StatusPatch<S[K]> | (K extends symbol ? never : Record<never, never> extends Pick<S, K> ? null : never);
-      }
-    : S;
 
 /**
  * A handler callback: returns the handler's status (merged into `status.<id>`) or nothing. `O` is
@@ -151,12 +110,12 @@ export interface HandlerDefinition<Res, S, W = Res> {
    * A validating admission webhook (kopf's on.validate): return nothing to allow, warnings to allow with
    * them, or return/throw an AdmissionError to deny; served by every replica at `/validate/…`.
    */
-  onValidate(fn: ValidateFn<Res>, options?: AdmissionOptions<Res>): void;
+  onValidate(fn: ValidateFn<Res>, options?: AdmissionOptions<Res> & InRegistry): void;
   /**
    * A mutating admission webhook (kopf's on.mutate): edit `context.object` or return the edited object;
    * the API server receives the JSON patch of the difference. Throw an AdmissionError to deny.
    */
-  onMutate<Ret extends W | void>(fn: MutateFn<Res, W, Ret>, options?: AdmissionOptions<Res>): void;
+  onMutate<Ret extends W | void>(fn: MutateFn<Res, W, Ret>, options?: AdmissionOptions<Res> & InRegistry): void;
 }
 
 /** Splits a timer's or daemon's schedule from the options every registration shares. */
@@ -207,7 +166,7 @@ export function defineHandler<Res, S, W = Res>(
     };
   const admission =
     (kind: 'validate' | 'mutate') =>
-    (fn: (context: never) => unknown, options: AdmissionOptions<Res> = {}): void => {
+    (fn: (context: never) => unknown, options: AdmissionOptions<Res> & InRegistry = {}): void => {
       const { registry = defaultRegistry, ...rest } = options;
       registry.registerWebhook({ resource, id, kind, fn: fn as never, options: rest as AdmissionOptions });
     };

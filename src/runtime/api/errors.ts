@@ -4,7 +4,7 @@
  * handler that is running when they surface: the runtime knows the id, the thrower need not.
  */
 
-import type { StatusPatch } from './define.js';
+import type { StatusPatch } from './resource.js';
 
 /**
  * What an error may carry, typed by the handler's status type in generated subclasses: the

@@ -3,17 +3,12 @@
  * default registry unless `options.registry` names another (tests use their own).
  */
 import type { AdmissionContext, AdmissionOptions, MutationContext } from './admission.js';
-import type { HandlerContext, Logger } from './context.js';
-import type { ConversionFn } from './conversion.js';
-import type { ResourceDescriptor } from './define.js';
+import type { Cause, HandlerContext, Logger } from './context.js';
+import type { ConversionFn } from './conversion-fn.js';
 import type { Filters } from './filters.js';
+import type { ResourceDescriptor } from './resource.js';
 
-/**
- * Why a handler runs: the changing causes (create, update, delete, resume, field; progress-tracked),
- * a raw watch event (`event`), a timer tick (`timer`) or a daemon (`daemon`): the last two are
- * kopf's spawning handlers, whose result lands in `status.<id>` without progress records.
- */
-export type Cause = 'create' | 'update' | 'delete' | 'resume' | 'field' | 'event' | 'timer' | 'daemon';
+export type { Cause } from './context.js';
 
 /** What a handler does with an error that is neither TemporaryError nor PermanentError. */
 export type ErrorsMode = 'temporary' | 'permanent' | 'ignored';

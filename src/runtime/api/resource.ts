@@ -1,0 +1,60 @@
+/**
+ * A custom resource as the runtime watches it (`defineResource`), and what a handler may write
+ * into `status.<id>` (`StatusPatch`). The leaf of the handler API: the errors, the registry, the
+ * built-in kinds and `define.ts` import it, and it imports none of them, so the folder reads one
+ * way.
+ */
+
+export interface PrinterColumnDescriptor {
+  name: string;
+  type: string;
+  jsonPath: string;
+}
+
+/**
+ * What the runtime needs to watch and patch one version of a custom resource. `R` is the object
+ * as read; `W` as a user writes it (server-defaulted fields optional), which types `patch`.
+ */
+export interface ResourceDescriptor<R = unknown, W = R> {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  scope: 'Namespaced' | 'Cluster';
+  /** Whether status goes through the `/status` subresource. */
+  statusSubresource: boolean;
+  /**
+   * The status schema keeps unknown fields (`x-kubernetes-preserve-unknown-fields`), so with the status
+   * subresource the runtime keeps its records in `status.kopfgen` and writes them with the handler's status
+   * in one `/status` request; else they are annotations, written by a second request.
+   */
+  statusRecords?: boolean;
+  printerColumns: readonly PrinterColumnDescriptor[];
+  /** Phantom: carries the resource's TypeScript type; never set at run time. */
+  readonly __resource?: R;
+  /** Phantom: the resource's write view; never set at run time. */
+  readonly __input?: W;
+}
+
+export function defineResource<R, W = R>(
+  descriptor: Omit<ResourceDescriptor<R, W>, '__resource' | '__input'>,
+): ResourceDescriptor<R, W> {
+  return Object.freeze({ ...descriptor, printerColumns: Object.freeze([...descriptor.printerColumns]) });
+}
+
+/**
+ * What a handler may write into `status.<id>` (its return value, an error's `status`): `S`, where
+ * every optional field may also be `null`, at any depth. A JSON merge patch deletes a key set to
+ * `null` (RFC 7386 §2), so `{ reason: null }` clears a reason an earlier error left behind. A
+ * required field cannot be nulled; lists are replaced whole, so their items are not nullable; the
+ * brand (a symbol key) is left alone. Unknown keys and wrong types stay errors: this only widens
+ * what each known key accepts.
+ */
+export type StatusPatch<S> = S extends readonly unknown[]
+  ? S
+  : S extends object
+    ? {
+        [K in keyof S]:
+          StatusPatch<S[K]> | (K extends symbol ? never : Record<never, never> extends Pick<S, K> ? null : never);
+      }
+    : S;
