@@ -61,7 +61,7 @@ export async function readInputs(inputs: readonly string[], options: ReadOptions
       stdin = true;
       continue;
     }
-    const found = isGlob(input) ? await expandGlob(input, cwd) : await expandPath(input, cwd, diagnostics);
+    const found = isGlob(input) ? await expandGlob(input, cwd, diagnostics) : await expandPath(input, cwd, diagnostics);
     if (found && found.length === 0) {
       const glob = isGlob(input);
       diagnostics.push(
@@ -75,7 +75,14 @@ export async function readInputs(inputs: readonly string[], options: ReadOptions
     files.push(...(found ?? []));
   }
   const unique = [...new Set(files)].sort();
-  const sizes = await Promise.all(unique.map((abs) => stat(abs).then((info) => info.size)));
+  const sizes = await Promise.all(
+    unique.map((abs) =>
+      stat(abs).then(
+        (info) => info.size,
+        () => 0,
+      ),
+    ),
+  );
   const hold = sizes.reduce((n, size) => n + size, 0) <= (options.holdBytes ?? HOLD_BYTES);
   // Each file is decoded as soon as it is read, a few at a time, so the bytes of a large input
   // set are never all held beside their text (2,000 CRDs: 100 MB of buffers otherwise).
@@ -85,7 +92,11 @@ export async function readInputs(inputs: readonly string[], options: ReadOptions
     while (next < unique.length) {
       const i = next++;
       const file = display(unique[i], cwd);
-      const bytes = await readFile(unique[i]);
+      const bytes = await readFile(unique[i]).catch((e: unknown) => readProblem(file, e));
+      if (!(bytes instanceof Uint8Array)) {
+        named[i] = bytes;
+        continue;
+      }
       const text = decodeUtf8(file, bytes);
       named[i] = typeof text !== 'string' ? text : hold ? { file, text } : readOnUse(file, unique[i], bytes.length);
     }
@@ -136,6 +147,11 @@ async function readStdin(): Promise<Uint8Array> {
  * so the first byte that is not UTF-8 is reported at its line and column.
  */
 export function decodeUtf8(file: string, bytes: Uint8Array): string | Diagnostic {
+  const bom = byteOrderMark(bytes);
+  if (bom !== undefined) {
+    const message = `not UTF-8: the file is ${bom} (byte-order mark); convert it, e.g. \`iconv -f ${bom} -t UTF-8\``;
+    return { severity: 'error', code: 'KG150', message, file, line: 1, col: 1, pointer: '' };
+  }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
@@ -144,9 +160,23 @@ export function decodeUtf8(file: string, bytes: Uint8Array): string | Diagnostic
     const line = countNewlines(bytes, bad) + 1;
     const col = new TextDecoder('utf-8').decode(bytes.subarray(lineStart, bad)).length + 1;
     const hex = (bytes[bad] ?? 0).toString(16).toUpperCase().padStart(2, '0');
-    const message = `not UTF-8: byte 0x${hex} is not valid UTF-8 (is the file Latin-1 or UTF-16?); convert it, e.g. \`iconv -f latin1 -t utf-8\``;
+    const message = `not UTF-8: byte 0x${hex} is not valid UTF-8 (is the file Latin-1?); convert it, e.g. \`iconv -f latin1 -t utf-8\``;
     return { severity: 'error', code: 'KG150', message, file, line, col, pointer: '' };
   }
+}
+
+/**
+ * The encoding a UTF-16 or UTF-32 byte-order mark announces (YAML 1.2 §5.2 lists these marks),
+ * so such a file is named for what it is instead of for its first byte that is not UTF-8.
+ * UTF-32LE's mark starts like UTF-16LE's, so it is tested first.
+ */
+function byteOrderMark(bytes: Uint8Array): string | undefined {
+  const [a, b, c, d] = bytes;
+  if (a === 0xff && b === 0xfe && c === 0 && d === 0) return 'UTF-32LE';
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return 'UTF-32BE';
+  if (a === 0xff && b === 0xfe) return 'UTF-16LE';
+  if (a === 0xfe && b === 0xff) return 'UTF-16BE';
+  return undefined;
 }
 
 function countNewlines(bytes: Uint8Array, end: number): number {
@@ -192,29 +222,66 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
 /** A file (returned as is, whatever its extension) or a directory (walked); undefined when missing. */
 async function expandPath(input: string, cwd: string, diagnostics: Diagnostic[]): Promise<string[] | undefined> {
   const abs = resolve(cwd, input);
-  const info = await stat(abs).catch(() => undefined);
-  if (!info) {
-    diagnostics.push(problem('KG101', input, `no such file or directory: ${input}`));
+  const info = await stat(abs).catch((e: unknown) => readProblem(input, e));
+  if (!('isDirectory' in info)) {
+    diagnostics.push(info);
     return undefined;
   }
   if (!info.isDirectory()) return [abs];
-  return (await walk(abs)).filter((f) => CRD_FILE.test(f));
+  const walked = await walk(abs, cwd, diagnostics, true);
+  // A directory that could not be listed has said why; "holds no .yaml" would be a second, wrong reason.
+  return walked?.filter((f) => CRD_FILE.test(f));
 }
 
-/** Every file below `dir`, skipping hidden directories and node_modules. */
-async function walk(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+/**
+ * Every file below `dir`, skipping hidden directories and node_modules; undefined when `dir`
+ * itself cannot be listed. A directory that cannot be listed (permission denied, a link loop)
+ * is KG118: CRDs in it would be missed without a word otherwise. `missingIsEmpty`: a glob's base
+ * that does not exist matches nothing (KG116), it is no read failure.
+ */
+async function walk(
+  dir: string,
+  cwd: string,
+  diagnostics: Diagnostic[],
+  missingIsEmpty = false,
+): Promise<string[] | undefined> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    if (!(missingIsEmpty && (e as NodeJS.ErrnoException).code === 'ENOENT'))
+      diagnostics.push(readProblem(display(dir, cwd), e));
+    return undefined;
+  }
   const out: string[] = [];
   for (const e of entries) {
     const path = join(dir, e.name);
     if (e.isDirectory()) {
-      if (!e.name.startsWith('.') && e.name !== 'node_modules') out.push(...(await walk(path)));
+      if (!e.name.startsWith('.') && e.name !== 'node_modules')
+        out.push(...((await walk(path, cwd, diagnostics)) ?? []));
     } else if (e.isFile()) out.push(path);
   }
   return out;
 }
 
-async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
+/**
+ * Why `input` (as the user named it) cannot be read: KG101 when it does not exist, KG118 for a
+ * path that exists but cannot be read (permission denied, a symbolic link loop, an I/O error).
+ * Never a problem of the output: nothing was going to be written there.
+ */
+export function readProblem(input: string, e: unknown): Diagnostic {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code ?? '';
+  if (code === 'ENOENT' || code === 'ENOTDIR') return problem('KG101', input, `no such file or directory: ${input}`);
+  const why =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied (check its mode and the directories above it)'
+      : code === 'ELOOP'
+        ? 'a symbolic link loop (or a chain of too many links)'
+        : `${code || 'error'} (${(e instanceof Error ? e.message : String(e)).replace(/^E[A-Z]+: /, '').replace(/, \w+ '[^']*'$/, '')})`;
+  return problem('KG118', input, `cannot read ${input}: ${why}`);
+}
+
+async function expandGlob(pattern: string, cwd: string, diagnostics: Diagnostic[]): Promise<string[]> {
   const baseDir = globBase(pattern);
   const base = resolve(cwd, baseDir);
   const rest = pattern
@@ -222,7 +289,7 @@ async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
     .join('/')
     .slice(baseDir === '.' ? 0 : baseDir.length + 1);
   const matcher = globToRegExp(rest);
-  const files = await walk(base);
+  const files = (await walk(base, cwd, diagnostics, true)) ?? [];
   return files.filter((f) => matcher.test(relative(base, f).split(sep).join('/')));
 }
 

@@ -1,11 +1,11 @@
 // What counts as a glob is decided once (src/io/read.ts): the reader and the watcher agree.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { watchTargets } from '../../src/cli/watch-mode.js';
-import { decodeUtf8, firstInvalidUtf8, globBase, isGlob, readInputs } from '../../src/io/read.js';
+import { decodeUtf8, firstInvalidUtf8, globBase, isGlob, readInputs, readProblem } from '../../src/io/read.js';
 import type { ResolvedRun } from '../../src/cli/options.js';
 
 test('globBase is the part before the first wildcard segment', () => {
@@ -117,4 +117,76 @@ test('above holdBytes texts are read on use, not held: same texts, same generati
     bad.diagnostics.map((d) => [d.code, d.file, d.line, d.col]),
     [['KG150', 'c.yaml', 1, 4]],
   );
+});
+
+/** A file-system error as Node raises it (`code`, `path`, the message naming the call). */
+function errno(code: string, path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: failed, open '${path}'`), { code, path, errno: -1, syscall: 'open' });
+}
+
+test('readProblem: why an input cannot be read, in words for that reason, never as an output problem', () => {
+  const cases: [string, NodeJS.ErrnoException, string, RegExp][] = [
+    ['missing', errno('ENOENT', '/p/a.yaml'), 'KG101', /^no such file or directory: a\.yaml$/],
+    ['below a file', errno('ENOTDIR', '/p/a.yaml/x'), 'KG101', /^no such file or directory: a\.yaml$/],
+    ['permission', errno('EACCES', '/p/a.yaml'), 'KG118', /^cannot read a\.yaml: permission denied/],
+    ['EPERM', errno('EPERM', '/p/a.yaml'), 'KG118', /^cannot read a\.yaml: permission denied/],
+    ['symlink loop', errno('ELOOP', '/p/a.yaml'), 'KG118', /^cannot read a\.yaml: a symbolic link loop/],
+    ['I/O error', errno('EIO', '/p/a.yaml'), 'KG118', /^cannot read a\.yaml: EIO \(failed\)$/],
+  ];
+  for (const [name, e, code, message] of cases) {
+    const d = readProblem('a.yaml', e);
+    assert.equal(d.code, code, name);
+    assert.match(d.message, message, name);
+    assert.deepEqual([d.file, d.line, d.col, d.severity], ['a.yaml', 1, 1, 'error'], name);
+    assert.doesNotMatch(d.message, /writ/, name);
+  }
+});
+
+test('an input that cannot be read is KG118 naming why: a symlink loop named directly, and (not as root) unreadable files and directories', async (t) => {
+  const cwd = mkdtempSync(join(tmpdir(), 'kopfgen-unreadable-'));
+  symlinkSync('loop.yaml', join(cwd, 'loop.yaml'));
+  const loop = await readInputs(['loop.yaml'], { cwd });
+  assert.deepEqual(
+    loop.diagnostics.map((d) => `${d.code} ${d.file}: ${d.message}`),
+    ['KG118 loop.yaml: cannot read loop.yaml: a symbolic link loop (or a chain of too many links)'],
+  );
+  if (process.getuid?.() === 0) return t.skip('running as root: permissions do not stop root from reading');
+  mkdirSync(join(cwd, 'crds/locked'), { recursive: true });
+  writeFileSync(join(cwd, 'secret.yaml'), 'a: 1\n');
+  chmodSync(join(cwd, 'secret.yaml'), 0);
+  writeFileSync(join(cwd, 'crds/ok.yaml'), 'a: 1\n');
+  chmodSync(join(cwd, 'crds/locked'), 0);
+  mkdirSync(join(cwd, 'closed'));
+  chmodSync(join(cwd, 'closed'), 0);
+  try {
+    const read = await readInputs(['secret.yaml', 'crds', 'closed'], { cwd });
+    assert.deepEqual(read.diagnostics.map((d) => `${d.code} ${d.file}`).sort(), [
+      'KG118 closed',
+      'KG118 crds/locked',
+      'KG118 secret.yaml',
+    ]);
+    assert.ok(read.diagnostics.every((d) => /permission denied/.test(d.message)));
+  } finally {
+    chmodSync(join(cwd, 'crds/locked'), 0o755);
+    chmodSync(join(cwd, 'closed'), 0o755);
+  }
+});
+
+test('decodeUtf8: a UTF-16 or UTF-32 file (by its byte-order mark) is KG150 saying so, with the iconv that converts it', () => {
+  const cases: [string, number[], string][] = [
+    ['UTF-16LE', [0xff, 0xfe, 0x61, 0x00], 'UTF-16LE'],
+    ['UTF-16BE', [0xfe, 0xff, 0x00, 0x61], 'UTF-16BE'],
+    ['UTF-32LE', [0xff, 0xfe, 0x00, 0x00, 0x61, 0x00, 0x00, 0x00], 'UTF-32LE'],
+    ['UTF-32BE', [0x00, 0x00, 0xfe, 0xff, 0x00, 0x00, 0x00, 0x61], 'UTF-32BE'],
+  ];
+  for (const [name, bytes, encoding] of cases) {
+    const d = decodeUtf8('a.yaml', Uint8Array.from(bytes));
+    assert.ok(typeof d !== 'string', name);
+    assert.deepEqual([d.code, d.line, d.col], ['KG150', 1, 1], name);
+    assert.match(d.message, new RegExp(`is ${encoding} \\(byte-order mark\\)`), name);
+    assert.match(d.message, new RegExp(`iconv -f ${encoding} -t UTF-8`), name);
+    assert.doesNotMatch(d.message, /latin1/, name);
+  }
+  // A UTF-8 byte-order mark is UTF-8: the text, without the mark.
+  assert.equal(decodeUtf8('a.yaml', Uint8Array.from([0xef, 0xbb, 0xbf, 0x61])), 'a');
 });
