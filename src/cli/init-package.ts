@@ -4,6 +4,7 @@
  * script of the same name, a dependency already declared in any section) unless `force`.
  */
 import type { Diagnostic } from '../diagnostics.js';
+import { jsonSyntaxError } from '../load/json-syntax.js';
 
 type Json = Record<string, unknown>;
 
@@ -21,17 +22,16 @@ const SECTIONS = ['dependencies', 'devDependencies', 'peerDependencies', 'option
 
 export function mergePackageJson(file: string, existing: string, template: string, force: boolean): PackageMerge {
   const ours = JSON.parse(template) as Json;
-  let theirs: unknown;
-  try {
-    theirs = JSON.parse(existing);
-  } catch (e) {
-    const message = `${file} is not valid JSON (${(e as Error).message.split('\n')[0]}); fix it, then run kopfgen init again`;
+  const bad = jsonSyntaxError(existing);
+  if (bad) {
+    const message = `${file} is not valid JSON (${bad.message}); fix it, then run kopfgen init again`;
     return {
       added: [],
       kept: [],
-      diagnostics: [{ severity: 'error', code: 'KG350', message, file, line: 1, col: 1, pointer: '' }],
+      diagnostics: [{ severity: 'error', code: 'KG350', message, file, ...lineCol(existing, bad.offset), pointer: '' }],
     };
   }
+  const theirs: unknown = JSON.parse(existing);
   if (!isObject(theirs)) {
     const message = `${file} must hold a JSON object; fix it, then run kopfgen init again`;
     return {
@@ -83,6 +83,13 @@ export function mergePackageJson(file: string, existing: string, template: strin
   }
   const content = `${JSON.stringify(merged, null, 2)}\n`;
   return { content: added.length > 0 ? content : undefined, added, kept, diagnostics: [] };
+}
+
+/** 1-based line and column (in UTF-16 units, as editors count) of an offset. */
+function lineCol(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, col: offset - (before.lastIndexOf('\n') + 1) + 1 };
 }
 
 function isObject(value: unknown): value is Json {

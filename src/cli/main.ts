@@ -37,10 +37,13 @@ Exit codes:
   2  usage: unknown option, bad value, invalid configuration file
   3  internal error (a bug in kopfgen; nothing was written)`;
 
-/** The fix command `--check` suggests: this very invocation without `--check`. */
+/**
+ * The fix command `--check` suggests: this very invocation without `--check`, and without
+ * `--format` (a person runs it; the JSON is for the tool that ran the check).
+ */
 function fixCommand(argv: string[]): string {
   const quoted = argv
-    .filter((a) => a !== '--check')
+    .filter((a, i) => a !== '--check' && a !== '--format' && argv[i - 1] !== '--format' && !a.startsWith('--format='))
     .map((a) => (/^[\w./=,:@+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
   return ['kopfgen', ...quoted].join(' ');
 }

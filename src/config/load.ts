@@ -9,6 +9,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
 import type { Diagnostic } from '../diagnostics.js';
 import { displayPath, readIfExists } from '../io/fs.js';
+import { jsonSyntaxError } from '../load/json-syntax.js';
 import { validateConfig, type KopfgenConfig, type Locate } from './config-schema.js';
 
 export const CONFIG_FILES = ['kopfgen.config.json', 'kopfgen.config.yaml', 'kopfgen.config.yml'];
@@ -128,15 +129,16 @@ export function parseConfig(path: string, shown: string, text: string, inPackage
       diagnostics: [error(shown, 'KG300', `cannot parse configuration: ${firstLine(syntax.message)}`, line, col)],
     };
   }
-  if (path.endsWith('.json')) {
-    const strict = strictJsonError(text, lineCounter);
-    if (strict)
-      return {
-        path,
-        dir,
-        config: {},
-        diagnostics: [error(shown, 'KG300', `cannot parse configuration: ${strict.message}`, strict.line, strict.col)],
-      };
+  // JSON files must be JSON (YAML would accept comments and bare words).
+  const strict = path.endsWith('.json') ? jsonSyntaxError(text) : undefined;
+  if (strict) {
+    const { line, col } = lineCounter.linePos(strict.offset);
+    return {
+      path,
+      dir,
+      config: {},
+      diagnostics: [error(shown, 'KG300', `cannot parse configuration: ${strict.message}`, line, col)],
+    };
   }
   let root = doc.contents as Node | null;
   let base = '';
@@ -155,71 +157,4 @@ export function parseConfig(path: string, shown: string, text: string, inPackage
 
 function firstLine(message: string): string {
   return message.split('\n')[0];
-}
-
-/**
- * JSON files must be JSON (YAML would accept comments and bare words): JSON.parse's verdict, on
- * one line and without the copy of the text V8 adds, at the offset where the JSON stops being JSON.
- */
-function strictJsonError(text: string, lines: LineCounter): { message: string; line: number; col: number } | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch (e) {
-    const message = (e as Error).message
-      .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
-      .replace(/ (?:in JSON )?at position \d+.*$/s, '');
-    const { line, col } = lines.linePos(jsonErrorOffset(text));
-    return { message, line, col };
-  }
-}
-
-const JSON_LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
-
-/** The offset of the first character that is not JSON (V8 names it only for some errors). */
-function jsonErrorOffset(text: string): number {
-  let i = 0;
-  const fail = (): never => {
-    throw i;
-  };
-  const space = (): void => {
-    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
-  };
-  const string = (): void => {
-    if (text[i] !== '"') fail();
-    for (i++; text[i] !== '"'; i++) {
-      if (i >= text.length || text[i] < ' ') fail();
-      if (text[i] === '\\') i++;
-    }
-    i++;
-  };
-  const members = (close: string, member: () => void): void => {
-    i++;
-    space();
-    if (text[i] === close) return void i++;
-    for (;;) {
-      member();
-      space();
-      if (text[i] === close) return void i++;
-      if (text[i] !== ',') fail();
-      i++;
-      space();
-    }
-  };
-  const value = (): void => {
-    space();
-    if (text[i] === '{') return members('}', () => (string(), space(), text[i] === ':' ? (i++, value()) : fail()));
-    if (text[i] === '[') return members(']', value);
-    if (text[i] === '"') return string();
-    JSON_LITERAL.lastIndex = i;
-    if (!JSON_LITERAL.test(text)) fail();
-    i = JSON_LITERAL.lastIndex;
-  };
-  try {
-    value();
-    space();
-    return i < text.length ? i : 0;
-  } catch (at) {
-    return Math.min(at as number, text.length);
-  }
 }

@@ -14,6 +14,7 @@ import { isScalar, parseAllDocuments, visit, type Document, type YAMLError } fro
 import type { SourceText } from '../api.js';
 import { pointerJoin, type Diagnostic } from '../diagnostics.js';
 import { readBlockYaml } from './block-reader.js';
+import { jsonSyntaxError } from './json-syntax.js';
 import type { CrdDocument, DocMap, DocNode } from './doc-tree.js';
 import { ParsedSource } from './yaml-source.js';
 import { documentTree, MAX_DEPTH, type TreeLimit } from './yaml-tree.js';
@@ -52,11 +53,23 @@ export function parseFull(input: SourceText): ParseResult {
     return { crds: [], diagnostics: [{ severity: 'error', code: 'KG105', message, pointer: '', ...source.pos(helm) }] };
   }
   const crds: CrdDocument[] = [];
+  const format = isJson(input) ? 'JSON' : 'YAML';
+  // A `.json` file must be JSON, also where YAML (a superset) would read it (`{"a": 1,}`).
+  const strict = /\.json$/i.test(input.file) || docs.some((d) => d.errors.length > 0);
+  const json = format === 'JSON' && strict ? jsonSyntaxError(input.text) : undefined;
+  if (json) {
+    // JSON.parse's reason and position read better for JSON than the YAML parser's view of it.
+    const message = `malformed JSON: ${json.message}`;
+    return {
+      crds,
+      diagnostics: [{ severity: 'error', code: 'KG104', message, pointer: '', ...source.pos(json.offset) }],
+    };
+  }
   for (const doc of docs) {
     const tree = documentTree(source, doc);
     if (doc.errors.length > 0 || tree.duplicates.length > 0 || tree.limit) {
-      for (const e of doc.errors) diagnostics.push(yamlError(source, e));
-      for (const d of tree.duplicates) diagnostics.push(duplicateKey(source, d.offset));
+      for (const e of doc.errors) diagnostics.push(yamlError(source, e, format));
+      for (const d of tree.duplicates) diagnostics.push(duplicateKey(source, d.offset, format));
       if (tree.limit && doc.errors.length === 0) diagnostics.push(treeLimit(source, tree.limit));
       continue;
     }
@@ -64,6 +77,15 @@ export function parseFull(input: SourceText): ParseResult {
     collectCrds(source, input.text, tree.root, diagnostics, crds);
   }
   return finish(input, crds, diagnostics);
+}
+
+/**
+ * A `.json` file, or a text without a YAML extension that starts like JSON (standard input, a
+ * CRD read from a cluster): its syntax errors are JSON's, in JSON's words.
+ */
+function isJson(input: SourceText): boolean {
+  if (/\.json$/i.test(input.file)) return true;
+  return !/\.ya?ml$/i.test(input.file) && /^\s*[[{]/.test(input.text.slice(0, 1024));
 }
 
 /** KG117 for a file with nothing in it. */
@@ -206,7 +228,7 @@ function treeLimit(source: ParsedSource, limit: TreeLimit): Diagnostic {
 }
 
 /** The parser's own resource limit (its recursion gave out) is KG140 like ours, not "malformed YAML". */
-function yamlError(source: ParsedSource, e: YAMLError): Diagnostic {
+function yamlError(source: ParsedSource, e: YAMLError, format: 'YAML' | 'JSON'): Diagnostic {
   if (e.code === 'RESOURCE_EXHAUSTION') {
     const message = `nesting too deep for the YAML parser here; kopfgen reads CRDs up to ${MAX_DEPTH} levels`;
     return { severity: 'error', code: 'KG140', message, pointer: '', ...source.pos(e.pos[0]) };
@@ -215,14 +237,14 @@ function yamlError(source: ParsedSource, e: YAMLError): Diagnostic {
   return {
     severity: 'error',
     code: 'KG104',
-    message: `malformed YAML: ${first} (${e.code})`,
+    message: `malformed ${format}: ${first} (${e.code})`,
     pointer: '',
     ...source.pos(e.pos[0]),
   };
 }
 
 /** The `yaml` package's DUPLICATE_KEY error, as it would have reported it. */
-function duplicateKey(source: ParsedSource, offset: number): Diagnostic {
-  const message = 'malformed YAML: Map keys must be unique (DUPLICATE_KEY)';
+function duplicateKey(source: ParsedSource, offset: number, format: 'YAML' | 'JSON'): Diagnostic {
+  const message = `malformed ${format}: Map keys must be unique (DUPLICATE_KEY)`;
   return { severity: 'error', code: 'KG104', message, pointer: '', ...source.pos(offset) };
 }

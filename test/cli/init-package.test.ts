@@ -81,13 +81,18 @@ test("mergePackageJson: the user's values win, what is missing is added, --force
   }
 });
 
-test('mergePackageJson: not JSON, or not an object, is KG350', () => {
-  for (const text of ['{ "name": ', '[1, 2]']) {
+test('mergePackageJson: not JSON, or not an object, is KG350 where the JSON stops being JSON', () => {
+  const cases: [string, string][] = [
+    ['{ "name": ', 'app/package.json:1:11 KG350'],
+    ['{\n  "name": "x",\n  "scripts": { "a": 1, }\n}\n', 'app/package.json:3:24 KG350'],
+    ['[1, 2]', 'app/package.json:1:1 KG350'],
+  ];
+  for (const [text, want] of cases) {
     const got = mergePackageJson('app/package.json', text, TEMPLATE, false);
     assert.equal(got.content, undefined);
     assert.deepEqual(
       got.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`),
-      ['app/package.json:1:1 KG350'],
+      [want],
     );
   }
 });

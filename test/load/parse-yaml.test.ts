@@ -231,3 +231,24 @@ test('JSON: a CRD, a List and an array of CRDs are read, with positions into the
   assert.ok(value);
   assert.equal(lines[value.pos.line - 1].slice(value.pos.col - 1), '"example.com",');
 });
+
+test('a .json input that is not JSON: KG104 "malformed JSON" with JSON.parse\'s reason, where the JSON stops', () => {
+  const cases: { file: string; text: string; want: string; message: RegExp }[] = [
+    {
+      file: 'a.json',
+      text: '{\n  "kind": "CustomResourceDefinition",\n  "spec": {\n}',
+      want: 'KG104 a.json:4:2 ',
+      message: /^malformed JSON: /,
+    },
+    { file: 'b.json', text: '{"a": 1,}', want: 'KG104 b.json:1:9 ', message: /^malformed JSON: / },
+    { file: 'c.json', text: '{"a": 1} x', want: 'KG104 c.json:1:10 ', message: /^malformed JSON: / },
+    { file: '<stdin>', text: '\n[{"a": 1]', want: 'KG104 <stdin>:2:9 ', message: /^malformed JSON: / },
+    { file: 'd.yaml', text: 'a: [1\n', want: 'KG104 d.yaml:2:1 ', message: /^malformed YAML: / },
+  ];
+  for (const c of cases) {
+    const { diagnostics } = parseSource({ file: c.file, text: c.text });
+    assert.deepEqual(brief(diagnostics), [c.want], c.file);
+    assert.match(diagnostics[0].message, c.message, c.file);
+    assert.doesNotMatch(diagnostics[0].message, c.file.endsWith('.yaml') ? /JSON/ : /YAML/, c.file);
+  }
+});
