@@ -53,6 +53,26 @@ export interface GenerateOptions {
    * `app.generated`): its path from the directory holding both it and the stubs directory.
    */
   generatedPackage?: string;
+  /**
+   * Where each key of `handlers` was named (the configuration file's position, or the command
+   * line), so diagnostics about the entry (KG203, KG207) point there instead of at a CRD.
+   */
+  handlerOrigins?: Record<string, HandlerOrigin>;
+}
+
+/** A position in the configuration file (or `<command line>`, line 1, column 1, for `--handlers`). */
+export interface ConfigPos {
+  line: number;
+  col: number;
+  pointer: string;
+}
+
+export interface HandlerOrigin extends ConfigPos {
+  file: string;
+  /** How the entry reads in a message: `in kopfgen.config.json`, `by --handlers Widget=resize`. */
+  what: string;
+  /** The position of each id the entry names, where the configuration has one. */
+  ids?: Record<string, ConfigPos>;
 }
 
 export interface GeneratedFile {

@@ -13,6 +13,9 @@ export interface SourcePos {
   col: number;
 }
 
+/** The file of a diagnostic about a command-line flag (`--handlers Widget=kopf`), as `<stdin>` names standard input. */
+export const COMMAND_LINE = '<command line>';
+
 export interface Diagnostic extends SourcePos {
   severity: Severity;
   /** Stable, documented code, e.g. `KG101`; tools and tests match on it. */

@@ -10,7 +10,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { Diagnostic } from '../diagnostics.js';
+import { COMMAND_LINE, type Diagnostic } from '../diagnostics.js';
 import type { InitFlags } from './init.js';
 import type { ManifestsFlags } from './manifests.js';
 import type { RunOptions } from './run.js';
@@ -338,9 +338,9 @@ export async function main(argv: string[], streams: Streams): Promise<number> {
     if (e instanceof UsageError) {
       return failed(argv, streams, EXIT_USAGE, {
         severity: 'error',
-        code: 'KG950',
+        code: e.code,
         message: e.message,
-        file: 'kopfgen',
+        file: e.file,
         line: 1,
         col: 1,
         pointer: '',
@@ -359,7 +359,7 @@ export async function main(argv: string[], streams: Streams): Promise<number> {
 function failed(argv: string[], streams: Streams, exitCode: number, diagnostic: Diagnostic, echo = true): number {
   if (echo)
     streams.stderr.write(
-      `kopfgen: error: ${diagnostic.code === 'KG950' ? diagnostic.message : `${diagnostic.file}: ${diagnostic.message}`}\n`,
+      `kopfgen: error: ${diagnostic.code === 'KG950' || diagnostic.file === COMMAND_LINE ? diagnostic.message : `${diagnostic.file}: ${diagnostic.message}`}\n`,
     );
   if (wantsJson(argv)) {
     const command = argv.includes('--check') ? 'check' : argv[0] === 'init' ? 'init' : 'generate';

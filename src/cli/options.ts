@@ -3,7 +3,9 @@
  * flags, then the configuration, then defaults. Handler ids override per kind.
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { GenerateOptions, Target } from '../api.js';
+import type { GenerateOptions, HandlerOrigin, Target } from '../api.js';
+import { handlerIdProblem } from '../model/handler-paths.js';
+import { COMMAND_LINE } from '../diagnostics.js';
 import { CONFIG_FILES, type LoadedConfig } from '../config/load.js';
 import { displayPath } from '../io/fs.js';
 import { STDIN_INPUT } from '../io/read.js';
@@ -58,8 +60,19 @@ export interface ResolvedRun {
 export const DEFAULT_OUT = 'generated';
 export const DEFAULT_STUBS = 'handlers';
 
-/** A problem with how kopfgen was invoked (exit 2). */
-export class UsageError extends Error {}
+/**
+ * A problem with how kopfgen was invoked (exit 2): KG950, or the code of the problem when a
+ * flag's value has one (`--handlers Widget=kopf` is KG201 on `<command line>`).
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly code = 'KG950',
+    readonly file = 'kopfgen',
+  ) {
+    super(message);
+  }
+}
 
 export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, loaded: LoadedConfig): ResolvedRun {
   const config = loaded.config;
@@ -76,12 +89,15 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
       `the stubs directory must not be inside the output directory (${relative(cwd, outDir) || '.'}): generated files there are replaced, stubs are yours`,
     );
   }
-  const handlers = { ...(config.handlers ?? {}), ...parseHandlerFlags(flags.handlers ?? []) };
+  const fromFlags = parseHandlerFlags(flags.handlers ?? []);
+  const handlers = { ...(config.handlers ?? {}), ...fromFlags.handlers };
+  const handlerOrigins = { ...(loaded.handlerOrigins ?? {}), ...fromFlags.origins };
   const target = flags.target ?? config.target ?? 'typescript';
   const kopf = target === 'kopf';
   const options: GenerateOptions = {
     ...(kopf ? { target } : {}),
     handlers,
+    ...(Object.keys(handlerOrigins).length > 0 ? { handlerOrigins } : {}),
     // The templates travel in the options, so the cache key (a hash of the options) changes with them.
     stubs:
       stubsDir === undefined
@@ -146,9 +162,16 @@ function resolveStubs(cwd: string, flag: string | false | undefined, loaded: Loa
   return setting === false ? undefined : resolve(loaded.dir, setting ?? DEFAULT_STUBS);
 }
 
-/** `--handlers MyResource=myapp,cleanup` (repeatable; `Kind=` for none); a kind given twice gets the union. */
-export function parseHandlerFlags(values: string[]): Record<string, string[]> {
+/**
+ * `--handlers MyResource=myapp,cleanup` (repeatable; `Kind=` for none); a kind given twice gets
+ * the union. An id that cannot be one (KG201, KG202) is a usage error naming the flag.
+ */
+export function parseHandlerFlags(values: string[]): {
+  handlers: Record<string, string[]>;
+  origins: Record<string, HandlerOrigin>;
+} {
   const out: Record<string, string[]> = {};
+  const origins: Record<string, HandlerOrigin> = {};
   for (const value of values) {
     const eq = value.indexOf('=');
     const kind = eq < 0 ? '' : value.slice(0, eq).trim();
@@ -157,9 +180,14 @@ export function parseHandlerFlags(values: string[]): Record<string, string[]> {
     if (kind === '') {
       throw new UsageError(`--handlers expects Kind=id1,id2 (e.g. --handlers MyResource=myapp), got "${value}"`);
     }
+    for (const id of ids) {
+      const problem = handlerIdProblem(id);
+      if (problem) throw new UsageError(`--handlers ${value}: ${problem.message}`, problem.code, COMMAND_LINE);
+    }
     out[kind] = [...new Set([...(out[kind] ?? []), ...ids])];
+    origins[kind] = { file: COMMAND_LINE, line: 1, col: 1, pointer: '', what: `by --handlers ${value}` };
   }
-  return out;
+  return { handlers: out, origins };
 }
 
 /** A config-relative input, re-expressed relative to the working directory (globs included). */

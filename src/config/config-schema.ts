@@ -3,9 +3,10 @@
  * at its line and column, because a config file is edited by hand.
  */
 import { isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';
-import { TARGETS, type Target } from '../api.js';
+import { TARGETS, type ConfigPos, type HandlerOrigin, type Target } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { pointerJoin } from '../diagnostics.js';
+import { handlerIdProblem } from '../model/handler-paths.js';
 
 /** The configuration as written (paths still relative to the config file's directory). */
 export interface KopfgenConfig {
@@ -26,18 +27,29 @@ export const CONFIG_KEYS: Record<string, string> = {
   handlers: 'handler ids per kind: { Kind: [id, ...] } or { Kind: "id1, id2" }; [] for a kind without handlers',
 };
 
-/** Maps a node to `file:line:col` (supplied by the loader, which owns the LineCounter). */
-export type Locate = (node: Node | null | undefined) => { line: number; col: number };
+/**
+ * Maps a node (`delta` characters into it) to `file:line:col` (supplied by the loader, which owns
+ * the LineCounter).
+ */
+export type Locate = (node: Node | null | undefined, delta?: number) => { line: number; col: number };
 
 interface Ctx {
   file: string;
   base: string;
   locate: Locate;
   diagnostics: Diagnostic[];
+  handlerOrigins: Record<string, HandlerOrigin>;
 }
 
-function report(ctx: Ctx, node: Node | null | undefined, code: string, pointer: string, message: string): void {
-  const { line, col } = ctx.locate(node);
+function report(
+  ctx: Ctx,
+  node: Node | null | undefined,
+  code: string,
+  pointer: string,
+  message: string,
+  delta = 0,
+): void {
+  const { line, col } = ctx.locate(node, delta);
   ctx.diagnostics.push({ severity: 'error', code, message, file: ctx.file, line, col, pointer });
 }
 
@@ -47,8 +59,8 @@ export function validateConfig(
   file: string,
   base: string,
   locate: Locate,
-): { config: KopfgenConfig; diagnostics: Diagnostic[] } {
-  const ctx: Ctx = { file, base, locate, diagnostics: [] };
+): { config: KopfgenConfig; diagnostics: Diagnostic[]; handlerOrigins: Record<string, HandlerOrigin> } {
+  const ctx: Ctx = { file, base, locate, diagnostics: [], handlerOrigins: {} };
   const config: KopfgenConfig = {};
   if (!isMap(root)) {
     report(
@@ -61,7 +73,7 @@ export function validateConfig(
           .filter((k) => k !== '$schema')
           .join(', '),
     );
-    return { config, diagnostics: ctx.diagnostics };
+    return { config, diagnostics: ctx.diagnostics, handlerOrigins: ctx.handlerOrigins };
   }
   for (const pair of root.items as Pair<Node, Node>[]) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
@@ -79,7 +91,7 @@ export function validateConfig(
     }
     readKey(ctx, key, pair.value, pointer, config);
   }
-  return { config, diagnostics: ctx.diagnostics };
+  return { config, diagnostics: ctx.diagnostics, handlerOrigins: ctx.handlerOrigins };
 }
 
 function readKey(ctx: Ctx, key: string, value: Node | null, pointer: string, config: KopfgenConfig): void {
@@ -144,7 +156,52 @@ function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<str
       );
       continue;
     }
+    const positions = idPositions(ctx, pair.value, at);
+    for (const id of ids) {
+      const problem = handlerIdProblem(id);
+      const where = positions.get(id);
+      if (problem && where)
+        report(
+          ctx,
+          where.node,
+          problem.code,
+          where.pointer,
+          `configured handlers for ${kind}: ${problem.message}`,
+          where.delta,
+        );
+    }
+    const { line, col } = ctx.locate(pair.key);
+    const idsAt: Record<string, ConfigPos> = {};
+    for (const [id, where] of positions) idsAt[id] = { ...ctx.locate(where.node, where.delta), pointer: where.pointer };
+    ctx.handlerOrigins[kind] = { file: ctx.file, line, col, pointer: at, what: `in ${ctx.file}`, ids: idsAt };
     out[kind] = ids;
+  }
+  return out;
+}
+
+/**
+ * Where each id of a `handlers` entry is written: a list item, or its place inside a
+ * comma-separated string (the string's start where the string spans lines or is escaped).
+ */
+function idPositions(
+  ctx: Ctx,
+  value: Node | null,
+  pointer: string,
+): Map<string, { node: Node; delta: number; pointer: string }> {
+  const out = new Map<string, { node: Node; delta: number; pointer: string }>();
+  if (isString(value)) {
+    const style = isScalar(value) ? value.type : undefined;
+    const quoted = style === 'QUOTE_DOUBLE' || style === 'QUOTE_SINGLE' ? 1 : 0;
+    const range = value.range;
+    // Offsets into the value are offsets into the text only where no escape or fold changed its length.
+    const exact = range !== undefined && range !== null && range[1] - range[0] === value.value.length + 2 * quoted;
+    for (const m of value.value.matchAll(/[^,\s]+/g))
+      if (!out.has(m[0])) out.set(m[0], { node: value, delta: exact ? quoted + (m.index ?? 0) : 0, pointer });
+  } else if (isSeq(value)) {
+    (value.items as Node[]).forEach((item, i) => {
+      if (isString(item) && !out.has(item.value))
+        out.set(item.value, { node: item, delta: 0, pointer: pointerJoin(pointer, i) });
+    });
   }
   return out;
 }

@@ -10,6 +10,7 @@ import { isMap, isScalar, LineCounter, parseDocument, type Node, type Pair } fro
 import type { Diagnostic } from '../diagnostics.js';
 import { displayPath, readIfExists } from '../io/fs.js';
 import { jsonSyntaxError } from '../load/json-syntax.js';
+import type { HandlerOrigin } from '../api.js';
 import { validateConfig, type KopfgenConfig, type Locate } from './config-schema.js';
 
 export const CONFIG_FILES = ['kopfgen.config.json', 'kopfgen.config.yaml', 'kopfgen.config.yml'];
@@ -23,6 +24,8 @@ export interface LoadedConfig {
   diagnostics: Diagnostic[];
   /** The directories searched, nearest first, when no file was given (for "no inputs" to name). */
   searched?: string[];
+  /** Where each kind of `handlers` is configured, for diagnostics about it. */
+  handlerOrigins?: Record<string, HandlerOrigin>;
 }
 
 function error(file: string, code: string, message: string, line = 1, col = 1, pointer = ''): Diagnostic {
@@ -114,8 +117,8 @@ export function parseConfig(path: string, shown: string, text: string, inPackage
   const dir = dirname(path);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const locate: Locate = (node) => {
-    const offset = node?.range?.[0] ?? 0;
+  const locate: Locate = (node, delta = 0) => {
+    const offset = (node?.range?.[0] ?? 0) + delta;
     const { line, col } = lineCounter.linePos(offset);
     return { line, col };
   };
@@ -151,8 +154,8 @@ export function parseConfig(path: string, shown: string, text: string, inPackage
     root = pair.value;
     base = '/kopfgen';
   }
-  const { config, diagnostics } = validateConfig(root, shown, base, locate);
-  return { path, dir, config, diagnostics };
+  const { config, diagnostics, handlerOrigins } = validateConfig(root, shown, base, locate);
+  return { path, dir, config, diagnostics, handlerOrigins };
 }
 
 function firstLine(message: string): string {

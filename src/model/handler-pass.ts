@@ -15,7 +15,7 @@
 import type { GenerateOptions } from '../api.js';
 import { pointerJoin, sortDiagnostics, type Diagnostic, type Severity } from '../diagnostics.js';
 import type { CrdModel, HandlerModel, Located, ObjectNode, PropertyNode, SchemaNode, VersionModel } from './ir.js';
-import { isValidHandlerId, parseColumnPath } from './handler-paths.js';
+import { handlerIdProblem, parseColumnPath } from './handler-paths.js';
 import {
   checkColumn,
   columnDiagnostic,
@@ -55,13 +55,16 @@ export function unmatchedHandlerKeys(
 ): Diagnostic[] {
   const known = new Set<string>();
   for (const crd of crds) known.add(crd.kind).add(`${crd.plural}.${crd.group}`);
-  const message = (key: string) =>
-    `handlers are configured (configuration or --handlers) for \`${key}\`, which matches no CRD's Kind or plural.group`;
   return Object.keys(options.handlers ?? {})
     .filter((key) => !known.has(key))
     .map((key): Diagnostic => {
-      const at = { file: '(config)', line: 1, col: 1, pointer: pointerJoin('/handlers', key) };
-      return { severity: 'warning', code: 'KG207', message: message(key), ...at };
+      // At the configuration's entry (or the flag) when the caller says where it is.
+      const origin = options.handlerOrigins?.[key];
+      const at = origin
+        ? { file: origin.file, line: origin.line, col: origin.col, pointer: origin.pointer }
+        : { file: '(config)', line: 1, col: 1, pointer: pointerJoin('/handlers', key) };
+      const message = `handlers are configured ${origin?.what ?? '(configuration or --handlers)'} for \`${key}\`, which matches no CRD's Kind or plural.group`;
+      return { severity: 'warning', code: 'KG207', message, ...at };
     });
 }
 
@@ -295,32 +298,11 @@ function sortedSources(sources: Set<Source>): Source[] {
   return order.filter((s) => sources.has(s));
 }
 
-/** `kopf` and `kopfgen` are the operators' own storage; other ids must be annotation-key name segments. */
+/** Whether `id` can be a handler id; if not, the reason is reported at `at` (KG201, KG202). */
 function checkId(id: string, at: Located, severity: Severity, what: string, diagnostics: Diagnostic[]): boolean {
-  if (id === 'kopf' || id === 'kopfgen') {
-    const owner = id === 'kopf' ? "kopf's" : "the kopfgen runtime's";
-    diagnostics.push(
-      diagnostic(
-        at,
-        severity,
-        'KG201',
-        `${what}: \`${id}\` is not a handler id: status.${id} is ${owner} own storage (progress and diffs), not a handler's result`,
-      ),
-    );
-    return false;
-  }
-  if (!isValidHandlerId(id)) {
-    diagnostics.push(
-      diagnostic(
-        at,
-        severity,
-        'KG202',
-        `${what}: handler id \`${id}\` is not a valid annotation-key name segment (at most 63 characters, letters or digits at both ends, \`-\`, \`_\`, \`.\` inside), which kopf needs for its progress annotations`,
-      ),
-    );
-    return false;
-  }
-  return true;
+  const problem = handlerIdProblem(id);
+  if (problem) diagnostics.push(diagnostic(at, severity, problem.code, `${what}: ${problem.message}`));
+  return problem === undefined;
 }
 
 function diagnostic(at: Located, severity: Severity, code: string, message: string): Diagnostic {
@@ -367,13 +349,20 @@ function configIds(crd: CrdModel, options: GenerateOptions): NamedId[] {
   for (const key of [crd.kind, `${crd.plural}.${crd.group}`]) {
     const ids = options.handlers?.[key];
     if (!ids) continue;
-    for (const id of ids)
+    // Named in the configuration or by a flag: a problem with the id is reported there when known.
+    const origin = options.handlerOrigins?.[key];
+    for (const id of ids) {
+      const pos = origin?.ids?.[id] ?? origin;
       out.push({
         id,
         source: 'config',
-        at: { pointer: crd.pointer, pos: crd.pos },
-        what: `configured handlers for ${key}`,
+        at:
+          pos && origin
+            ? { pointer: pos.pointer, pos: { file: origin.file, line: pos.line, col: pos.col } }
+            : { pointer: crd.pointer, pos: crd.pos },
+        what: `configured handlers for ${key}${origin ? ` ${origin.what}` : ''}`,
       });
+    }
   }
   return out;
 }

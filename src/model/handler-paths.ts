@@ -82,3 +82,26 @@ export function formatSteps(steps: readonly PathStep[]): string {
 export function isValidHandlerId(id: string): boolean {
   return id.length <= 63 && /^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(id);
 }
+
+/**
+ * Why `id` cannot be a handler id, or undefined when it can: `kopf` and `kopfgen` are the
+ * operators' own storage in `status` (KG201); any other id must be an annotation-key name segment
+ * (KG202). One verdict for every place that names ids: the CRD's annotation, its printer columns,
+ * the configuration and `--handlers`.
+ */
+export function handlerIdProblem(id: string): { code: 'KG201' | 'KG202'; message: string } | undefined {
+  if (id === 'kopf' || id === 'kopfgen') {
+    const owner = id === 'kopf' ? "kopf's" : "the kopfgen runtime's";
+    return {
+      code: 'KG201',
+      message: `\`${id}\` is not a handler id: status.${id} is ${owner} own storage (progress and diffs), not a handler's result`,
+    };
+  }
+  if (!isValidHandlerId(id)) {
+    return {
+      code: 'KG202',
+      message: `handler id \`${id}\` is not a valid annotation-key name segment (at most 63 characters, letters or digits at both ends, \`-\`, \`_\`, \`.\` inside), which kopf needs for its progress annotations`,
+    };
+  }
+  return undefined;
+}

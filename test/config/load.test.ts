@@ -184,3 +184,56 @@ test('handlers: [] opts a kind out; an empty string is a slip and an error', () 
   );
   assert.equal(slip.diagnostics[0]?.code, 'KG302');
 });
+
+test('config: a handler id that cannot be one is an error at the id (KG201, KG202), exit 2 before any CRD is read', () => {
+  const json = '{\n  "handlers": {\n    "Widget": ["ok", "bad id!", "kopf"],\n    "Gadget": "a, kopfgen"\n  }\n}\n';
+  assert.deepEqual(
+    problems('kopfgen.config.json', json).map((p) => p.split(' ').slice(0, 3).join(' ')),
+    [
+      'kopfgen.config.json:3:22 KG202 /handlers/Widget/1',
+      'kopfgen.config.json:3:33 KG201 /handlers/Widget/2',
+      'kopfgen.config.json:4:19 KG201 /handlers/Gadget',
+    ],
+  );
+  const yaml = 'handlers:\n  Widget:\n    - kopf\n';
+  assert.deepEqual(
+    problems('kopfgen.config.yaml', yaml).map((p) => p.split(' ').slice(0, 3).join(' ')),
+    ['kopfgen.config.yaml:3:7 KG201 /handlers/Widget/0'],
+  );
+  const pkg = '{ "kopfgen": { "handlers": { "Widget": ["-x"] } } }';
+  assert.deepEqual(
+    problems('package.json', pkg, true).map((p) => p.split(' ').slice(0, 3).join(' ')),
+    ['package.json:1:41 KG202 /kopfgen/handlers/Widget/0'],
+  );
+});
+
+test('handler mistakes in the configuration or --handlers: at the configuration or the flag, exit 2; KG207 there too', async () => {
+  const config = '{\n  "inputs": "crds",\n  "handlers": { "Widget": ["resize", "bad id!"] }\n}\n';
+  const dir = await tempProject({ 'crds/ok.yaml': WIDGET_CRD, 'kopfgen.config.json': config });
+  const bad = await kopfgen(['generate'], dir);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /^kopfgen\.config\.json:3:38 error KG202 /m);
+  assert.doesNotMatch(bad.stderr, /crds\/ok\.yaml/);
+  assert.deepEqual(await tree(dir), ['crds/ok.yaml', 'kopfgen.config.json']);
+
+  const flags = await tempProject({ 'in/ok.yaml': WIDGET_CRD });
+  const kopf = await kopfgen(['generate', 'in', '--handlers', 'Widget=kopf', '--format', 'json'], flags);
+  assert.equal(kopf.code, 2, kopf.stderr);
+  const report = JSON.parse(kopf.stdout) as { diagnostics: { code: string; file: string; message: string }[] };
+  assert.deepEqual(
+    report.diagnostics.map((d) => [d.code, d.file]),
+    [['KG201', '<command line>']],
+  );
+  assert.match(report.diagnostics[0].message, /^--handlers Widget=kopf: `kopf` is not a handler id/);
+  assert.match(kopf.stderr, /^kopfgen: error: --handlers Widget=kopf: `kopf` is not a handler id/m);
+  assert.deepEqual(await tree(flags), ['in/ok.yaml']);
+
+  const unmatched = '{\n  "inputs": "crds",\n  "stubs": false,\n  "handlers": {\n    "Gadget": ["x"]\n  }\n}\n';
+  await import('node:fs').then((fs) => fs.writeFileSync(`${dir}/kopfgen.config.json`, unmatched));
+  const warned = await kopfgen(['generate'], dir);
+  assert.equal(warned.code, 0, warned.stderr);
+  assert.match(warned.stderr, /^kopfgen\.config\.json:5:5 warning KG207 .*`Gadget`/m);
+  const viaFlag = await kopfgen(['generate', 'in', '--no-stubs', '--handlers', 'Sprocket=y'], flags);
+  assert.equal(viaFlag.code, 0, viaFlag.stderr);
+  assert.match(viaFlag.stderr, /^<command line>:1:1 warning KG207 .*--handlers Sprocket=y.*`Sprocket`/m);
+});

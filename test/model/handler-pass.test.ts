@@ -469,3 +469,29 @@ test('the pass writes nothing into the IR: synthesised statuses live in the retu
   );
   assert.equal(statusProperty(v2.version, 'cleanup'), v2.handlers[0].status);
 });
+
+test('with handlerOrigins, a configured id the server would prune (KG203) and a kind matching no CRD (KG207) point at the configuration', () => {
+  const closed = obj({ replicas: scalar('integer') });
+  const model = crd({ versions: [{ status: closed }] });
+  const options: GenerateOptions = {
+    handlers: { MyResource: ['myapp'], Gamma: ['x'] },
+    handlerOrigins: {
+      MyResource: {
+        file: 'kopfgen.config.yaml',
+        line: 3,
+        col: 3,
+        pointer: '/handlers/MyResource',
+        what: 'in kopfgen.config.yaml',
+        ids: { myapp: { line: 3, col: 15, pointer: '/handlers/MyResource/0' } },
+      },
+      Gamma: { file: '<command line>', line: 1, col: 1, pointer: '', what: 'by --handlers Gamma=x' },
+    },
+  };
+  const diagnostics = [...pass([model], options), ...unmatchedHandlerKeys([model], options)];
+  assert.deepEqual(
+    diagnostics.map((d) => `${d.severity} ${d.code} ${d.file}:${d.line}:${d.col} ${d.pointer}`),
+    ['error KG203 kopfgen.config.yaml:3:15 /handlers/MyResource/0', 'warning KG207 <command line>:1:1 '],
+  );
+  assert.match(diagnostics[0].message, /configured handlers for MyResource in kopfgen\.config\.yaml/);
+  assert.match(diagnostics[1].message, /configured by --handlers Gamma=x for `Gamma`/);
+});
