@@ -45,6 +45,7 @@ export interface TypeUsage {
 export function typeExpr(node: SchemaNode, types: TypeNames): string {
   const base = baseExpr(node, types);
   const hasNull = node.type === 'unknown' || ('enum' in node && node.enum?.includes(null));
+  if (base === 'never') return node.nullable ? 'null' : base;
   return node.nullable && !hasNull ? `${base} | null` : base;
 }
 
@@ -62,6 +63,7 @@ function baseExpr(node: SchemaNode, types: TypeNames): string {
     case 'unknown':
       return 'unknown';
     default:
+      if (node.noValue) return 'never';
       if (node.enum && node.enum.length > 0) return [...new Set(node.enum.map((v) => JSON.stringify(v)))].join(' | ');
       return node.type === 'integer' ? 'number' : node.type;
   }

@@ -6,6 +6,7 @@
 import { pointerAppend, type Diagnostic } from '../diagnostics.js';
 import type { DocMap, DocNode, DocSource } from '../load/doc-tree.js';
 import { diag, isTrue, num, plain, str } from './doc-read.js';
+import { enumValueFits } from './validate-schema.js';
 import type { DocTags, ObjectNode, PropertyNode, ScalarNode, SchemaNode } from './ir.js';
 
 export interface SchemaContext {
@@ -43,7 +44,7 @@ export function buildSchema(ctx: SchemaContext, node: DocNode | undefined, point
     ctx.diagnostics.push(diag(ctx.source, 'error', 'KG114', 'a schema must be a mapping', map, pointer));
     return { type: 'unknown', pointer, pos, nullable: false, doc: NO_DOC };
   }
-  const kw = readKeywords(ctx, map, pointer);
+  const kw = readKeywords(map);
   const { description, nullable, doc } = kw;
   if (kw.intOrString) return { type: 'int-or-string', pointer, pos, description, nullable, doc };
   switch (kw.type) {
@@ -69,7 +70,7 @@ export function buildSchema(ctx: SchemaContext, node: DocNode | undefined, point
     case 'number':
     case 'boolean': {
       const scalar: ScalarNode = { type: kw.type, pointer, pos, description, nullable, doc };
-      if (kw.enum) scalar.enum = readEnum(ctx, kw.enum, pointer);
+      if (kw.enum) Object.assign(scalar, readEnum(kw.type, kw.enum));
       return scalar;
     }
     case undefined:
@@ -140,7 +141,7 @@ function buildObject(ctx: SchemaContext, kw: Keywords, pointer: string, pos: Obj
   return node;
 }
 
-function readKeywords(ctx: SchemaContext, map: DocMap, pointer: string): Keywords {
+function readKeywords(map: DocMap): Keywords {
   const kw: Keywords = { nullable: false, preserve: false, intOrString: false, embedded: false, doc: NO_DOC };
   let tags: DocTags | undefined; // allocated on the first documentation keyword
   for (const [key, entry] of map.entries) {
@@ -222,7 +223,7 @@ function readKeywords(ctx: SchemaContext, map: DocMap, pointer: string): Keyword
         (tags ??= {}).pattern = str(value);
         break;
       case 'x-kubernetes-validations':
-        (tags ??= {}).validations = readValidations(ctx, value, pointer);
+        (tags ??= {}).validations = readValidations(value);
         break;
       default:
         break;
@@ -232,36 +233,29 @@ function readKeywords(ctx: SchemaContext, map: DocMap, pointer: string): Keyword
   return kw;
 }
 
-function readEnum(ctx: SchemaContext, node: DocNode, pointer: string): ScalarNode['enum'] {
-  if (node.kind !== 'seq') {
-    ctx.diagnostics.push(
-      diag(ctx.source, 'error', 'KG114', '`enum` must be a list', node, pointerAppend(pointer, 'enum')),
-    );
-    return undefined;
-  }
+/**
+ * The enum's values the type can hold (the others admit no object: `validate-schema.ts` warns of
+ * each); `noValue` when there were values and none fits. A value that is not a list is
+ * `validate-schema.ts`'s error.
+ */
+function readEnum(type: ScalarNode['type'], node: DocNode): Pick<ScalarNode, 'enum' | 'noValue'> {
+  if (node.kind !== 'seq') return {};
   const values: NonNullable<ScalarNode['enum']> = [];
   for (const item of node.items) {
     const v = item?.kind === 'scalar' ? item.value : undefined;
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === null) values.push(v);
+    if (
+      (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === null) &&
+      enumValueFits(type, v)
+    )
+      values.push(v);
   }
-  return values;
+  return values.length === 0 && node.items.length > 0 ? { enum: values, noValue: true } : { enum: values };
 }
 
-function readValidations(ctx: SchemaContext, node: DocNode | undefined, pointer: string): DocTags['validations'] {
+/** The rules for JSDoc; one that is not a list, or a rule without `rule`, is `validate-schema.ts`'s error. */
+function readValidations(node: DocNode | undefined): DocTags['validations'] {
   const raw = plain(node);
-  if (!Array.isArray(raw)) {
-    ctx.diagnostics.push(
-      diag(
-        ctx.source,
-        'warning',
-        'KG114',
-        '`x-kubernetes-validations` must be a list',
-        node,
-        pointerAppend(pointer, 'x-kubernetes-validations'),
-      ),
-    );
-    return undefined;
-  }
+  if (!Array.isArray(raw)) return undefined;
   return raw
     .filter(
       (r): r is { rule: string; message?: string } => typeof r === 'object' && r !== null && typeof r.rule === 'string',

@@ -63,7 +63,10 @@ export interface ArrayNode extends NodeBase {
 
 export interface ScalarNode extends NodeBase {
   type: 'string' | 'integer' | 'number' | 'boolean';
+  /** The enum's values of the node's type (a value of another type admits no object: left out). */
   enum?: (string | number | boolean | null)[];
+  /** The enum lists values, none of them of the node's type: no value passes, the field can only be absent. */
+  noValue?: true;
 }
 
 /** `x-kubernetes-int-or-string: true`. */

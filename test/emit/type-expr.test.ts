@@ -47,6 +47,21 @@ table('enum and nullable', [
     want: member('x?: "A" | null;'),
   },
   { name: 'empty enum is the plain type', given: '{"type": "string", "enum": []}', want: member('x?: string;') },
+  {
+    name: 'an enum value of another type is left out (the server refuses every object with it)',
+    given: '{"type": "integer", "enum": [1, "x", 2.5]}',
+    want: member('x?: 1;'),
+  },
+  {
+    name: 'an enum with no value of its type: no value passes, the field can only be absent',
+    given: '{"type": "integer", "enum": ["x"]}',
+    want: member('x?: never;'),
+  },
+  {
+    name: 'the same, nullable: only null passes',
+    given: '{"type": "integer", "nullable": true, "enum": ["x"]}',
+    want: member('x?: null;'),
+  },
 ]);
 
 table('arrays', [

@@ -140,3 +140,162 @@ test('v1beta1: structural rules are warnings (the server accepts a non-structura
     `KG134 warning 17:24 ${R}/properties/b/type`,
   ]);
 });
+
+/** `line:col` in the CRD of the first `marker` in a `given` schema (line 1 of it is line 14, indented by 10). */
+function at(given: string, marker: string, nth = 0): string {
+  let offset = -1;
+  for (let i = 0; i <= nth; i++) offset = given.indexOf(marker, offset + 1);
+  assert.ok(offset >= 0, `${marker} in ${given}`);
+  const before = given.slice(0, offset).split('\n');
+  return `${before.length + 13}:${before[before.length - 1].length + 11}`;
+}
+
+/**
+ * Every keyword of a structural schema has the kind the API server decodes it as (JSONSchemaProps:
+ * `properties` a map of schemas, `required` a list of strings, `description` a string, `nullable`
+ * a boolean, `minimum` a number, `maxLength` an integer, …); the server refuses the CRD otherwise
+ * (a v1.20 kube-apiserver refused each of these), so they are errors in v1 and v1beta1 alike. An
+ * enum value of another type than the schema's is accepted by the server, but no object can use
+ * it: a warning, and the type leaves the value out. `want`: severity, a marker in `given` where the
+ * diagnostic points, and the pointer below the root.
+ */
+const kinds: { name: string; given: string; want: [string, string, string][] }[] = [
+  {
+    name: 'properties as a list',
+    given: 'type: object\nproperties:\n  a: { type: object, properties: [x, y] }\n',
+    want: [['error', '[x', '/properties/a/properties']],
+  },
+  {
+    name: 'required as a string',
+    given: 'type: object\nproperties:\n  a: { type: object, required: b, properties: { b: { type: string } } }\n',
+    want: [['error', 'b, prop', '/properties/a/required']],
+  },
+  {
+    name: 'required with a number',
+    given: 'type: object\nproperties:\n  a: { type: object, required: [1], properties: { b: { type: string } } }\n',
+    want: [['error', '1]', '/properties/a/required/0']],
+  },
+  {
+    name: 'description as a number',
+    given: 'type: object\nproperties:\n  a: { type: string, description: 123 }\n',
+    want: [['error', '123', '/properties/a/description']],
+  },
+  {
+    name: 'nullable as a string',
+    given: 'type: object\nproperties:\n  a: { type: string, nullable: "yes" }\n',
+    want: [['error', '"yes"', '/properties/a/nullable']],
+  },
+  {
+    name: 'nullable as an unquoted yes (a boolean in YAML 1.1, a string in YAML 1.2)',
+    given: 'type: object\nproperties:\n  a: { type: string, nullable: yes }\n',
+    want: [['error', 'yes', '/properties/a/nullable']],
+  },
+  {
+    name: 'minimum as a string',
+    given: 'type: object\nproperties:\n  a: { type: integer, minimum: "5" }\n',
+    want: [['error', '"5"', '/properties/a/minimum']],
+  },
+  {
+    name: 'maxLength not an integer',
+    given: 'type: object\nproperties:\n  a: { type: string, maxLength: 1.5 }\n',
+    want: [['error', '1.5', '/properties/a/maxLength']],
+  },
+  {
+    name: 'exclusiveMinimum as a number',
+    given: 'type: object\nproperties:\n  a: { type: integer, minimum: 1, exclusiveMinimum: 5 }\n',
+    want: [['error', '5 }', '/properties/a/exclusiveMinimum']],
+  },
+  {
+    name: 'format and pattern as numbers',
+    given: 'type: object\nproperties:\n  a: { type: string, format: 5, pattern: 6 }\n',
+    want: [
+      ['error', '5,', '/properties/a/format'],
+      ['error', '6 }', '/properties/a/pattern'],
+    ],
+  },
+  {
+    name: 'additionalProperties as a string',
+    given: 'type: object\nproperties:\n  a: { type: object, additionalProperties: x }\n',
+    want: [['error', 'x }', '/properties/a/additionalProperties']],
+  },
+  {
+    name: 'allOf as a map, not as a list',
+    given: 'type: object\nproperties:\n  a: { type: string, allOf: { minLength: 1 }, not: [{ minLength: 2 }] }\n',
+    want: [
+      ['error', '{ minLength: 1', '/properties/a/allOf'],
+      ['error', '[{ minLength: 2', '/properties/a/not'],
+    ],
+  },
+  {
+    name: 'an anyOf branch that is not a schema',
+    given: 'type: object\nproperties:\n  a: { type: string, anyOf: [x] }\n',
+    want: [['error', 'x]', '/properties/a/anyOf/0']],
+  },
+  {
+    name: 'a keyword of the wrong kind inside allOf',
+    given: 'type: object\nproperties:\n  a: { type: string, allOf: [{ minLength: "1" }] }\n',
+    want: [['error', '"1"', '/properties/a/allOf/0/minLength']],
+  },
+  {
+    name: 'x-kubernetes-preserve-unknown-fields as a string',
+    given: 'type: object\nproperties:\n  a: { type: object, x-kubernetes-preserve-unknown-fields: "true" }\n',
+    want: [['error', '"true"', '/properties/a/x-kubernetes-preserve-unknown-fields']],
+  },
+  {
+    name: 'x-kubernetes-list-map-keys as a string',
+    given:
+      'type: object\nproperties:\n  a:\n    type: array\n    x-kubernetes-list-type: map\n    x-kubernetes-list-map-keys: n\n    items: { type: object, required: [n], properties: { n: { type: string } } }\n',
+    want: [['error', 'n\n', '/properties/a/x-kubernetes-list-map-keys']],
+  },
+  {
+    name: 'x-kubernetes-validations as a map, and a rule without `rule`',
+    given:
+      'type: object\nproperties:\n  a: { type: string, x-kubernetes-validations: { rule: "true" } }\n  b: { type: string, x-kubernetes-validations: [{ message: m }] }\n',
+    want: [
+      ['error', '{ rule', '/properties/a/x-kubernetes-validations'],
+      ['error', '{ message', '/properties/b/x-kubernetes-validations/0'],
+    ],
+  },
+  {
+    name: 'externalDocs as a string',
+    given: 'type: object\nproperties:\n  a: { type: string, externalDocs: x }\n',
+    want: [['error', 'x }', '/properties/a/externalDocs']],
+  },
+  {
+    name: 'enum as a string',
+    given: 'type: object\nproperties:\n  a: { type: string, enum: x }\n',
+    want: [['error', 'x }', '/properties/a/enum']],
+  },
+  {
+    name: "enum values of another type than the schema's",
+    given:
+      'type: object\nproperties:\n  a: { type: integer, enum: [1, "x", 2.5] }\n  b: { type: string, enum: [s, 1, true] }\n  c: { type: number, enum: [1, 2.5, "3"] }\n',
+    want: [
+      ['warning', '"x"', '/properties/a/enum/1'],
+      ['warning', '2.5', '/properties/a/enum/2'],
+      ['warning', '1, true', '/properties/b/enum/1'],
+      ['warning', 'true', '/properties/b/enum/2'],
+      ['warning', '"3"', '/properties/c/enum/2'],
+    ],
+  },
+  {
+    name: 'every keyword of its kind: nothing to say',
+    given:
+      "type: object\ndescription: d\nproperties:\n  a: { type: integer, minimum: 1, maximum: 2.5, exclusiveMaximum: true, multipleOf: 1, enum: [1, 2], nullable: true, default: 1, example: any, title: t, format: int32 }\n  b: { type: array, items: { type: string, minLength: 1, maxLength: 2, pattern: '^a' }, minItems: 0, maxItems: 3, uniqueItems: false, x-kubernetes-list-type: set }\n  c: { type: object, required: [d], minProperties: 1, maxProperties: 2, properties: { d: { type: string, externalDocs: { url: 'https://x', description: y } } }, x-kubernetes-map-type: atomic }\n  e: { type: string, x-kubernetes-validations: [{ rule: \"self != ''\", message: m, reason: FieldValueInvalid, fieldPath: '.x', messageExpression: \"'m'\" }] }\n  f: { type: object, additionalProperties: true }\n",
+    want: [],
+  },
+];
+
+for (const c of kinds) {
+  test(`schema keyword kinds: ${c.name}`, () => {
+    const seen = new Map<string, number>();
+    const want = c.want.map(([severity, marker, pointer]) => {
+      const nth = seen.get(marker) ?? 0;
+      seen.set(marker, nth + 1);
+      return `KG114 ${severity} ${at(c.given, marker, nth)} ${R}${pointer}`;
+    });
+    assert.deepEqual(problems(crd(c.given)).sort(), [...want].sort());
+    const v1beta1 = problems(crd(c.given, 'v1beta1')).sort();
+    assert.deepEqual(v1beta1, [...want].sort(), 'v1beta1 alike: the server decodes both the same way');
+  });
+}
