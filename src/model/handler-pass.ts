@@ -14,7 +14,17 @@
  */
 import type { GenerateOptions } from '../api.js';
 import { pointerJoin, sortDiagnostics, type Diagnostic, type Severity } from '../diagnostics.js';
-import type { CrdModel, HandlerModel, Located, ObjectNode, PropertyNode, SchemaNode, VersionModel } from './ir.js';
+import { columnReadsNothing } from './column-schema.js';
+import type {
+  CrdModel,
+  HandlerModel,
+  Located,
+  ObjectNode,
+  PrinterColumn,
+  PropertyNode,
+  SchemaNode,
+  VersionModel,
+} from './ir.js';
 import { handlerIdProblem, parseColumnPath } from './handler-paths.js';
 import {
   checkColumn,
@@ -98,7 +108,11 @@ export function resolveHandlers(crds: readonly CrdModel[], options: GenerateOpti
   const handled = crds.map((crd): HandledCrd => {
     // An empty list in the configuration is the user's word that this kind has no handlers
     // (types only, e.g. another operator's CRD): its columns name none and no stubs appear.
-    if (optedOut(crd, options)) return withoutHandlers(crd);
+    if (optedOut(crd, options)) {
+      for (const version of crd.versions)
+        for (const column of version.printerColumns) checkPlainColumn(version, column, diagnostics);
+      return withoutHandlers(crd);
+    }
     const named = [...annotationIds(crd, diagnostics), ...configIds(crd, options)].filter((n) =>
       checkId(n.id, n.at, 'error', n.what, diagnostics),
     );
@@ -173,12 +187,19 @@ function withStatuses(version: VersionModel, placed: Placed[]): VersionModel {
   return { ...version, schema: { ...root, properties } };
 }
 
-/** Columns under `.status.<id>` grouped by id; columns that cannot name a handler are explained. */
+/**
+ * Columns under `.status.<id>` grouped by id; columns that cannot name a handler are explained,
+ * and every other column (a plain field, of spec or of a structural status) is checked against
+ * the schema.
+ */
 function collectColumns(version: VersionModel, diagnostics: Diagnostic[]): Map<string, HandlerColumn[]> {
   const byId = new Map<string, HandlerColumn[]>();
   for (const column of version.printerColumns) {
     const steps = parseColumnPath(column.jsonPath);
-    if (steps.length < 2 || steps[0].kind !== 'field' || steps[0].name !== 'status') continue;
+    if (steps.length < 2 || steps[0].kind !== 'field' || steps[0].name !== 'status') {
+      checkPlainColumn(version, column, diagnostics);
+      continue;
+    }
     const head = steps[1];
     const rest = steps.slice(2);
     if (head.kind === 'opaque') {
@@ -191,12 +212,14 @@ function collectColumns(version: VersionModel, diagnostics: Diagnostic[]): Map<s
             `printer column \`${column.name}\`: kopfgen cannot tell which handler \`${column.jsonPath}\` reads, so it names none`,
           ),
         );
-      }
+      } else checkPlainColumn(version, column, diagnostics);
       continue;
     }
     const id = head.name;
     if (!checkId(id, jsonPathAt(column), 'warning', `printer column \`${column.name}\``, diagnostics)) continue;
-    if (!isHandlerColumn(version, id, column, rest, diagnostics)) continue;
+    const verdict = handlerColumn(version, id, column, rest, diagnostics);
+    if (verdict === 'plain') checkPlainColumn(version, column, diagnostics);
+    if (verdict !== 'handler') continue;
     const list = byId.get(id) ?? [];
     list.push({ column, rest });
     byId.set(id, list);
@@ -204,18 +227,33 @@ function collectColumns(version: VersionModel, diagnostics: Diagnostic[]): Map<s
   return byId;
 }
 
+/** KG204 for a column that is no handler's and reads nothing the schema lets an object hold. */
+function checkPlainColumn(version: VersionModel, column: PrinterColumn, diagnostics: Diagnostic[]): void {
+  const reason = columnReadsNothing(version.schema, parseColumnPath(column.jsonPath));
+  if (reason === undefined) return;
+  diagnostics.push(
+    columnDiagnostic(
+      column,
+      'warning',
+      'KG204',
+      `printer column \`${column.name}\` reads \`${column.jsonPath}\`: ${reason}; the column is always empty`,
+    ),
+  );
+}
+
 /**
  * Whether a column under `.status.<id>` names handler `id`. Plain status fields of a structural
- * schema (`.status.replicas`, `.status.conditions[...]`) do not; in an open status a column that
- * indexes right after the id is ambiguous and is explained instead.
+ * schema (`.status.replicas`, `.status.conditions[...]`) do not (`plain`: checked as any other
+ * column); in an open status a column that indexes right after the id is ambiguous and is
+ * explained instead (`explained`, as every column whose problem this reports).
  */
-function isHandlerColumn(
+function handlerColumn(
   version: VersionModel,
   id: string,
   column: HandlerColumn['column'],
   rest: HandlerColumn['rest'],
   diagnostics: Diagnostic[],
-): boolean {
+): 'handler' | 'plain' | 'explained' {
   const slot = statusSlot(version, id);
   const readsField = rest.length > 0 && rest[0].kind === 'field';
   if (slot.kind === 'pruned') {
@@ -228,12 +266,14 @@ function isHandlerColumn(
           `printer column \`${column.name}\` reads status.${id}, which the API server prunes in version ${version.name}: ${slot.reason}; if \`${id}\` is a kopf handler its results vanish (kopf issue #574), and the column always shows nothing`,
         ),
       );
+      return 'explained';
     }
-    return false;
+    return 'plain';
   }
   if (slot.kind === 'defined') {
     const t = slot.node.type;
-    if (t === 'object' || t === 'unknown') return rest.length === 0 || readsField || t === 'object';
+    if (t === 'object' || t === 'unknown')
+      return rest.length === 0 || readsField || t === 'object' ? 'handler' : 'plain';
     if (readsField) {
       diagnostics.push(
         columnDiagnostic(
@@ -243,8 +283,9 @@ function isHandlerColumn(
           `printer column \`${column.name}\` reads a field of status.${id}, which the schema types as ${t}; the column always shows nothing and \`${id}\` is not taken as a handler`,
         ),
       );
+      return 'explained';
     }
-    return false;
+    return 'plain';
   }
   if (rest.length > 0 && !readsField) {
     diagnostics.push(
@@ -255,9 +296,9 @@ function isHandlerColumn(
         `printer column \`${column.name}\` indexes into status.${id} (\`${column.jsonPath}\`); kopfgen takes \`${id}\` for a handler only from \`.status.${id}\` or \`.status.${id}.<field>\`; name it in the ${HANDLERS_ANNOTATION} annotation if it is one`,
       ),
     );
-    return false;
+    return 'explained';
   }
-  return true;
+  return 'handler';
 }
 
 function buildHandler(

@@ -16,6 +16,10 @@ export const FILE = 'crds/test.yaml';
 
 const at = (pointer: string, line = 1, col = 1) => ({ pointer, pos: { file: FILE, line, col } });
 
+export function array(items: SchemaNode): SchemaNode {
+  return { type: 'array', ...at(''), nullable: false, doc: {}, items };
+}
+
 export function scalar(type: ScalarNode['type'], extra: Partial<ScalarNode> = {}): ScalarNode {
   return { type, ...at(''), nullable: false, doc: {}, ...extra };
 }
@@ -45,6 +49,8 @@ function place(node: SchemaNode, pointer: string): void {
   node.pointer = pointer;
   if (node.type === 'object') for (const p of node.properties) place(p.schema, `${pointer}/properties/${p.name}`);
   if (node.type === 'array' && node.items) place(node.items, `${pointer}/items`);
+  if (node.type === 'object' && typeof node.additionalProperties === 'object')
+    place(node.additionalProperties, `${pointer}/additionalProperties`);
 }
 
 export interface ColumnSpec {
@@ -58,6 +64,8 @@ export interface VersionSpec {
   name?: string;
   /** The status schema; `null` for a schema without status; `undefined` for no schema at all. */
   status?: SchemaNode | null;
+  /** The spec schema (default: an object that keeps unknown fields). */
+  spec?: SchemaNode;
   rootOpen?: boolean;
   columns?: ColumnSpec[];
   storage?: boolean;
@@ -77,7 +85,7 @@ export function version(spec: VersionSpec, v = 0): VersionModel {
   }));
   let schema: ObjectNode | undefined;
   if (spec.status !== undefined) {
-    const props: Record<string, SchemaNode> = { spec: obj({}, { open: true }) };
+    const props: Record<string, SchemaNode> = { spec: spec.spec ?? obj({}, { open: true }) };
     if (spec.status) props.status = spec.status;
     schema = obj(props, { open: spec.rootOpen });
     place(schema, `${pointer}/schema/openAPIV3Schema`);

@@ -14,6 +14,7 @@ import {
   ANNOTATION_COL,
   ANNOTATION_LINE,
   FILE,
+  array,
   columnLine,
   crd,
   obj,
@@ -494,4 +495,55 @@ test('with handlerOrigins, a configured id the server would prune (KG203) and a 
   );
   assert.match(diagnostics[0].message, /configured handlers for MyResource in kopfgen\.config\.yaml/);
   assert.match(diagnostics[1].message, /configured by --handlers Gamma=x for `Gamma`/);
+});
+
+test('every printer column is checked against the schema: a field it lacks, a step into a scalar, a filter on what is no list (KG204 warnings)', () => {
+  const spec = obj({
+    size: scalar('integer'),
+    list: array(obj({ name: scalar('string') })),
+    labels: { ...obj({}), additionalProperties: obj({ v: scalar('string') }) },
+    open: obj({}, { open: true }),
+  });
+  const status = obj({
+    replicas: scalar('integer'),
+    conditions: array(obj({ type: scalar('string'), status: scalar('string') })),
+  });
+  const columns: [string, string | undefined][] = [
+    ['.spec.doesNotExist', 'the schema of spec defines no `doesNotExist`'],
+    ['.spec.size.deeper', 'spec.size is an integer, which has no fields'],
+    ['.spec.size[?(@.x==1)]', 'spec.size is an integer: `[?(@.x==1)]` selects nothing in it'],
+    ['.spec.list.name', 'spec.list is a list: `.name` reads no field of it (select items first, e.g. `[*].name`)'],
+    ['.spec.list[0].nope', 'the schema of spec.list[0] defines no `nope`'],
+    ['.spec.list[*].name', undefined],
+    ['.spec.labels.app.v', undefined],
+    ['.spec.labels.app.w', 'the schema of spec.labels.app defines no `w`'],
+    ['.spec.open.anything.at.all', undefined],
+    ['.metadata.creationTimestamp', undefined],
+    ['.kind', undefined],
+    ['.nothing', 'the schema of the resource defines no `nothing`'],
+    ['.status.replicas', undefined],
+    ['.status.conditions[?(@.type=="Ready")].status', undefined],
+    [
+      '.status.conditions[?(@.type=="Ready")].reason',
+      'the schema of status.conditions[?(@.type=="Ready")] defines no `reason`',
+    ],
+    ['.spec..size', undefined],
+  ];
+  const model = crd({
+    versions: [
+      { spec, status, columns: columns.map(([jsonPath], i) => ({ name: `C${i}`, type: 'string', jsonPath })) },
+    ],
+  });
+  const want = columns.flatMap(([, reason], i) =>
+    reason === undefined ? [] : [`warning KG204 ${columnLine(0, i)}:21 C${i}: ${reason}`],
+  );
+  const got = (ds: Diagnostic[]) =>
+    ds.map(
+      (d) =>
+        `${d.severity} ${d.code} ${d.line}:${d.col} ${/`(C\d+)`/.exec(d.message)?.[1]}: ${/reads `[^`]*`: (.*); the column is always empty$/.exec(d.message)?.[1]}`,
+    );
+  assert.deepEqual(got(pass([model], {})), want);
+  assert.deepEqual(handled(model, 0).handlers, [], 'no plain column names a handler');
+  // A kind opted out of handlers still gets its columns checked.
+  assert.deepEqual(got(pass([model], { handlers: { MyResource: [] } })), want);
 });
