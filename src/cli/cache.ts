@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { GeneratedFile, GenerateOptions, SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { listFiles, readIfExists } from '../io/fs.js';
+import type { ProjectMemo } from '../io/stub-scan.js';
 import type { StubMemo } from '../io/write.js';
 
 export const CACHE_DIR = '.kopfgen-cache';
@@ -43,6 +44,8 @@ export interface CacheEntry {
   /** Warnings and notes of the run, replayed on a hit. */
   diagnostics: Diagnostic[];
   stats: { crds: number; versions: number; handlers: number };
+  /** The project scan's listing and scans (src/io/stub-scan.ts), so an unchanged project is not parsed again. */
+  project?: ProjectMemo;
 }
 
 export function hash(text: string): string {

@@ -146,6 +146,7 @@ function targetsOf(run: ResolvedRun): WriteTargets {
     stubsDir: run.stubsDir,
     cwd: run.cwd,
     manifest: true,
+    guard: true,
     target: run.options.target,
     generatedPackage: run.options.generatedPackage,
   };
@@ -168,7 +169,11 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
   if (entry && verified) {
     // Hit: the inputs, options and kopfgen are what produced the files on disk; skip parse and emit.
     const stubs = run.stubsDir ? entry.stubFiles : [];
-    const plan = await planWrite(stubs, targetsOf(run), { stubMemo: memo, verified: verified.map((g) => g.path) });
+    const plan = await planWrite(stubs, targetsOf(run), {
+      stubMemo: memo,
+      verified: verified.map((g) => g.path),
+      project: entry.project,
+    });
     const replayed = entry.diagnostics;
     return finishPlan(
       {
@@ -194,7 +199,7 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
   const stats = { crds: result.stats.crds, versions: result.stats.versions, handlers: result.stats.handlers };
   if (hasErrors(diagnostics)) return { diagnostics, files: result.files, stats, hit: false };
   reporter.progress(`comparing ${result.files.length} files…`);
-  const plan = await planWrite(result.files, targetsOf(run), { stubMemo: memo });
+  const plan = await planWrite(result.files, targetsOf(run), { stubMemo: memo, project: entry?.project });
   return finishPlan(
     { diagnostics, generatorDiagnostics: result.diagnostics, files: result.files, stats, entry, key, hit: false },
     plan,
@@ -224,6 +229,7 @@ async function saveCache(run: ResolvedRun, produced: Produced, plan: WritePlan):
     stubs,
     diagnostics: nonErrors,
     stats: produced.stats ?? { crds: 0, versions: 0, handlers: 0 },
+    ...(plan.project ? { project: plan.project } : {}),
   };
   // A hit that found everything as recorded has nothing new to say: leave the cache file alone.
   if (produced.hit && JSON.stringify(entry) === JSON.stringify(produced.entry)) return;

@@ -4,11 +4,10 @@
  * it up to the repository root (the first holding `.git`), as git, ESLint and tsc look for
  * theirs (or the file given with `--config`). Parsed with the `yaml` package (a superset of JSON) so every node has a position.
  */
-import { promises as fs } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
 import type { Diagnostic } from '../diagnostics.js';
-import { displayPath, readIfExists } from '../io/fs.js';
+import { displayPath, parentWithin, readIfExists } from '../io/fs.js';
 import { jsonSyntaxError } from '../load/json-syntax.js';
 import type { HandlerOrigin } from '../api.js';
 import { validateConfig, type KopfgenConfig, type Locate } from './config-schema.js';
@@ -94,13 +93,6 @@ async function configsIn(dir: string): Promise<Found[]> {
   const pkgText = await readIfExists(pkgPath);
   if (pkgText !== undefined && hasKopfgenKey(pkgText)) found.push({ path: pkgPath, text: pkgText, inPackage: true });
   return found;
-}
-
-/** The directory above `dir`, unless `dir` is a repository root (holds `.git`) or the file-system root. */
-async function parentWithin(dir: string): Promise<string | undefined> {
-  if ((await fs.stat(resolve(dir, '.git')).catch(() => undefined)) !== undefined) return undefined;
-  const parent = dirname(dir);
-  return parent === dir ? undefined : parent;
 }
 
 function hasKopfgenKey(packageJson: string): boolean {

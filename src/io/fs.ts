@@ -1,9 +1,10 @@
 /**
  * File-system helpers shared by the CLI, the configuration loader and the writer: reading a
- * file that may be absent, listing a tree, and showing a path relative to the working directory.
+ * file that may be absent, listing a tree, showing a path relative to the working directory, and
+ * walking up towards the repository root.
  */
 import { promises as fs } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 export function displayPath(cwd: string, abs: string): string {
   const rel = relative(cwd, abs);
@@ -35,4 +36,14 @@ export async function listFiles(dir: string): Promise<string[]> {
     else if (entry.isFile()) out.push(abs);
   }
   return out;
+}
+
+/**
+ * The directory above `dir`, unless `dir` is a repository root (holds `.git`) or the file-system
+ * root: how far kopfgen looks up for a configuration or a tsconfig.json, as git, ESLint and tsc do.
+ */
+export async function parentWithin(dir: string): Promise<string | undefined> {
+  if ((await fs.stat(resolve(dir, '.git')).catch(() => undefined)) !== undefined) return undefined;
+  const parent = dirname(dir);
+  return parent === dir ? undefined : parent;
 }

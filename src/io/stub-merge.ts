@@ -13,10 +13,13 @@
  * a user who moved the stubs, or deleted the update stub of a known handler, meant it, and
  * nothing is brought back.
  */
-import { Node, Project, SyntaxKind, type ImportDeclaration, type SourceFile } from 'ts-morph';
+import type { ImportDeclaration, SourceFile } from 'ts-morph';
 import type { GeneratedFile, StubEntry } from '../api.js';
-import { scanHandlerFile } from '../stubs/handler-scan.js';
 import { importLines, type ImportSpec } from '../stubs/stub-files.js';
+import { scanSource } from './source-scan.js';
+import { tsMorph } from './ts-morph-load.js';
+
+const { Node, Project, SyntaxKind } = tsMorph();
 
 export interface StubMergeResult {
   /** The merged text; equal to `existing` byte for byte when nothing was missing. */
@@ -37,7 +40,7 @@ export function mergeStubFile(
   const { declared } = topLevelNames(user);
   const entries = file.stubs ?? [];
   // A conversion spoke's key (`WidgetConversion.v1alpha1`) is no identifier: its registration here counts.
-  const registeredHere = new Set(scanHandlerFile(existing).registrations.map((r) => r.definition));
+  const registeredHere = new Set(scanSource(tsMorph().ts, 'user.ts', existing).registrations.map((r) => r.definition));
 
   const added = entries.filter(
     (entry) =>

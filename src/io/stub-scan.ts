@@ -1,33 +1,62 @@
 /**
- * The user's handler code as the writer needs it: every `.ts` file of the stubs directory
- * scanned (src/stubs/handler-scan.ts) for the handlers it registers and the generated names it
- * imports. From that, which handlers are present wherever the user moved them, and which
+ * The user's code as the writer needs it: every TypeScript file of the project that uses the
+ * generated code (`project-files.ts`: the files the tsconfig.json includes and the stubs
+ * directory's) parsed (`source-scan.ts`) for the handlers it registers and the generated names it
+ * imports. From that, which handlers are present wherever the user put them, and which
  * registrations and imports the run leaves behind (orphans), as positioned diagnostics:
  *
  * - KG320 (warning) at a registration of a definition the CRD no longer names;
  * - KG321 (error) at an import of a name the generated module would no longer export, or from a
  *   module the run would no longer generate: writing would leave a project that does not
- *   type-check (TS2305/TS2307), so nothing is written until the user removes that code (kopfgen
- *   never deletes it) or names the handler again.
+ *   type-check (TS2305/TS2724/TS2307), so nothing is written until the user removes that code
+ *   (kopfgen never deletes it) or names the handler again. A helper in `src/lib/` counts as much
+ *   as a stub file.
  */
-import { promises as fs } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../diagnostics.js';
-import { exportedNames, scanHandlerFile, type ScannedFile } from '../stubs/handler-scan.js';
-import { displayPath, listFiles } from './fs.js';
+import { exportedNames, type ScannedFile } from '../stubs/handler-scan.js';
+import { displayPath } from './fs.js';
+import { projectFiles, type ListingMemo } from './project-files.js';
+import { scanSource } from './source-scan.js';
+import { tsMorph } from './ts-morph-load.js';
 
 export interface ScannedStubFile {
   absPath: string;
   scan: ScannedFile;
 }
 
-export async function scanStubsDir(stubsDir: string): Promise<ScannedStubFile[]> {
-  const files = (await listFiles(stubsDir))
-    .filter((f) => /\.(ts|mts|cts|tsx)$/.test(f) && !/\.d\.[mc]?ts$/.test(f))
-    .sort();
-  return Promise.all(
-    files.map(async (absPath) => ({ absPath, scan: scanHandlerFile(await fs.readFile(absPath, 'utf8')) })),
-  );
+/**
+ * What the last run learnt about the project (JSON, kept in the generate cache): the tsconfig's
+ * listing and each parsed file's scan by the hash of its text. A run with nothing changed then
+ * needs no TypeScript at all.
+ */
+export interface ProjectMemo {
+  listing?: ListingMemo;
+  scans: Record<string, { hash: string; scan: ScannedFile }>;
+}
+
+/**
+ * The project's files that mention the output, parsed (or their scans reused). `definitions`: the
+ * handler definitions the run knows, whose mention alone makes a file worth parsing (a
+ * registration through a re-export).
+ */
+export async function scanProject(
+  outDir: string,
+  stubsDir: string | undefined,
+  definitions: ReadonlySet<string>,
+  memo?: ProjectMemo,
+): Promise<{ files: ScannedStubFile[]; memo: ProjectMemo }> {
+  const { files, listing } = await projectFiles(outDir, stubsDir, definitions, memo?.listing);
+  const scans: ProjectMemo['scans'] = {};
+  const out = files.map(({ absPath, text }): ScannedStubFile => {
+    const digest = createHash('sha256').update(text).digest('hex');
+    const kept = memo?.scans[absPath];
+    const scan = kept?.hash === digest ? kept.scan : scanSource(tsMorph().ts, absPath, text);
+    scans[absPath] = { hash: digest, scan };
+    return { absPath, scan };
+  });
+  return { files: out, memo: { ...(listing ? { listing } : {}), scans } };
 }
 
 /** Definitions registered in some scanned file other than `absPath`. */

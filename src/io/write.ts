@@ -16,7 +16,14 @@ import { onPath } from './file-errors.js';
 import { displayPath, listFiles, readIfExists } from './fs.js';
 import { manifestPath, manifestText, OUTPUT_MANIFEST, ownedFiles, startsWithHeader } from './ownership.js';
 import { pyModules, scanPyStubsDir } from './py-stub-scan.js';
-import { orphanDiagnostics, registeredElsewhere, scanStubsDir, TS_MODULES, type ScannedStubFile } from './stub-scan.js';
+import {
+  orphanDiagnostics,
+  registeredElsewhere,
+  scanProject,
+  TS_MODULES,
+  type ProjectMemo,
+  type ScannedStubFile,
+} from './stub-scan.js';
 
 export interface WriteTargets {
   /** Absolute output directory of generated files. */
@@ -35,6 +42,12 @@ export interface WriteTargets {
   target?: Target;
   /** kopf target: the generated package's name as the stubs import it (`GenerateOptions.generatedPackage`). */
   generatedPackage?: string;
+  /**
+   * Check the project's code against the output (`generate`): its registrations count wherever
+   * they are, and an import the run would break is KG321 (src/io/stub-scan.ts). The TypeScript
+   * target reads the project (tsconfig.json); the kopf target its stubs directory's Python.
+   */
+  guard?: boolean;
 }
 
 export type Change = 'create' | 'update' | 'remove' | 'unchanged';
@@ -65,6 +78,8 @@ export interface WritePlan {
   diagnostics: Diagnostic[];
   /** The output directory: pruning emptied directories stops here. */
   outDir: string;
+  /** What the project scan learnt, for the next run (`guard` only). */
+  project?: ProjectMemo;
 }
 
 /**
@@ -88,6 +103,8 @@ export interface PlanExtras {
   stubMemo?: StubMemo;
   /** Generated files (relative to the output) already verified to be on disk as this run would write them. */
   verified?: string[];
+  /** What the last run's project scan learnt (`guard`). */
+  project?: ProjectMemo;
 }
 
 export async function planWrite(
@@ -110,12 +127,17 @@ export async function planWrite(
     });
   }
   const kopf = targets.target === 'kopf';
-  const scanned =
-    targets.stubsDir === undefined
+  const definitions = new Set(files.flatMap((f) => (f.stubs ?? []).map((s) => s.definition)));
+  const project =
+    !kopf && targets.guard
+      ? await scanProject(targets.outDir, targets.stubsDir, definitions, extras.project)
+      : undefined;
+  const scanned = kopf
+    ? targets.stubsDir === undefined
       ? []
-      : kopf
-        ? await scanPyStubsDir(targets.stubsDir)
-        : await scanStubsDir(targets.stubsDir);
+      : await scanPyStubsDir(targets.stubsDir)
+    : (project?.files ?? []);
+  plan.project = project?.memo;
   for (const file of files) {
     const root = file.role === 'stub' ? targets.stubsDir : targets.outDir;
     if (root === undefined) continue;

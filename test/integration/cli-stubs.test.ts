@@ -152,3 +152,57 @@ test('--check flags a missing stub file; --no-stubs neither writes nor checks st
     /from "\.\.\/\.\.\/generated\/example\.com\/v1\/myresources\.js"/,
   );
 });
+
+test("the guard covers the whole project: a helper in src/lib importing a removed handler's names stops the run (KG321), as tsc would", async () => {
+  const config = JSON.stringify({ inputs: 'crds', out: 'src/generated', stubs: 'src/handlers' });
+  const dir = await tempProject({
+    'crds/my.yaml': EXAMPLE_CRD,
+    'kopfgen.config.json': config,
+    'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext' }, include: ['src'] }),
+  });
+  const withCleanup = ['generate', '--handlers', 'MyResource=myapp,cleanup'];
+  assert.equal((await kopfgen(withCleanup, dir)).code, 0);
+  // The user moves the cleanup handler's code out of the stub file, into a helper.
+  const stub = await read(dir, 'src/handlers/myresources.ts');
+  const helper = [
+    '// Shared by several handlers.',
+    'import { MyResourceCleanupTemporaryError } from "../generated/index.js";',
+    'export function retryLater(): never {',
+    '  throw new MyResourceCleanupTemporaryError("later", { delay: 5 });',
+    '}',
+    '',
+  ].join('\n');
+  await writeFiles(dir, { 'src/lib/retry.ts': helper });
+  const before = await tree(dir);
+  const refused = await kopfgen(['generate', '--format', 'json'], dir);
+  assert.equal(refused.code, 1, refused.stdout);
+  const report = JSON.parse(refused.stdout) as {
+    diagnostics: { code: string; file: string; line: number; col: number }[];
+  };
+  assert.deepEqual(
+    report.diagnostics
+      .filter((d) => d.file === 'src/lib/retry.ts')
+      .map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`),
+    ['src/lib/retry.ts:2:10 KG321'],
+  );
+  assert.deepEqual(await tree(dir), before, 'nothing written');
+  assert.equal(await read(dir, 'src/handlers/myresources.ts'), stub);
+});
+
+test('a registration written in a string or a comment is no registration: the stubs are added', async () => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
+  await writeFiles(dir, {
+    'handlers/notes.ts': [
+      'import { MyResourceMyapp } from "../generated/index.js";',
+      'export const howTo = "MyResourceMyapp.onCreate(fn), MyResourceMyapp.onUpdate(fn), MyResourceMyapp.onResume(fn)";',
+      '// MyResourceMyapp.onCreate(fn)',
+      'export const definition = MyResourceMyapp;',
+      '',
+    ].join('\n'),
+  });
+  const r = await kopfgen(['generate', 'crds', '--no-cache'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  for (const cause of ['Create', 'Update', 'Resume'])
+    assert.match(r.stdout, new RegExp(`added stub myappOn${cause} for handler myapp`), cause);
+  assert.match(await read(dir, STUB), /MyResourceMyapp\.onCreate\(myappOnCreate\)/);
+});

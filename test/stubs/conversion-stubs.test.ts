@@ -9,7 +9,8 @@ import { it } from 'node:test';
 import { generate } from '../../src/generate.js';
 import { mergeStubFile } from '../../src/io/stub-merge.js';
 import { readStubTemplates } from '../../src/io/stub-templates.js';
-import { scanHandlerFile } from '../../src/stubs/handler-scan.js';
+import { ts } from 'ts-morph';
+import { scanSource } from '../../src/io/source-scan.js';
 import { readFixture } from '../helpers/handler-typecheck.js';
 import { outsideUnitScope } from '../helpers/test-scope.js';
 
@@ -27,7 +28,9 @@ function conversionStub(text: string) {
 }
 
 it('a spoke registration is scanned as <Kind>Conversion.<version>, through an alias too', () => {
-  const scan = scanHandlerFile(
+  const scan = scanSource(
+    ts,
+    'widgets.conversion.ts',
     'import { WidgetConversion as C } from "../generated/example.com/widgets.conversion.js";\n' +
       "C.register('v1alpha1', { toHub, fromHub });\n// WidgetConversion.register('v0', x);\n",
   );
