@@ -24,7 +24,13 @@ const { Node, Project, SyntaxKind } = tsMorph();
 export interface StubMergeResult {
   /** The merged text; equal to `existing` byte for byte when nothing was missing. */
   text: string;
+  /** The stubs added, each under the name it was added with. */
   added: StubEntry[];
+  /**
+   * The file does not parse, and stubs were missing: nothing was added (appended text would land
+   * inside an unclosed block), and this is the first syntax error.
+   */
+  syntax?: { line: number; col: number; message: string };
 }
 
 export function mergeStubFile(
@@ -42,18 +48,23 @@ export function mergeStubFile(
   // A conversion spoke's key (`WidgetConversion.v1alpha1`) is no identifier: its registration here counts.
   const registeredHere = new Set(scanSource(tsMorph().ts, 'user.ts', existing).registrations.map((r) => r.definition));
 
-  const added = entries.filter(
+  const missing = entries.filter(
     (entry) =>
-      !declared.has(entry.name) &&
       !identifiers.has(entry.definition) &&
       !registeredHere.has(entry.definition) &&
       !registeredElsewhere.has(entry.definition),
   );
-  if (added.length === 0) return { text: existing, added };
+  if (missing.length === 0) return { text: existing, added: [] };
+  const syntax = firstSyntaxError(existing);
+  if (syntax) return { text: existing, added: [], syntax };
+  // A name of the user's (a function of their own, registering nothing) leaves the handler
+  // unregistered if its stub is dropped: the stub takes the next free name instead.
+  const taken = new Set([...declared, ...identifiers]);
+  const added = missing.map((entry) => withFreeName(entry, taken));
 
   const needed = identifiersWithin(
     generated,
-    added.map((entry) => spanOf(file.content, entry)),
+    missing.map((entry) => spanOf(file.content, entry)),
   );
   const missingImports = offered.filter((i) => needed.has(i.name) && !declared.has(i.name));
   const splices = importSplices(user, existing, missingImports);
@@ -62,6 +73,27 @@ export function mergeStubFile(
     text = text.slice(0, s.at) + s.text + text.slice(s.at + s.remove);
   const tail = added.map((entry) => '\n' + entry.text).join('');
   return { text: (text.endsWith('\n') || text === '' ? text : text + '\n') + tail, added };
+}
+
+/** `entry` under a name nothing in the file uses (`myappOnCreate2`, …), its text renamed to match. */
+function withFreeName(entry: StubEntry, taken: Set<string>): StubEntry {
+  let name = entry.name;
+  for (let n = 2; taken.has(name); n++) name = `${entry.name}${n}`;
+  taken.add(name);
+  if (name === entry.name) return entry;
+  return { ...entry, name, text: entry.text.replace(new RegExp(`\\b${entry.name}\\b`, 'g'), name) };
+}
+
+/** The file's first syntax error (TypeScript's syntactic diagnostics only: no types, no program). */
+function firstSyntaxError(text: string): StubMergeResult['syntax'] {
+  const { ts } = tsMorph();
+  const { diagnostics } = ts.transpileModule(text, { reportDiagnostics: true, fileName: 'user.ts' });
+  const first = diagnostics?.find((d) => d.category === ts.DiagnosticCategory.Error && d.start !== undefined);
+  if (!first) return undefined;
+  const before = text.slice(0, first.start);
+  const line = before.split('\n').length;
+  const col = (first.start ?? 0) - (before.lastIndexOf('\n') + 1) + 1;
+  return { line, col, message: ts.flattenDiagnosticMessageText(first.messageText, ' ') };
 }
 
 /** Replaces `remove` characters at `at` with `text`. */

@@ -152,7 +152,7 @@ export async function planWrite(
     const before = await readIfExists(abs);
     const entry =
       file.role === 'stub'
-        ? await planStub(file, abs, before, targets, scanned, memo)
+        ? await planStub(file, abs, before, targets, scanned, plan, memo)
         : planGenerated(file, abs, before, targets, plan);
     if (entry) plan.files.push(entry);
   }
@@ -235,6 +235,7 @@ async function planStub(
   before: string | undefined,
   targets: WriteTargets,
   scanned: readonly ScannedStubFile[],
+  plan: WritePlan,
   memo?: StubMemo,
 ): Promise<PlannedFile | undefined> {
   const shown = displayPath(targets.cwd, abs);
@@ -248,12 +249,26 @@ async function planStub(
   if (before === undefined && entries.every((e) => others.has(e.definition))) return undefined;
   if (before !== undefined && memo?.(file, before, elsewhere))
     return { ...base, change: 'unchanged', after: before, addedStubs: [] };
-  // Loaded on demand: the TypeScript merge needs ts-morph (about a second to load), most runs need no merge.
+  // Loaded on demand: the TypeScript merge needs ts-morph (a quarter of a second to load), most runs need no merge.
   const { mergeStubFile } = abs.endsWith('.py')
     ? { mergeStubFile: (await import('../stubs/py-stub-merge.js')).mergePyStubFile }
     : await import('./stub-merge.js');
   // An absent file with some handlers registered elsewhere starts from the scaffold's head comment.
   const merged = mergeStubFile(before ?? stubHead(file.content), file, new Set(elsewhere));
+  const syntax = 'syntax' in merged ? merged.syntax : undefined;
+  if (syntax) {
+    // Stubs appended to a file that does not parse would land inside its unclosed block.
+    const { line, col, message } = syntax;
+    plan.diagnostics.push({
+      severity: 'error',
+      code: 'KG324',
+      file: shown,
+      line,
+      col,
+      pointer: '',
+      message: `cannot add the new handlers' stubs to ${shown}: it does not parse here (${message}), and stubs appended to it would land inside the unclosed code; fix it and run again`,
+    });
+  }
   const change: Change = before === undefined ? 'create' : merged.text === before ? 'unchanged' : 'update';
   return { ...base, change, after: merged.text, addedStubs: merged.added };
 }

@@ -206,3 +206,17 @@ test('a registration written in a string or a comment is no registration: the st
     assert.match(r.stdout, new RegExp(`added stub myappOn${cause} for handler myapp`), cause);
   assert.match(await read(dir, STUB), /MyResourceMyapp\.onCreate\(myappOnCreate\)/);
 });
+
+test('a stub file that does not parse gets no stubs: KG324 at its syntax error, nothing written', async () => {
+  const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
+  assert.equal((await kopfgen(['generate', 'crds'], dir)).code, 0);
+  const broken = `${await read(dir, STUB)}\nexport function helper(): number {\n  if (Math.random() > 0.5) {\n    return 1;\n}\n`;
+  await writeFiles(dir, { [STUB]: broken });
+  const before = await tree(dir);
+  const r = await kopfgen(['generate', 'crds', '--handlers', 'MyResource=myapp,cleanup'], dir);
+  assert.equal(r.code, 1, r.stdout);
+  const line = broken.split('\n').length;
+  assert.match(r.stderr, new RegExp(`^handlers/myresources\\.ts:${line}:1 error KG324 .*'\\}' expected`, 'm'));
+  assert.equal(await read(dir, STUB), broken);
+  assert.deepEqual(await tree(dir), before);
+});

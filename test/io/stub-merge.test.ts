@@ -97,6 +97,20 @@ test(
     // The merged file still compiles against the regenerated code.
     const errors = typeCheckProject({ generated: v2.generated, stubs: [{ ...v2.stub, content: merged.text }] });
     assert.deepEqual(formatErrors(errors), []);
+
+    // A function of the user's named like a stub: the stub is renamed, registered, and compiles.
+    const clashed = mine + '\nexport function cleanupOnUpdate(): string {\n  return "mine";\n}\n';
+    const renamed = mergeStubFile(clashed, v2.stub);
+    assert.deepEqual(
+      renamed.added.map((s) => s.name),
+      ['cleanupOnCreate', 'cleanupOnUpdate2', 'cleanupOnResume'],
+    );
+    assert.match(renamed.text, /^MyResourceCleanup\.onUpdate\(cleanupOnUpdate2\);$/m);
+    const renamedErrors = typeCheckProject({
+      generated: v2.generated,
+      stubs: [{ ...v2.stub, content: renamed.text }],
+    });
+    assert.deepEqual(formatErrors(renamedErrors), []);
   },
 );
 
@@ -146,11 +160,30 @@ test('a file without imports gets them before its first statement; name clashes 
     ),
   );
   assert.ok(merged.text.includes('\nexport const limit = 3;\n'));
-  // A declaration that already uses a stub's name keeps it from being added a second time.
+  // A function of the user's that has a stub's name (and registers nothing) does not cost the
+  // handler its stub or its registration: the stub takes the next free name.
   const clash: GeneratedFile = stub;
-  const own = 'export function myappOnCreate(): void {}\n';
+  const own = 'export function myappOnCreate(): void {}\nconst myappOnCreate2 = 1;\n';
+  const renamed = mergeStubFile(own, clash);
   assert.deepEqual(
-    mergeStubFile(own, clash).added.map((s) => s.name),
-    ['myappOnUpdate', 'myappOnResume'],
+    renamed.added.map((s) => s.name),
+    ['myappOnCreate3', 'myappOnUpdate', 'myappOnResume'],
   );
+  assert.ok(renamed.text.includes(own), "the user's code is kept");
+  assert.match(renamed.text, /^export async function myappOnCreate3\(/m);
+  assert.match(renamed.text, /^MyResourceMyapp\.onCreate\(myappOnCreate3\);$/m);
+  assert.doesNotMatch(renamed.text, /onCreate\(myappOnCreate\)/);
+});
+
+test('a file that does not parse gets no stubs (they would land inside its unclosed block): the syntax error, positioned', () => {
+  const { stub } = run();
+  const broken = 'export function helper() {\n  if (true) {\n    return 1;\n}\n';
+  const merged = mergeStubFile(broken, stub);
+  assert.equal(merged.text, broken);
+  assert.deepEqual(merged.added, []);
+  assert.deepEqual(merged.syntax && [merged.syntax.line, merged.syntax.col], [5, 1]);
+  assert.match(merged.syntax?.message ?? '', /'}' expected/);
+  // Nothing to add: a broken file is left alone without a word (tsc will tell).
+  const known = broken + 'MyResourceMyapp;\n';
+  assert.equal(mergeStubFile(known, stub).syntax, undefined);
 });
