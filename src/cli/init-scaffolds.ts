@@ -14,8 +14,8 @@ export interface Scaffold {
   imports(stubs: readonly string[]): string;
   /** Render `deploy/` (RBAC and a Deployment running `kopfgen run`). */
   deploy: boolean;
-  /** Commands to run in the project after kopfgen is installed, and what to do next. */
-  next: string[];
+  /** Commands to run in the project after kopfgen is installed, and what to do next (`stubs`: the stubs directory, as shown). */
+  next(stubs: string): string[];
 }
 
 const typescript: Scaffold = {
@@ -27,7 +27,7 @@ const typescript: Scaffold = {
       .map((s) => `import './${s.slice('src/'.length).replace(/\.ts$/, '.js')}';`)
       .join('\n') || '// (no handlers yet: add handler ids to your CRD and run `npm run generate`)',
   deploy: true,
-  next: ['npm run typecheck', 'edit src/handlers/, then npm run build && npm start'],
+  next: (stubs) => ['npm run typecheck', `edit ${stubs}, then npm run build && npm start`],
 };
 
 /**
@@ -47,10 +47,10 @@ const kopf: Scaffold = {
     return [...lines, '', `MODULES = (${modules.map((m) => m[m.length - 1]).join(', ')},)`].join('\n');
   },
   deploy: false,
-  next: [
+  next: (stubs) => [
     'pip install -r requirements.txt',
     'npm run typecheck',
-    'edit kinds/, then kubectl apply -f crds/ && kopf run handlers.py --all-namespaces',
+    `edit ${stubs}, then kubectl apply -f crds/ && kopf run handlers.py --all-namespaces`,
   ],
 };
 

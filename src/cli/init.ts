@@ -3,17 +3,23 @@
  * kopfgen's own `crds/`, and the generator run in-process so the project starts with its
  * generated code and handler stubs. In an existing project it adds what is missing: the scripts
  * and dependencies are merged into package.json (`init-package.ts`), every other file is written
- * only where absent and each one left alone is named; `--force` overwrites them. Everything is
+ * only where absent and each one left alone is named; `--force` overwrites them. A configuration
+ * the project has (found as `generate` finds it) is used and extended in its own format, never
+ * doubled; the generated code and stubs are planned exactly as `generate` plans them, so an output
+ * directory `generate` would refuse is refused here, before anything is written. Everything is
  * planned first and written atomically, so a failure leaves the directory as it was.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { GeneratedFile, SourceText } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { hasErrors } from '../diagnostics.js';
-import { parseConfig } from '../config/load.js';
+import { extendConfig, type Extension } from '../config/extend-config.js';
+import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
+import { fileDiagnostic } from '../io/file-errors.js';
 import { displayPath, listFiles, readIfExists } from '../io/fs.js';
-import { writeFilesAtomic } from '../io/write.js';
+import { planWrite, writeFilesAtomic } from '../io/write.js';
 import { loadFile } from '../pipeline/file-stage.js';
 import { crdDescriptors } from '../manifests/crd-resources.js';
 import { resolveTarget } from '../manifests/manifest-target.js';
@@ -72,54 +78,153 @@ function shellQuote(s: string): string {
 }
 
 export async function runInit(dir: string, streams: Streams, flags: InitFlags, pipeline: Pipeline): Promise<number> {
-  const started = performance.now();
-  const quiet = flags.quiet ?? false;
-  const force = flags.force ?? false;
   const cwd = process.cwd();
   const target = resolve(cwd, dir);
-  const reporter = new Reporter(streams, 'text', quiet);
-  const fail = (diagnostics: Diagnostic[]): number => {
-    reporter.finish({ command: 'init', exitCode: 1, diagnostics, cache: 'off', timeMs: 0 });
-    return 1;
+  const reporter = new Reporter(streams, 'text', flags.quiet ?? false);
+  const fail = (diagnostics: Diagnostic[], exitCode = 1): number => {
+    reporter.finish({ command: 'init', exitCode, diagnostics, cache: 'off', timeMs: 0 });
+    return exitCode;
   };
+  // Up front, in init's own words (not --out's): the target must be a directory.
+  const info = await fs.stat(target).catch(() => undefined);
+  if (info && !info.isDirectory()) {
+    const shown = displayPath(cwd, target);
+    const message = `${shown} is a file: kopfgen init scaffolds a directory (a new one, or an existing project's); nothing was written`;
+    return fail([{ severity: 'error', code: 'KG901', message, file: shown, line: 1, col: 1, pointer: '' }]);
+  }
+  try {
+    return await scaffold(target, cwd, streams, flags, pipeline, fail);
+  } catch (e) {
+    const d = fileDiagnostic(e, cwd, 'the directory given to kopfgen init');
+    if (d) return fail([d]);
+    throw e;
+  }
+}
+
+/** What the run's configuration is, and what init does to it. */
+interface InitConfig {
+  /** The configuration `generate` will read, as init leaves it. */
+  loaded: LoadedConfig;
+  /** The configuration file as shown (relative to the working directory). */
+  shown: string;
+  /** A found configuration: the keys init adds to it (in its own format), and its new text. */
+  found?: { path: string; inPackage: boolean; extension: Extension };
+  /** The inputs are init's `crds/`: the example CRD goes there (where absent). */
+  example: boolean;
+}
+
+async function scaffold(
+  target: string,
+  cwd: string,
+  streams: Streams,
+  flags: InitFlags,
+  pipeline: Pipeline,
+  fail: (diagnostics: Diagnostic[], exitCode?: number) => number,
+): Promise<number> {
+  const started = performance.now();
+  const force = flags.force ?? false;
   const root = packageRoot();
   const scaffold = scaffoldOf(flags.target);
   const files = await templateFiles(root, target, scaffold);
   const crd = await fs.readFile(join(root, EXAMPLE_CRD), 'utf8');
-  files.push({ path: EXAMPLE_CRD, content: crd });
 
-  const generated = await generateInto(target, files, crd, pipeline, scaffold);
-  if (hasErrors(generated.diagnostics)) return fail(generated.diagnostics);
-  files.push(...generated.files, ...(scaffold.deploy ? deployFiles(crd) : []));
+  const config = await initConfig(target, cwd, files, flags.target);
+  if (config.loaded.diagnostics.length > 0) return fail(config.loaded.diagnostics, 2);
+  if (config.example) files.push({ path: EXAMPLE_CRD, content: crd });
+  const run = resolveRun(target, [], {}, config.loaded);
+  const outside = scaffold.deploy ? outsideSources(target, run.outDir, run.stubsDir) : [];
+  if (outside.length > 0) {
+    // The scaffold's tsconfig.json compiles src/ (rootDir): code elsewhere would not type-check.
+    const message = `your configuration puts ${outside.map((d) => displayPath(cwd, d)).join(' and ')} outside src/, which the scaffold's tsconfig.json compiles; set "out" and "stubs" below src/ (e.g. src/generated, src/handlers), or write your own tsconfig.json first; nothing was written`;
+    return fail([
+      {
+        severity: 'error',
+        code: 'KG351',
+        message,
+        file: config.shown.replace(/ \("kopfgen"\)$/, ''),
+        line: 1,
+        col: 1,
+        pointer: '',
+      },
+    ]);
+  }
+  const read = await readSources(run.inputs, target, config.example ? crd : undefined, pipeline);
+  if (hasErrors(read.diagnostics)) return fail(read.diagnostics);
+  const result = await pipeline.generate(read.sources, run.options);
+  if (hasErrors(result.diagnostics)) return fail(result.diagnostics);
+  // Planned as `generate` plans: a directory it would refuse (KG322), a user's file in the way
+  // (KG310) or a stub file that does not parse (KG324) refuse init up front, before any write.
+  const plan = await planWrite(result.files, {
+    outDir: run.outDir,
+    stubsDir: run.stubsDir,
+    cwd,
+    manifest: true,
+    guard: true,
+    target: run.options.target,
+    generatedPackage: run.options.generatedPackage,
+    outSetting: `"out" in ${config.shown}`,
+  });
+  if (hasErrors(plan.diagnostics)) return fail(plan.diagnostics);
+  fillImports(files, target, scaffold, run.stubsDir, result.files);
+  if (scaffold.deploy) files.push(...deployFiles(read.sources));
 
-  const writes: NewFile[] = [];
+  const writes: { path: string; content: string }[] = [];
   const skipped: string[] = [];
   const overwritten: string[] = [];
+  let created = 0;
   let merged: ReturnType<typeof mergePackageJson> | undefined;
   for (const f of files) {
     const abs = join(target, f.path);
     const existing = await readIfExists(abs);
-    if (existing === undefined) writes.push(f);
-    else if (f.path === 'package.json') {
-      merged = mergePackageJson(displayPath(cwd, abs), existing, f.content, force);
-      if (merged.content !== undefined) writes.push({ path: f.path, content: merged.content });
+    if (f.path === 'package.json') {
+      let content = existing === undefined ? f.content : undefined;
+      if (existing !== undefined) {
+        merged = mergePackageJson(displayPath(cwd, abs), existing, f.content, force);
+        if (hasErrors(merged.diagnostics)) return fail(merged.diagnostics);
+        content = merged.content;
+      }
+      // The configuration in this package.json's "kopfgen" key: its additions join the merge.
+      if (config.found?.inPackage && config.found.path === abs && config.found.extension.added.length > 0) {
+        const base = content ?? existing ?? f.content;
+        content = extendConfig(abs, base, true, additionsOf(config)).text;
+      }
+      if (content !== undefined) writes.push({ path: abs, content });
+      if (existing === undefined) created++;
+    } else if (existing === undefined) {
+      writes.push({ path: abs, content: f.content });
+      created++;
     } else if (existing === f.content) continue;
     else if (force) {
-      writes.push(f);
+      writes.push({ path: abs, content: f.content });
       overwritten.push(displayPath(cwd, abs));
     } else skipped.push(displayPath(cwd, abs));
   }
-  if (merged && hasErrors(merged.diagnostics)) return fail(merged.diagnostics);
-  await writeFilesAtomic(writes.map((f) => ({ path: join(target, f.path), content: f.content })));
-  if (!quiet) {
+  if (config.found && !config.found.inPackage && config.found.extension.added.length > 0)
+    writes.push({ path: config.found.path, content: config.found.extension.text });
+  const planned = plan.files.filter((f) => f.change === 'create' || f.change === 'update');
+  for (const f of planned) {
+    writes.push({ path: f.absPath, content: f.after ?? '' });
+    if (f.change === 'create' && !f.bookkeeping) created++;
+  }
+  await writeFilesAtomic(writes);
+  for (const f of plan.files) if (f.change === 'remove') await fs.rm(f.absPath, { force: true });
+
+  if (!(flags.quiet ?? false)) {
     const where = displayPath(cwd, target);
-    const created = writes.length - (merged?.content !== undefined ? 1 : 0) - overwritten.length;
     const lines = [`kopfgen: created ${created} files in ${where} (${Math.round(performance.now() - started)} ms)`];
+    if (config.found) {
+      const added = config.found.extension.added;
+      lines.push(
+        `  ${config.shown}: ${added.length > 0 ? `added ${added.map((k) => `"${k}"`).join(', ')} to your configuration` : 'your configuration, used as it is'}`,
+      );
+    }
     if (merged) {
       const added = merged.added.length > 0 ? `added ${merged.added.join(', ')}` : 'nothing to add';
       const kept = merged.kept.length > 0 ? `; kept your ${merged.kept.join(', ')}` : '';
       lines.push(`  package.json: ${added}${kept}`);
     }
+    for (const f of planned.filter((p) => p.role === 'stub' && p.change === 'update'))
+      lines.push(`  ${f.displayPath}: added ${f.addedStubs.map((s) => s.name).join(', ')}`);
     for (const path of overwritten) lines.push(`  overwrote ${path} (--force)`);
     for (const path of skipped) lines.push(`  skipped ${path}: it exists (--force overwrites)`);
     const built = existsSync(join(root, 'dist/src/index.js'));
@@ -127,10 +232,121 @@ export async function runInit(dir: string, streams: Streams, flags: InitFlags, p
     lines.push('next:');
     if (where !== '.') lines.push(`  cd ${shellQuote(where)}`);
     if (!ON_REGISTRY) lines.push('  # kopfgen is not on the npm registry yet: this installs it from this copy');
-    lines.push(...install.map((c) => `  ${c}`), ...scaffold.next.map((c) => `  ${c}`));
+    const stubs = run.stubsDir === undefined ? 'your handlers' : `${displayPath(target, run.stubsDir)}/`;
+    lines.push(...install.map((c) => `  ${c}`), ...scaffold.next(stubs).map((c) => `  ${c}`));
     streams.stdout.write(`${lines.join('\n')}\n`);
   }
   return 0;
+}
+
+/**
+ * The configuration `generate` will use from the target (the same lookup, `config/load.ts`):
+ * none found, the template's `kopfgen.config.json` is written; one found (a JSON or YAML file, or
+ * package.json's "kopfgen" key, here or above up to the repository root) is extended in its own
+ * format and the template's is not written (two would be KG303). Its `out` and `stubs` stay: the
+ * project's output is where it was. Only `inputs` is added when missing (`crds/`, with the
+ * example CRD), since the scaffold's `npm run generate` passes none.
+ */
+async function initConfig(
+  target: string,
+  cwd: string,
+  files: NewFile[],
+  language: Target | undefined,
+): Promise<InitConfig> {
+  const found = await loadConfig(target);
+  const template = files.findIndex((f) => f.path === 'kopfgen.config.json');
+  if (template < 0) throw new Error('templates/init has no kopfgen.config.json');
+  if (found.path === undefined && found.diagnostics.length === 0) {
+    const { content } = files[template];
+    const path = join(target, 'kopfgen.config.json');
+    const loaded = parseConfig(path, displayPath(cwd, path), content, false);
+    return { loaded, shown: displayPath(cwd, path), example: true };
+  }
+  files.splice(template, 1);
+  const shown = found.path === undefined ? 'kopfgen.config.json' : displayPath(cwd, found.path);
+  if (found.path === undefined || found.diagnostics.length > 0) return { loaded: found, shown, example: false };
+  const inPackage = basename(found.path) === 'package.json';
+  if (language !== undefined && found.config.target !== undefined && found.config.target !== language) {
+    const message = `${shown} says "target": "${found.config.target}"; kopfgen init --target ${language} would scaffold a project for another one: drop --target, or change "target" first`;
+    const diagnostic: Diagnostic = {
+      severity: 'error',
+      code: 'KG352',
+      message,
+      file: shown,
+      line: 1,
+      col: 1,
+      pointer: '',
+    };
+    return { loaded: { ...found, diagnostics: [diagnostic] }, shown, example: false };
+  }
+  const additions: Record<string, unknown> = {};
+  // A kopf project's configuration says so, or `generate` would write TypeScript.
+  if (language === 'kopf' && found.config.target === undefined) additions.target = language;
+  const example = found.config.inputs === undefined;
+  if (example) additions.inputs = [relative(found.dir, join(target, 'crds')).split(sep).join('/') || '.'];
+  const text = (await readIfExists(found.path)) ?? '';
+  const extension = extendConfig(found.path, text, inPackage, additions);
+  const loaded = { ...found, config: { ...found.config, ...additions } };
+  return {
+    loaded,
+    shown: inPackage ? `${shown} ("kopfgen")` : shown,
+    found: { path: found.path, inPackage, extension },
+    example,
+  };
+}
+
+/** The output and stubs directories outside `src/`, when the scaffold's tsconfig.json (rootDir `src`) is to be written. */
+function outsideSources(target: string, outDir: string, stubsDir: string | undefined): string[] {
+  if (existsSync(join(target, 'tsconfig.json'))) return [];
+  const src = join(target, 'src') + sep;
+  return [outDir, ...(stubsDir === undefined ? [] : [stubsDir])].filter((d) => !(d + sep).startsWith(src));
+}
+
+function additionsOf(config: InitConfig): Record<string, unknown> {
+  const { inputs, target } = config.loaded.config;
+  return { ...(target === 'kopf' ? { target } : {}), inputs };
+}
+
+/**
+ * The inputs' CRDs as `generate` will read them; `example`: the example CRD, which init is about
+ * to write to `crds/myresource.yaml` when absent, is read from the template meanwhile.
+ */
+async function readSources(
+  inputs: string[],
+  target: string,
+  example: string | undefined,
+  pipeline: Pipeline,
+): Promise<{ sources: SourceText[]; diagnostics: Diagnostic[] }> {
+  if (example === undefined) return pipeline.read(inputs, target);
+  const exampleAbs = join(target, EXAMPLE_CRD);
+  const onDisk = existsSync(dirname(exampleAbs))
+    ? await pipeline.read(inputs, target)
+    : { sources: [], diagnostics: [] };
+  const shown = relative(target, exampleAbs).split(sep).join('/');
+  const sources = onDisk.sources.some((s) => s.file === shown)
+    ? onDisk.sources
+    : [...onDisk.sources, { file: shown, text: example }];
+  // An empty crds/ is no error here: the example is about to be written there.
+  return { sources, diagnostics: onDisk.diagnostics.filter((d) => d.code !== 'KG102') };
+}
+
+/** The scaffold's entry module imports every stub file, so the handlers register. */
+function fillImports(
+  files: NewFile[],
+  target: string,
+  scaffold: Scaffold,
+  stubsDir: string | undefined,
+  generated: GeneratedFile[],
+): void {
+  const stubs = generated
+    .filter((f) => f.role === 'stub' && stubsDir !== undefined)
+    .map((f) =>
+      relative(target, join(stubsDir as string, f.path))
+        .split(sep)
+        .join('/'),
+    );
+  const entry = files.find((f) => f.path === scaffold.entry);
+  if (entry) entry.content = entry.content.replace('{{imports}}', scaffold.imports(stubs));
 }
 
 /** Every file under the scaffold's templates (templates/init, templates/init-kopf), with `{{name}}`-style placeholders filled in. */
@@ -161,15 +377,15 @@ async function templateFiles(root: string, target: string, scaffold: Scaffold): 
 
 /**
  * deploy/: exactly what `kopfgen manifests dist/operator.js` renders once the project is built
- * (its CI checks that), made from the example CRD because the new project cannot be loaded yet.
+ * (its CI checks that), made from the project's CRDs because the new project cannot be loaded yet.
  */
-function deployFiles(crd: string): NewFile[] {
-  const resources = crdDescriptors(loadFile({ file: EXAMPLE_CRD, text: crd }).models.filter((m) => m !== undefined));
+function deployFiles(sources: SourceText[]): NewFile[] {
+  const resources = crdDescriptors(
+    sources.flatMap((s) => loadFile(s).models.filter((m): m is NonNullable<typeof m> => m !== undefined)),
+  );
   if (resources.length === 0) return [];
   const resolved = resolveTarget(resources, { module: OPERATOR_MODULE, source: OPERATOR_MODULE });
-  if (resolved.target === undefined) {
-    throw new Error(`the example CRD gives no valid manifests: ${resolved.problems.join('; ')}`);
-  }
+  if (resolved.target === undefined) return [];
   return renderManifests(resources, resolved.target).map((f) => ({ path: `deploy/${f.path}`, content: f.content }));
 }
 
@@ -180,35 +396,4 @@ function packageName(dirName: string): string {
     .replace(/[^a-z0-9._-]+/g, '-')
     .replace(/^[._-]+/, '');
   return name === '' ? 'my-operator' : name;
-}
-
-/**
- * Runs the generator on the example CRD with the template's own configuration, so the new
- * project's generated code and stubs are exactly what `npm run generate` would produce there.
- */
-async function generateInto(
-  target: string,
-  files: NewFile[],
-  crd: string,
-  pipeline: Pipeline,
-  scaffold: Scaffold,
-): Promise<{ files: NewFile[]; diagnostics: Diagnostic[] }> {
-  const configFile = files.find((f) => f.path === 'kopfgen.config.json');
-  if (!configFile) throw new Error('templates/init has no kopfgen.config.json');
-  const loaded = parseConfig(join(target, configFile.path), configFile.path, configFile.content, false);
-  if (loaded.diagnostics.length > 0) return { files: [], diagnostics: loaded.diagnostics };
-  const run = resolveRun(target, [], {}, loaded);
-  const result = await pipeline.generate([{ file: EXAMPLE_CRD, text: crd }], run.options);
-  const out: NewFile[] = [];
-  const stubs: string[] = [];
-  for (const f of result.files) {
-    const root = f.role === 'stub' ? run.stubsDir : run.outDir;
-    if (root === undefined) continue;
-    const path = relative(target, join(root, f.path)).split(sep).join('/');
-    out.push({ path, content: f.content });
-    if (f.role === 'stub') stubs.push(path);
-  }
-  const entry = files.find((f) => f.path === scaffold.entry);
-  if (entry) entry.content = entry.content.replace('{{imports}}', scaffold.imports(stubs));
-  return { files: out, diagnostics: result.diagnostics };
 }

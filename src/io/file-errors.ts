@@ -39,7 +39,8 @@ export function onPath(e: unknown, path: string): unknown {
  * EEXIST on a directory, EISDIR), KG902 any other file-system failure (ENOSPC, EIO, …); undefined
  * for an error that is not a file-system failure.
  */
-export function fileDiagnostic(e: unknown, cwd: string): Diagnostic | undefined {
+/** `directories`: which of the user's settings name the directories, for KG901's hint. */
+export function fileDiagnostic(e: unknown, cwd: string, directories = '--out and --stubs'): Diagnostic | undefined {
   const error =
     e instanceof FileError ? e : isErrnoError(e) ? new FileError(e.path ?? '', e.code, e.message) : undefined;
   if (!error) return undefined;
@@ -66,7 +67,7 @@ export function fileDiagnostic(e: unknown, cwd: string): Diagnostic | undefined 
       const blocker = error.code === 'EISDIR' ? undefined : blockingFile(error.path);
       const d = at(blocker ?? error.path);
       const message = blocker
-        ? `${d.file} is a file, but kopfgen needs a directory there (check --out and --stubs); nothing was written`
+        ? `${d.file} is a file, but kopfgen needs a directory there (check ${directories}); nothing was written`
         : `${d.file} is a directory, but kopfgen needs to write a file there; nothing was written`;
       return { ...d, code: 'KG901', message };
     }

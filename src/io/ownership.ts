@@ -35,7 +35,12 @@ export function manifestText(paths: readonly string[]): string {
   return JSON.stringify(manifest, null, 2) + '\n';
 }
 
-export async function ownedFiles(outDir: string, cwd: string): Promise<Ownership> {
+/** `setting`: how the user chooses the output directory, for the message (`--out (or "out" in …)`). */
+export async function ownedFiles(
+  outDir: string,
+  cwd: string,
+  setting = '--out (or "out" in kopfgen.config.json)',
+): Promise<Ownership> {
   const shown = displayPath(cwd, join(outDir, OUTPUT_MANIFEST));
   const text = await readIfExists(join(outDir, OUTPUT_MANIFEST));
   const others = await enclosingRunsFiles(outDir);
@@ -67,7 +72,7 @@ export async function ownedFiles(outDir: string, cwd: string): Promise<Ownership
       .slice(0, 3)
       .map((f) => displayPath(cwd, f))
       .join(', ');
-    const message = `refusing to generate into ${out}: it has no ${OUTPUT_MANIFEST} and holds ${foreign.length} file${foreign.length > 1 ? 's' : ''} kopfgen did not generate (${examples}${foreign.length > 3 ? ', …' : ''}); choose an empty directory or one kopfgen generated for --out (or "out" in kopfgen.config.json)`;
+    const message = `refusing to generate into ${out}: it has no ${OUTPUT_MANIFEST} and holds ${foreign.length} file${foreign.length > 1 ? 's' : ''} kopfgen did not generate (${examples}${foreign.length > 3 ? ', …' : ''}); choose an empty directory or one kopfgen generated for ${setting}`;
     return {
       owned: [],
       diagnostics: [{ severity: 'error', code: 'KG322', message, file: out, line: 1, col: 1, pointer: '' }],

@@ -16,6 +16,7 @@ import { onPath } from './file-errors.js';
 import { displayPath, listFiles, readIfExists } from './fs.js';
 import { manifestPath, manifestText, OUTPUT_MANIFEST, ownedFiles, startsWithHeader } from './ownership.js';
 import { pyModules, scanPyStubsDir } from './py-stub-scan.js';
+import type { StubMergeResult } from './stub-merge.js';
 import {
   orphanDiagnostics,
   registeredElsewhere,
@@ -48,6 +49,8 @@ export interface WriteTargets {
    * target reads the project (tsconfig.json); the kopf target its stubs directory's Python.
    */
   guard?: boolean;
+  /** How the user sets the output directory, for messages (default: `--out (or "out" in kopfgen.config.json)`). */
+  outSetting?: string;
 }
 
 export type Change = 'create' | 'update' | 'remove' | 'unchanged';
@@ -165,7 +168,7 @@ export async function planWrite(
       kopf ? pyModules(targets.generatedPackage) : TS_MODULES,
     )),
   );
-  const ownership = targets.manifest ? await ownedFiles(targets.outDir, targets.cwd) : undefined;
+  const ownership = targets.manifest ? await ownedFiles(targets.outDir, targets.cwd, targets.outSetting) : undefined;
   if (ownership) {
     plan.diagnostics.push(...ownership.diagnostics);
     const generated = plan.files
@@ -254,8 +257,13 @@ async function planStub(
     ? { mergeStubFile: (await import('../stubs/py-stub-merge.js')).mergePyStubFile }
     : await import('./stub-merge.js');
   // An absent file with some handlers registered elsewhere starts from the scaffold's head comment.
-  const merged = mergeStubFile(before ?? stubHead(file.content), file, new Set(elsewhere));
-  const syntax = 'syntax' in merged ? merged.syntax : undefined;
+  // The TypeScript merge refuses a file that does not parse (the Python one reads tokens: no such case).
+  const merged: Pick<StubMergeResult, 'text' | 'added' | 'syntax'> = mergeStubFile(
+    before ?? stubHead(file.content),
+    file,
+    new Set(elsewhere),
+  );
+  const syntax = merged.syntax;
   if (syntax) {
     // Stubs appended to a file that does not parse would land inside its unclosed block.
     const { line, col, message } = syntax;

@@ -46,6 +46,7 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
     'deploy/03-deployment.yaml',
     'kopfgen.config.json',
     'package.json',
+    'src/generated/.kopfgen-manifest.json',
     'src/generated/example.com/v1/myresources.ts',
     'src/generated/index.ts',
     'src/handlers/myresources.ts',
@@ -122,7 +123,7 @@ test('init with a package.json that is not JSON: KG350, nothing written', async 
   const before = await snapshot(dir);
   const r = await kopfgen(['init'], dir);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /^package\.json:1:1 error KG350 package\.json is not valid JSON/m);
+  assert.match(r.stderr, /^package\.json:1:11 error KG350 package\.json is not valid JSON/m);
   assert.deepEqual(await snapshot(dir), before);
 });
 
@@ -239,4 +240,100 @@ test("the Dockerfile: two node:20-alpine stages, no dev dependencies, the Deploy
   for (const path of ['node_modules', 'dist', '.git', 'deploy']) {
     assert.ok(ignored.includes(path), `.dockerignore: ${path}`);
   }
+});
+
+/** The lines `init` printed under "next:", trimmed. */
+function nextSteps(stdout: string): string[] {
+  return stdout
+    .slice(stdout.indexOf('next:\n') + 'next:\n'.length)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+}
+
+/** After init: the printed steps (install as linked, typecheck), and `generate --check` finds nothing to do. */
+async function followNextSteps(project: string, stdout: string): Promise<void> {
+  const steps = nextSteps(stdout);
+  assert.ok(steps.includes('npm run typecheck'), stdout);
+  await linkDependencies(project);
+  const typecheck = await tsc(project);
+  assert.equal(typecheck.code, 0, typecheck.out);
+  const check = await kopfgen(['generate', '--check'], project);
+  assert.equal(check.code, 0, check.stdout + check.stderr);
+}
+
+test('init in a project configured in kopfgen.config.yaml: extends that file (comments kept), adds no second configuration, generates where it says', async () => {
+  const yaml = '# our operator\nout: src/types # generated here\nstubs: src/ops\n';
+  const dir = await tempProject({ 'kopfgen.config.yaml': yaml });
+  const r = await kopfgen(['init'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  const files = await tree(dir);
+  assert.ok(!files.includes('kopfgen.config.json'), 'no second configuration (KG303)');
+  assert.ok(files.includes('src/types/index.ts') && files.includes('src/ops/myresources.ts'), files.join(' '));
+  assert.equal(
+    await read(dir, 'kopfgen.config.yaml'),
+    '# our operator\nout: src/types # generated here\nstubs: src/ops\ninputs: [ crds ]\n',
+  );
+  assert.match(r.stdout, /^ {2}kopfgen\.config\.yaml: added "inputs" to your configuration$/m);
+  assert.match(r.stdout, /^ {2}edit src\/ops\/, then npm run build && npm start$/m);
+  await followNextSteps(dir, r.stdout);
+});
+
+test('init in a project configured by a "kopfgen" key in package.json: extends the key, generates from its inputs', async () => {
+  const pkg = { name: 'mine', kopfgen: { inputs: 'k8s', out: 'src/gen', stubs: 'src/handlers' } };
+  const dir = await tempProject({ 'package.json': JSON.stringify(pkg, null, 2), 'k8s/my.yaml': EXAMPLE_CRD });
+  const r = await kopfgen(['init'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  const files = await tree(dir);
+  assert.ok(!files.includes('kopfgen.config.json'), 'no second configuration (KG303)');
+  assert.ok(!files.includes('crds/myresource.yaml'), 'the example CRD is not among the configured inputs');
+  assert.ok(files.includes('src/gen/example.com/v1/myresources.ts'), files.join(' '));
+  const merged = JSON.parse(await read(dir, 'package.json')) as { kopfgen: unknown; scripts: Record<string, string> };
+  assert.deepEqual(merged.kopfgen, pkg.kopfgen, 'the configuration is used as it is');
+  assert.equal(merged.scripts.check, 'kopfgen generate --check');
+  assert.match(r.stdout, /^ {2}package\.json \("kopfgen"\): your configuration, used as it is$/m);
+  assert.match(await read(dir, 'src/operator.ts'), /^import '\.\/handlers\/myresources\.js';$/m);
+  await followNextSteps(dir, r.stdout);
+
+  // Without inputs, the key gains them: in package.json, not in a new file.
+  const bare = await tempProject({
+    'package.json': JSON.stringify({ name: 'x', kopfgen: { stubs: 'src/handlers', out: 'src/generated' } }),
+  });
+  const r2 = await kopfgen(['init'], bare);
+  assert.equal(r2.code, 0, r2.stderr);
+  const key = (JSON.parse(await read(bare, 'package.json')) as { kopfgen: Record<string, unknown> }).kopfgen;
+  assert.deepEqual(key, { stubs: 'src/handlers', out: 'src/generated', inputs: ['crds'] });
+  assert.ok((await tree(bare)).includes('crds/myresource.yaml'));
+  assert.equal((await kopfgen(['generate', '--check'], bare)).code, 0);
+});
+
+test("init where src/generated/ holds a file of the user's: refused up front in one line, nothing written", async () => {
+  const dir = await tempProject({ 'src/generated/notes.ts': 'export const mine = 1;\n' });
+  const before = await snapshot(dir);
+  const r = await kopfgen(['init'], dir);
+  assert.equal(r.code, 1, r.stdout);
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 2, r.stderr);
+  assert.match(
+    lines[0],
+    /^src\/generated:1:1 error KG322 refusing to generate into src\/generated: it has no \.kopfgen-manifest\.json and holds 1 file kopfgen did not generate \(src\/generated\/notes\.ts\); choose an empty directory or one kopfgen generated for "out" in kopfgen\.config\.json$/,
+  );
+  assert.equal(lines[1], 'kopfgen: 1 error, nothing created');
+  assert.deepEqual(await snapshot(dir), before);
+});
+
+test('init of a file, or of a configuration whose output lies outside src/: one line naming why, nothing written', async () => {
+  const dir = await tempProject({ afile: 'x\n', 'other/kopfgen.config.json': '{ "out": "gen" }' });
+  const file = await kopfgen(['init', 'afile'], dir);
+  assert.equal(file.code, 1);
+  assert.match(file.stderr, /^afile:1:1 error KG901 afile is a file: kopfgen init scaffolds a directory/m);
+  assert.doesNotMatch(file.stderr, /--out|--stubs/);
+  const below = await kopfgen(['init', 'afile/sub'], dir);
+  assert.equal(below.code, 1);
+  assert.doesNotMatch(below.stderr, /--out|--stubs/);
+  const before = await snapshot(join(dir, 'other'));
+  const outside = await kopfgen(['init', 'other'], dir);
+  assert.equal(outside.code, 1, outside.stdout);
+  assert.match(outside.stderr, /^other\/kopfgen\.config\.json:1:1 error KG351 .*other\/gen .*outside src\//m);
+  assert.deepEqual(await snapshot(join(dir, 'other')), before);
 });
