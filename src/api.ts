@@ -54,6 +54,13 @@ export interface GenerateOptions {
    */
   generatedPackage?: string;
   /**
+   * Source files (as `SourceText.file` names them) of CRDs the project does not own: read from
+   * outside the project, from node_modules or from a cluster. Their handlers get their types, but
+   * no stub file, unless `handlers` names ids for the kind (another operator's CRD is not for the
+   * project to handle by default; its printer columns still suggest handler ids).
+   */
+  foreign?: string[];
+  /**
    * Where each key of `handlers` was named (the configuration file's position, or the command
    * line), so diagnostics about the entry (KG203, KG207) point there instead of at a CRD.
    */

@@ -19,7 +19,7 @@ import {
 } from '../io/write.js';
 import { Cache, cacheKey, stampGenerated, stubMemo, stubRecord, verifyGenerated, type CacheEntry } from './cache.js';
 import type { ClusterSource } from './from-cluster.js';
-import type { ResolvedRun } from './options.js';
+import { foreignSources, type ResolvedRun } from './options.js';
 import { EXIT_INTERNAL, type Reporter, type RunReport } from './report.js';
 import { messageOf } from '../runtime/error-message.js';
 
@@ -155,15 +155,16 @@ function targetsOf(run: ResolvedRun): WriteTargets {
 async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter): Promise<Produced> {
   reporter.progress('reading inputs…');
   const read = await pipeline.read(run.inputs, run.cwd, run.cluster);
+  const options = withForeign(run, read.sources);
   // A missing input must not hide the problems of the others (one run reports every problem):
   // the inputs that could be read are still generated, only to collect their diagnostics.
   if (hasErrors(read.diagnostics)) {
-    const result = read.sources.length > 0 ? await pipeline.generate(read.sources, run.options) : undefined;
+    const result = read.sources.length > 0 ? await pipeline.generate(read.sources, options) : undefined;
     return { diagnostics: [...read.diagnostics, ...(result?.diagnostics ?? [])], files: [], hit: false };
   }
   const cache = run.cache ? new Cache(run.cwd, run.outDir) : undefined;
   const entry = await cache?.load();
-  const key = cache ? await cacheKey(read.sources, run.options, run.outDir, run.stubsDir) : undefined;
+  const key = cache ? await cacheKey(read.sources, options, run.outDir, run.stubsDir) : undefined;
   const memo = stubMemo(entry, run.stubsDir);
   const verified = entry && entry.key === key ? await verifyGenerated(entry, run.outDir) : undefined;
   if (entry && verified) {
@@ -194,7 +195,7 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
     `generating from ${read.sources.length} files (${(bytes / 1e6).toFixed(1)} MB)…`,
     bytes > 1_000_000,
   );
-  const result = await pipeline.generate(read.sources, run.options);
+  const result = await pipeline.generate(read.sources, options);
   const diagnostics = [...read.diagnostics, ...result.diagnostics];
   const stats = { crds: result.stats.crds, versions: result.stats.versions, handlers: result.stats.handlers };
   if (hasErrors(diagnostics)) return { diagnostics, files: result.files, stats, hit: false };
@@ -204,6 +205,16 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
     { diagnostics, generatorDiagnostics: result.diagnostics, files: result.files, stats, entry, key, hit: false },
     plan,
   );
+}
+
+/** The run's options with the sources it does not own (no stubs for their CRDs unless configured). */
+function withForeign(run: ResolvedRun, sources: SourceText[]): GenerateOptions {
+  if (run.options.stubs === false || run.options.stubs === undefined) return run.options;
+  const foreign = foreignSources(
+    run,
+    sources.map((s) => s.file),
+  );
+  return foreign.length > 0 ? { ...run.options, foreign } : run.options;
 }
 
 function finishPlan(produced: Produced, plan: WritePlan): Produced {

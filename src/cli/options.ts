@@ -8,7 +8,7 @@ import { handlerIdProblem } from '../model/handler-paths.js';
 import { COMMAND_LINE } from '../diagnostics.js';
 import { CONFIG_FILES, type LoadedConfig } from '../config/load.js';
 import { displayPath } from '../io/fs.js';
-import { STDIN_INPUT } from '../io/read.js';
+import { STDIN_FILE, STDIN_INPUT } from '../io/read.js';
 import type { ClusterSource } from './from-cluster.js';
 import { splitIds } from '../config/config-schema.js';
 import { readPyStubTemplates, readStubTemplates } from '../io/stub-templates.js';
@@ -48,6 +48,8 @@ export interface ResolvedRun {
   options: GenerateOptions;
   /** The configuration file, watched by `--watch`. */
   configPath?: string;
+  /** The project's directory: the configuration file's, or the working directory without one. */
+  projectDir: string;
   /** With `--from-cluster`: the CRDs are read from the cluster, `inputs` is empty. */
   cluster?: ClusterSource;
   check: boolean;
@@ -116,6 +118,7 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
     stubsDir,
     options,
     configPath: loaded.path,
+    projectDir: loaded.dir,
     cluster,
     check: flags.check ?? false,
     watch: flags.watch ?? false,
@@ -219,4 +222,18 @@ function pythonPackage(cwd: string, outDir: string, stubsDir: string): string {
 function importPath(from: string, to: string): string {
   const rel = relative(from, to).split(sep).join('/');
   return rel.startsWith('.') ? rel : `./${rel}`;
+}
+
+/**
+ * The sources whose CRDs the project does not own (GenerateOptions.foreign): every CRD read from a
+ * cluster, and files outside the project's directory or below a node_modules directory. Standard
+ * input is the user's own (`helm template my-chart | kopfgen generate -`).
+ */
+export function foreignSources(run: Pick<ResolvedRun, 'cwd' | 'projectDir' | 'cluster'>, files: string[]): string[] {
+  if (run.cluster) return [...files];
+  return files.filter((file) => {
+    if (file === STDIN_FILE) return false;
+    const abs = resolve(run.cwd, file);
+    return !abs.startsWith(run.projectDir + sep) || abs.split(sep).includes('node_modules');
+  });
 }

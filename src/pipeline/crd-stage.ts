@@ -48,7 +48,7 @@ export function emitCrds(
       output.modules.push(target.module(crd.crd, version, decisions[i]));
       output.handlers += version.handlers.length;
     }
-    const stub = templates && target.stubFile(named, decisions[i], options, templates);
+    const stub = templates && owned(crd.crd, options) && target.stubFile(named, decisions[i], options, templates);
     if (stub) output.stubs.push(stub);
     const conversion = target.conversion?.(named, decisions[i], options, templates);
     if (conversion) {
@@ -58,4 +58,10 @@ export function emitCrds(
     }
   });
   return output;
+}
+
+/** Stubs are for the project's own CRDs, or for any whose handlers the configuration names. */
+function owned(crd: CrdModel, options: GenerateOptions): boolean {
+  if (!options.foreign?.includes(crd.file)) return true;
+  return [crd.kind, `${crd.plural}.${crd.group}`].some((key) => (options.handlers?.[key]?.length ?? 0) > 0);
 }

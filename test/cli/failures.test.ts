@@ -186,6 +186,7 @@ test('an internal error: KG999, exit 3 (distinct from 1, out of date), one JSON 
   };
   const run: ResolvedRun = {
     cwd: dir,
+    projectDir: dir,
     inputs: ['crds'],
     outDir: join(dir, 'generated'),
     stubsDir: undefined,

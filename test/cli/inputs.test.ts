@@ -8,7 +8,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { EXAMPLE_CRD, kopfgen, kopfgenPiped, tempProject, tree, WIDGET_CRD } from '../helpers/cli-support.js';
+import { foreignSources } from '../../src/cli/options.js';
+import {
+  EXAMPLE_CRD,
+  kopfgen,
+  kopfgenPiped,
+  read,
+  tempProject,
+  tree,
+  WIDGET_CRD,
+  writeFiles,
+} from '../helpers/cli-support.js';
 
 /** What `helm template` prints: `# Source:` comments, a ServiceAccount and two CRDs in one stream. */
 const HELM_OUTPUT = `---
@@ -121,4 +131,43 @@ test('generate - --watch is a usage error: standard input cannot be watched', as
   const r = await kopfgenPiped(['generate', '-', '--watch'], dir, WIDGET_CRD);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--watch cannot watch standard input \(-\)/);
+});
+
+test('stubs only for CRDs the project owns: not for one read from node_modules, outside the project or a cluster, unless the configuration names its handlers', async () => {
+  const gadget = EXAMPLE_CRD.replace(/myresources/g, 'gadgets')
+    .replace(/MyResource/g, 'Gadget')
+    .replace(/myresource\b/g, 'gadget')
+    .replace('shortNames: [myr]', 'shortNames: [gad]');
+  const parent = await tempProject({ 'elsewhere/gadget.yaml': gadget });
+  const dir = join(parent, 'project');
+  await writeFiles(dir, {
+    'crds/my.yaml': EXAMPLE_CRD,
+    'node_modules/vendor/crds/gadget.yaml': gadget
+      .replace(/gadget/g, 'sprocket')
+      .replace(/Gadget/g, 'Sprocket')
+      .replace('[gad]', '[spr]'),
+    'kopfgen.config.json': JSON.stringify({ inputs: ['crds', 'node_modules/vendor/crds', '../elsewhere'] }),
+  });
+  const r = await kopfgen(['generate'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  const files = await tree(dir);
+  assert.deepEqual(
+    files.filter((f) => f.startsWith('handlers/')),
+    ['handlers/myresources.ts'],
+  );
+  assert.ok(
+    files.includes('generated/example.com/v1/gadgets.ts') && files.includes('generated/example.com/v1/sprockets.ts'),
+  );
+  assert.match(
+    await read(dir, 'generated/example.com/v1/gadgets.ts'),
+    /export class GadgetMyappTemporaryError/,
+    'handler types still',
+  );
+  const named = await kopfgen(['generate', '--handlers', 'Sprocket=myapp'], dir);
+  assert.equal(named.code, 0, named.stderr);
+  assert.ok((await tree(dir)).includes('handlers/sprockets.ts'), 'named in the configuration: its stubs');
+  assert.deepEqual(foreignSources({ cwd: dir, projectDir: dir, cluster: { names: ['x'] } }, ['kind/crd/x']), [
+    'kind/crd/x',
+  ]);
+  assert.deepEqual(foreignSources({ cwd: dir, projectDir: dir }, ['<stdin>', 'crds/my.yaml']), []);
 });
