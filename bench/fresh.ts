@@ -13,12 +13,13 @@ export interface Fresh {
   peakMB: number;
 }
 
-export function fresh(args: string[], cwd?: string): Fresh {
+/** `exitCode`: the exit status the command is expected to end with (1 for bad input). */
+export function fresh(args: string[], cwd?: string, exitCode = 0): Fresh {
   const started = performance.now();
   const child = spawnSync(process.execPath, ['--import', PRELOAD, ...args], { cwd, encoding: 'utf8' });
   const ms = performance.now() - started;
   const peak = /KOPFGEN_BENCH_PEAK_KB (\d+)/.exec(child.stderr)?.[1];
-  if (child.status !== 0 || peak === undefined)
+  if (child.status !== exitCode || peak === undefined)
     throw new Error(`${args.join(' ')} exited ${child.status}: ${child.stderr.slice(-2000)}`);
   return { ms, peakMB: Number(peak) / 1024 };
 }

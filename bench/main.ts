@@ -17,6 +17,7 @@ const SECTIONS: { name: string; file: string }[] = [
   },
   { name: 'a large CRD set (~2,000 CRDs, ~100 MB): time and peak memory vs. the wrapper', file: 'streaming.js' },
   { name: 'one small CRD, cold, whole process', file: 'cold.js' },
+  { name: 'bad input costs no more than good input: a 50 MB CRD, valid and with one mistake', file: 'bad-input.js' },
   { name: 'runtime (objects/s created → status written, operator peak memory; envtest)', file: 'runtime.js' },
   {
     name: 'operator weight (fresh `kopfgen run`, 0 objects: start-up CPU, idle RSS; envtest)',

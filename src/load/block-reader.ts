@@ -48,6 +48,31 @@ function unsupported(): never {
   throw UNSUPPORTED;
 }
 
+/** A block collection the reader is inside: its kind, its column, and where its current entry starts. */
+export interface OpenCollection {
+  kind: 'map' | 'seq';
+  col: number;
+  /** Offset of its first entry. */
+  start: number;
+  /** Offset of the entry being read (a key, or an item's `-`), or of the line that would be the next one. */
+  entry: number;
+  /** Offset of the entry before it, when there is one. */
+  prev?: number;
+}
+
+/**
+ * Where the reader gave up, inside the block collections `open` (outermost first): everything up
+ * to the innermost one's current entry was read within the subset, where the `yaml` package
+ * reports nothing, and the package's view of the rest depends only on the collections open there.
+ * So the caller can have the package read a skeleton of those collections followed by the text
+ * from that entry on, instead of the whole file (`parse-yaml.ts`).
+ */
+export interface Stop {
+  open: OpenCollection[];
+  /** The roots of the documents read before the one the reader stopped in. */
+  done: DocNode[];
+}
+
 const NL = 10;
 const SPACE = 32;
 const TAB = 9;
@@ -63,14 +88,19 @@ const INDICATOR = new Set('&*!?%@`,]}[{|>\'":#'.split('').map((c) => c.charCodeA
 /** First characters a plain scalar needs to be anything but a string (core schema: null, bool, int, float). */
 const TYPED_START = new Set('~nNtTfF0123456789+-.'.split('').map((c) => c.charCodeAt(0)));
 
-/** Reads `text` (the contents of `source`) when it is within the subset, else undefined. */
-export function readBlockYaml(source: DocSource, text: string): BlockDocuments | undefined {
+/**
+ * Reads `text` (the contents of `source`) when it is within the subset; else where it stopped
+ * (inside at least one block collection), or undefined.
+ */
+export function readBlockYaml(source: DocSource, text: string): BlockDocuments | Stop | undefined {
   if (text.includes('\r') || text.charCodeAt(0) === 0xfeff) return undefined;
+  const reader = new Reader(source, text);
   try {
-    return new Reader(source, text).documents();
+    return reader.documents();
   } catch (e) {
-    if (e === UNSUPPORTED) return undefined;
-    throw e;
+    if (e !== UNSUPPORTED) throw e;
+    // Unwound without closing: the collections open where it stopped.
+    return reader.open.length > 0 ? { open: reader.open, done: reader.roots } : undefined;
   }
 }
 
@@ -83,6 +113,12 @@ class Reader {
   /** Set by every value read: where the `yaml` package's node would end (`range[2]`). */
   private nodeEnd = 0;
   private readonly descriptions: [number, number][] = [];
+  /** The block collections being read, outermost first (left as they are when the reader gives up). */
+  readonly open: OpenCollection[] = [];
+  /** The roots of the documents read so far. */
+  readonly roots: DocNode[] = [];
+  /** The collection closed last (a document's root, when it ends). */
+  private closed: OpenCollection | undefined;
 
   constructor(
     private readonly source: DocSource,
@@ -92,7 +128,7 @@ class Reader {
   }
 
   documents(): BlockDocuments {
-    const roots: DocNode[] = [];
+    const roots = this.roots;
     let started = -1; // end of a `---` not yet followed by content
     for (;;) {
       const at = this.content();
@@ -107,10 +143,21 @@ class Reader {
         this.cursor = Math.min(this.len, at + 4);
         continue;
       }
-      roots.push(this.root(at));
+      const root = this.root(at);
       started = -1;
       const next = this.content();
-      if (next >= 0 && !(this.col === 0 && this.marker(next, DASH))) unsupported();
+      if (next >= 0 && !(this.col === 0 && this.marker(next, DASH))) {
+        // For the `yaml` package the root collection goes on: the line is its next entry.
+        this.open.push({
+          kind: root.kind === 'seq' ? 'seq' : 'map',
+          col: 0,
+          start: at,
+          entry: next,
+          prev: this.closed?.entry,
+        });
+        unsupported();
+      }
+      roots.push(root);
     }
     return { roots, descriptions: this.descriptions };
   }
@@ -224,7 +271,10 @@ class Reader {
     const t = this.text;
     const node = new MapNode(this.source, at, link, 0);
     const seen = new Set<ScalarValue>();
+    const open: OpenCollection = { kind: 'map', col, start: at, entry: at };
+    this.open.push(open);
     for (let p = at; ;) {
+      open.entry = p;
       const colon = this.keyColon(p);
       if (colon < 0) unsupported();
       const key = this.keyValue(p, colon);
@@ -256,9 +306,12 @@ class Reader {
       node.entries.set(name, new Entry(this.source, p, value));
       const next = this.content();
       if (next < 0 || this.col < col || (this.col === 0 && this.marker(next, DASH))) break;
+      open.prev = p;
+      open.entry = next;
       if (this.col > col || (t.charCodeAt(next) === DASH && this.blankOrEnd(next + 1))) unsupported();
       p = next;
     }
+    this.closed = this.open.pop();
     node.end = this.nodeEnd;
     return node;
   }
@@ -267,7 +320,10 @@ class Reader {
     if (depth > MAX_DEPTH) unsupported();
     const t = this.text;
     const node = new SeqNode(this.source, at, link);
+    const open: OpenCollection = { kind: 'seq', col, start: at, entry: at };
+    this.open.push(open);
     for (let p = at; ;) {
+      open.entry = p;
       let q = p + 1;
       while (t.charCodeAt(q) === SPACE) q++;
       const c = t.charCodeAt(q);
@@ -288,10 +344,13 @@ class Reader {
       node.items.push(item);
       const next = this.content();
       if (next < 0 || this.col < col || (this.col === 0 && this.marker(next, DASH))) break;
+      open.prev = p;
+      open.entry = next;
       if (this.col > col) unsupported();
       if (t.charCodeAt(next) !== DASH || !this.blankOrEnd(next + 1)) break; // the map this sequence is a value of goes on
       p = next;
     }
+    this.closed = this.open.pop();
     return node;
   }
 

@@ -13,7 +13,7 @@
 import { isScalar, parseAllDocuments, visit, type Document, type YAMLError } from 'yaml';
 import type { SourceText } from '../api.js';
 import { pointerJoin, type Diagnostic } from '../diagnostics.js';
-import { readBlockYaml } from './block-reader.js';
+import { readBlockYaml, type BlockDocuments, type Stop } from './block-reader.js';
 import { jsonSyntaxError } from './json-syntax.js';
 import type { CrdDocument, DocMap, DocNode } from './doc-tree.js';
 import { ParsedSource } from './yaml-source.js';
@@ -25,19 +25,125 @@ export interface ParseResult {
 }
 
 export function parseSource(input: SourceText): ParseResult {
-  return parseFast(input) ?? parseFull(input);
+  const source = new ParsedSource(input.file, input.text);
+  const read = readBlockYaml(source, input.text);
+  if (read && 'roots' in read) return fromFast(input, source, read) ?? parseFull(input);
+  return (read && parseTail(input, source, read)) ?? parseFull(input);
 }
 
 /** The fast reader's result, or undefined when the text is beyond it (or holds a `{{ }}` outside descriptions). */
 export function parseFast(input: SourceText): ParseResult | undefined {
   const source = new ParsedSource(input.file, input.text);
   const read = readBlockYaml(source, input.text);
-  if (!read) return undefined;
+  return read && 'roots' in read ? fromFast(input, source, read) : undefined;
+}
+
+function fromFast(input: SourceText, source: ParsedSource, read: BlockDocuments): ParseResult | undefined {
   if (input.text.includes('{{') && helmDirective(input.text, read.descriptions) !== undefined) return undefined;
   const diagnostics: Diagnostic[] = [];
   const crds: CrdDocument[] = [];
   for (const root of read.roots) collectCrds(source, input.text, root, diagnostics, crds);
   return finish(input, crds, diagnostics);
+}
+
+/** What the `yaml` package reads of the text after a stop: at most this much… */
+const TAIL_WINDOW = 1_000_000;
+/** …of which errors in the last part are not trusted (a cut through a quoted or flow scalar). */
+const TAIL_MARGIN = 100_000;
+/** The entry before the stop is read as written up to this size (else a one-line stand-in). */
+const PREV_COPY = 65_536;
+
+/**
+ * Where the fast reader stopped (`Stop`), the `yaml` package reads a skeleton of the block
+ * collections open there (one line each) followed by the text from the innermost one's current
+ * entry on, instead of the whole file. Everything before that entry was within the fast reader's
+ * subset, where the package finds nothing to report, and the package's view of the rest depends
+ * only on those collections: so its errors there are the file's, at their offsets in the file.
+ * It reads at most TAIL_WINDOW of the rest, so a malformed 50 MB file costs its fast read and a
+ * window (re-reading it whole with the package's full parser and its error recovery cost 4x the
+ * memory of reading it when valid, and millions of errors: `npm run bench`). When the window holds
+ * no error, the stop was at a construct beyond the fast reader, not at a mistake: undefined, and
+ * the full parser reads the file as before.
+ */
+function parseTail(input: SourceText, source: ParsedSource, stop: Stop): ParseResult | undefined {
+  const text = input.text;
+  if (text.includes('{{')) return undefined; // a Helm template is the full parser's to name
+  const innermost = stop.open[stop.open.length - 1];
+  const from = lineStart(text, innermost.entry);
+  // A collection that starts on that line or after is opened by the tail itself; one whose
+  // current entry starts there has an entry before it, which the read begins with (as written,
+  // when it is short: what the package makes of the next line can depend on it).
+  const outer = stop.open.filter((o) => o.start < from && o.entry < from);
+  const skeleton = outer.map((o) => `${' '.repeat(o.col)}${o.kind === 'map' ? 'k:' : '-'}\n`).join('');
+  const last = stop.open.find((o) => o.start < from && o.entry >= from);
+  const prev = last?.prev;
+  // Copied only where it starts its own line (not after a parent's `- `) and is short.
+  const copy = prev !== undefined && from - prev <= PREV_COPY && prev - lineStart(text, prev) === last?.col;
+  const head = last === undefined || copy ? '' : standIn(text, last.kind, last.col, prev);
+  const start = copy ? lineStart(text, prev) : from;
+  const windowEnd = start + TAIL_WINDOW >= text.length ? text.length : text.lastIndexOf('\n', start + TAIL_WINDOW) + 1;
+  if (windowEnd <= from) return undefined;
+  const trusted = windowEnd === text.length ? windowEnd : windowEnd - TAIL_MARGIN;
+  const prefix = skeleton + head;
+  const docs = parseAllDocuments(prefix + text.slice(start, windowEnd), { prettyErrors: false, uniqueKeys: false });
+  const errors = docs
+    .flatMap((d) => d.errors)
+    .map((e) => ({ ...e, at: e.pos[0] - prefix.length + start }))
+    .sort((a, b) => a.at - b.at);
+  if (errors.length === 0 || errors[0].at < start || errors[0].at >= trusted) return undefined;
+  const format = isJson(input) ? 'JSON' : 'YAML';
+  const diagnostics: Diagnostic[] = [];
+  const crds: CrdDocument[] = [];
+  for (const root of stop.done) collectCrds(source, text, root, diagnostics, crds);
+  const first = firstLine(
+    source,
+    errors.map((e) => ({ ...e, pos: [e.at, e.at] as [number, number] })),
+  );
+  for (const e of first) diagnostics.push(yamlError(source, e, format));
+  if (first.length < errors.length || windowEnd < text.length)
+    diagnostics.push(moreErrors(source, first[0].pos[0], format));
+  return { crds, diagnostics };
+}
+
+/**
+ * One line (or two) standing for a long entry before the stop: a scalar value, or a block
+ * collection under the key (what the package makes of the next line depends on which).
+ */
+function standIn(text: string, kind: 'map' | 'seq', col: number, prev: number | undefined): string {
+  const pad = ' '.repeat(col);
+  const key = kind === 'map' ? 'k:' : '-';
+  if (prev === undefined) return `${pad}${key} 0\n`;
+  const end = text.indexOf('\n', prev);
+  const line = text
+    .slice(prev, end < 0 ? text.length : end)
+    .replace(/\s+#.*$/, '')
+    .trimEnd();
+  const block = kind === 'map' ? line.endsWith(':') : line === '-';
+  if (!block) return `${pad}${key} 0\n`;
+  const next = /^ *(\S)/m.exec(text.slice(end + 1, end + 4096));
+  return `${pad}${key}\n${pad}  ${next?.[1] === '-' ? '- 0' : 'x: 0'}\n`;
+}
+
+function lineStart(text: string, offset: number): number {
+  return text.lastIndexOf('\n', offset - 1) + 1;
+}
+
+/**
+ * The errors on the line of the first one: what the parser says where the document stops being
+ * YAML. What it reports after that is its recovery, which depends on how it resynchronised (a
+ * stray `]` halfway through a 50 MB file made it report an error per token after it, 1.6 million,
+ * and the run fail with a stack overflow); a note says that the rest is not listed.
+ */
+function firstLine<E extends Pick<YAMLError, 'code' | 'message' | 'pos'>>(source: ParsedSource, errors: E[]): E[] {
+  const sorted = [...errors].sort((a, b) => a.pos[0] - b.pos[0]);
+  const line = source.pos(sorted[0].pos[0]).line;
+  return sorted.filter((e) => source.pos(e.pos[0]).line === line);
+}
+
+/** A note after the errors listed: the parser's view of the rest is not listed. */
+function moreErrors(source: ParsedSource, at: number, format: 'YAML' | 'JSON'): Diagnostic {
+  const message = `the ${format} is malformed from here on; what the parser makes of the rest is not listed: fix this and run again`;
+  return { severity: 'note', code: 'KG104', message, pointer: '', ...source.pos(at) };
 }
 
 /** The `yaml` package's full parser: any YAML, every error reported. */
@@ -66,11 +172,18 @@ export function parseFull(input: SourceText): ParseResult {
     };
   }
   for (const doc of docs) {
+    if (doc.errors.length > 0) {
+      // Where the document stops being YAML; not read further (what the parser's recovery made
+      // of the rest, duplicate keys included, is no finding of the user's).
+      const first = firstLine(source, doc.errors);
+      for (const e of first) diagnostics.push(yamlError(source, e, format));
+      if (first.length < doc.errors.length) diagnostics.push(moreErrors(source, first[0].pos[0], format));
+      continue;
+    }
     const tree = documentTree(source, doc);
-    if (doc.errors.length > 0 || tree.duplicates.length > 0 || tree.limit) {
-      for (const e of doc.errors) diagnostics.push(yamlError(source, e, format));
+    if (tree.duplicates.length > 0 || tree.limit) {
       for (const d of tree.duplicates) diagnostics.push(duplicateKey(source, d.offset, format));
-      if (tree.limit && doc.errors.length === 0) diagnostics.push(treeLimit(source, tree.limit));
+      if (tree.limit) diagnostics.push(treeLimit(source, tree.limit));
       continue;
     }
     if (!doc.contents) continue; // an empty document between `---` separators
@@ -228,7 +341,11 @@ function treeLimit(source: ParsedSource, limit: TreeLimit): Diagnostic {
 }
 
 /** The parser's own resource limit (its recursion gave out) is KG140 like ours, not "malformed YAML". */
-function yamlError(source: ParsedSource, e: YAMLError, format: 'YAML' | 'JSON'): Diagnostic {
+function yamlError(
+  source: ParsedSource,
+  e: Pick<YAMLError, 'code' | 'message' | 'pos'>,
+  format: 'YAML' | 'JSON',
+): Diagnostic {
   if (e.code === 'RESOURCE_EXHAUSTION') {
     const message = `nesting too deep for the YAML parser here; kopfgen reads CRDs up to ${MAX_DEPTH} levels`;
     return { severity: 'error', code: 'KG140', message, pointer: '', ...source.pos(e.pos[0]) };

@@ -38,7 +38,7 @@ export function buildCrd(crd: CrdDocument, diagnostics: Diagnostic[]): CrdModel 
     return undefined;
   }
   const r: Reader = { crd, diagnostics, v1beta1: apiVersion.endsWith('v1beta1'), validated: new Set() };
-  diagnostics.push(...validateCrd(crd));
+  for (const d of validateCrd(crd)) diagnostics.push(d);
   const metadata = asMap(get(node, 'metadata'));
   const spec = asMap(get(node, 'spec'));
   const names = asMap(get(spec, 'names'));
@@ -148,7 +148,7 @@ function readVersion(
     const schema = buildSchema(ctx, schemaNode, schemaPointer);
     if (!r.validated.has(schemaNode)) {
       r.validated.add(schemaNode);
-      r.diagnostics.push(...validateSchema(crd.source, schemaNode, schemaPointer, ctx.structural));
+      for (const d of validateSchema(crd.source, schemaNode, schemaPointer, ctx.structural)) r.diagnostics.push(d);
     }
     if (schema.type === 'object') version.schema = schema;
     else version.schema = rootFallback(schema);

@@ -41,7 +41,7 @@ export function writeViewNodes(root: ObjectNode, implied: ReadonlySet<string>, r
     for (const prop of node.properties) if (!skips(node, prop)) visit(prop.schema);
     visit(node.additionalProperties);
     children.set(node, below);
-    queue.push(...below);
+    for (const b of below) queue.push(b); // not push(...below): a schema may have 100,000s of properties
   }
   const differs = new Set<ObjectNode>();
   for (let i = order.length - 1; i >= 0; i--) {

@@ -47,11 +47,11 @@ export function decideRun(
   const dedupe = new Dedupe();
   const kept: { share: number; id: string; key: CrdKey }[] = [];
   for (const { share, local, summary } of byFile) {
-    diagnostics.push(...summary.diagnostics);
+    for (const d of summary.diagnostics) diagnostics.push(d); // not push(...): bad input may have 100,000s
     summary.nodes.forEach((node, ni) => {
       const duplicate = dedupe.check(node.identity);
       if (duplicate) return void diagnostics.push(duplicate);
-      diagnostics.push(...node.diagnostics);
+      for (const d of node.diagnostics) diagnostics.push(d);
       if (!node.built) return;
       dedupe.accept(node.identity);
       kept.push({ share, id: `${local}:${ni}`, key: node.built });

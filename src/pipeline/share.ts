@@ -76,7 +76,7 @@ export class Share {
         request.emit,
         request.templates,
       );
-      output.diagnostics.push(...detached(part.diagnostics));
+      for (const d of detached(part.diagnostics)) output.diagnostics.push(d);
       for (const m of part.modules) output.modules.push({ file: detachedFile(m.file), exports: detached(m.exports) });
       for (const m of part.conversions)
         output.conversions.push({ file: detachedFile(m.file), exports: detached(m.exports) });

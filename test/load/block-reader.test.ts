@@ -10,7 +10,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import type { DocNode } from '../../src/load/doc-tree.js';
+import { readBlockYaml } from '../../src/load/block-reader.js';
 import { parseFast, parseFull, parseSource, type ParseResult } from '../../src/load/parse-yaml.js';
+import { ParsedSource } from '../../src/load/yaml-source.js';
 
 /** A node as plain data: everything a later stage can read of it. */
 function shape(node: DocNode | undefined): unknown {
@@ -171,5 +173,58 @@ test(
     assert.ok(files.length >= 122);
     const fallbacks = files.filter((file) => same(file, readFileSync(file, 'utf8')) === undefined);
     assert.deepEqual(fallbacks, []);
+  },
+);
+
+test('where the fast reader stops, it says which block collections are open and where their current entries start', () => {
+  const text = 'a:\n  b:\n    - x: 1\n      y: 2\n  ]\n';
+  const stop = readBlockYaml(new ParsedSource('s.yaml', text), text);
+  assert.ok(stop && 'open' in stop);
+  assert.deepEqual(
+    stop.open.map((o) => [o.kind, o.col, o.start, o.entry, o.prev]),
+    [
+      ['map', 0, 0, 0, undefined],
+      ['map', 2, 5, text.indexOf('  ]') + 2, 5],
+    ],
+  );
+  assert.equal(readBlockYaml(new ParsedSource('v.yaml', 'a: 1\n'), 'a: 1\n') !== undefined, true);
+  assert.equal(readBlockYaml(new ParsedSource('s.yaml', 'just a scalar\n'), 'just a scalar\n'), undefined);
+});
+
+/** A corpus file with one line of each kind of mistake inserted, at a line picked by a seeded generator. */
+const MISTAKES = [
+  (indent: string) => ']',
+  (indent: string) => `${indent}]`,
+  (indent: string) => `${indent}   extra: 1`,
+  (indent: string) => `${indent}just some words`,
+  (indent: string) => `${indent}- item`,
+  (indent: string) => `${indent}k: "unterminated`,
+  (indent: string) => `${indent}k: [unclosed`,
+  (indent: string) => `${indent}x:y: 1`,
+  (indent: string) => `${indent}  - z`,
+  (indent: string) => `${indent}k: 'a' b`,
+];
+
+test(
+  'malformed corpus files: the errors read from where the fast reader stops are the full parser’s',
+  { skip: existsSync(CORPUS) ? false : 'needs ../shared/crds (absent here)' },
+  () => {
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    let malformed = 0;
+    // The files up to 300 KB (most of them): the full parser's reading of each is the cost here.
+    for (const file of yamlFiles(CORPUS)
+      .sort()
+      .filter((f) => statSync(f).size <= 300_000)) {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      const at = 1 + next(lines.length - 1);
+      const mistake = MISTAKES[next(MISTAKES.length)](/^ */.exec(lines[at])?.[0] ?? '');
+      const text = [...lines.slice(0, at), mistake, ...lines.slice(at)].join('\n');
+      const errors = (r: ParseResult) => r.diagnostics.filter((d) => d.severity === 'error').slice(0, 20);
+      const full = errors(parseFull({ file, text }));
+      if (full.length > 0) malformed++;
+      assert.deepEqual(errors(parseSource({ file, text })), full, `${file}:${at + 1} ${mistake}`);
+    }
+    assert.ok(malformed >= 60, `${malformed} of the files made malformed`);
   },
 );

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import type { Diagnostic } from '../../src/diagnostics.js';
 import { generate } from '../../src/generate.js';
 import { globToRegExp, readInputs } from '../../src/io/read.js';
-import { parseSource } from '../../src/load/parse-yaml.js';
+import { parseFull, parseSource } from '../../src/load/parse-yaml.js';
 import { REPO, tempDir } from '../helpers/golden-support.js';
 
 const BAD = 'test/fixtures/crds/bad';
@@ -250,5 +250,67 @@ test('a .json input that is not JSON: KG104 "malformed JSON" with JSON.parse\'s 
     assert.deepEqual(brief(diagnostics), [c.want], c.file);
     assert.match(diagnostics[0].message, c.message, c.file);
     assert.doesNotMatch(diagnostics[0].message, c.file.endsWith('.yaml') ? /JSON/ : /YAML/, c.file);
+  }
+});
+
+/**
+ * Where the fast reader stops, the `yaml` package reads only a skeleton of the collections open
+ * there and the text from the stop on (a malformed 50 MB file costs no more than a valid one):
+ * given malformed YAML, the diagnostics are exactly the full parser's.
+ */
+const MALFORMED: [string, string][] = [
+  ['a stray `]` after the document', 'a: 1\nb:\n  c: 2\n]\n'],
+  ['a stray `]` inside a map', 'a:\n  x: 1\n  ]\n  y: 2\n'],
+  ['a line of words where a key goes', 'a:\n  x: 1\n  just words\n  y: 2\n'],
+  [
+    'an over-indented key after a plain value',
+    'a:\n  n:\n    type: string\n    description: A name.\n     stray: 1\n    count: 2\n',
+  ],
+  ['an item at a map’s column', 'a:\n  b:\n    c: 1\n- item\n'],
+  ['an over-indented line after an item', 'a:\n  - x\n  - y\n   z: 1\n'],
+  ['an unterminated quote', 'a:\n  b: "unterminated\n  c: 1\n'],
+  ['an unclosed flow sequence', 'a:\n  b: [1, 2\n  c: 1\n'],
+  [
+    'a second document with an error, the first a CRD',
+    `${'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: { name: xs.example.com }\n'}---\na:\n  b: 1\n  ]\n`,
+  ],
+];
+
+for (const [name, text] of MALFORMED) {
+  test(`malformed YAML read from the stop on: ${name}, as the full parser reports it`, () => {
+    const fast = parseSource({ file: 'm.yaml', text });
+    const full = parseFull({ file: 'm.yaml', text });
+    assert.ok(
+      fast.diagnostics.some((d) => d.code === 'KG104'),
+      name,
+    );
+    assert.deepEqual(fast.diagnostics, full.diagnostics);
+    assert.deepEqual(
+      fast.crds.map((c) => c.text),
+      full.crds.map((c) => c.text),
+    );
+  });
+}
+
+test('a stop at a construct beyond the fast reader is no error: the full parser reads the file', () => {
+  const text = 'a:\n  x: 1\n  ? complex\n  : key\n  y: 2\n';
+  assert.deepEqual(parseSource({ file: 'v.yaml', text }), parseFull({ file: 'v.yaml', text }));
+  assert.deepEqual(
+    parseSource({ file: 'v.yaml', text }).diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
+});
+
+test("a malformed file lists the errors where it stops being YAML, and says the parser's recovery after it is not listed", () => {
+  const body = Array.from({ length: 50 }, (_, i) => (i % 2 ? `  ]${i}` : `  k${i}: ${i}`)).join('\n');
+  const text = `a:\n  x: 1\n  ]\n${body}\n`;
+  for (const r of [parseSource({ file: 'e.yaml', text }), parseFull({ file: 'e.yaml', text })]) {
+    assert.deepEqual(
+      r.diagnostics.map((d) => [d.severity, d.code, d.line, d.col]),
+      [
+        ['error', 'KG104', 3, 3],
+        ['note', 'KG104', 3, 3],
+      ],
+    );
   }
 });
