@@ -20,6 +20,7 @@ import {
 import { Cache, cacheKey, stampGenerated, stubMemo, stubRecord, verifyGenerated, type CacheEntry } from './cache.js';
 import type { ClusterSource } from './from-cluster.js';
 import { foreignSources, type ResolvedRun } from './options.js';
+import { rememberScans, type ProjectMemo } from '../io/stub-scan.js';
 import { EXIT_INTERNAL, type Reporter, type RunReport } from './report.js';
 import { messageOf } from '../runtime/error-message.js';
 
@@ -222,6 +223,18 @@ function finishPlan(produced: Produced, plan: WritePlan): Produced {
   return { ...produced, diagnostics, plan: hasErrors(plan.diagnostics) ? undefined : plan };
 }
 
+/**
+ * The project memo with the stub files this run wrote scanned as written: the next run then finds
+ * every file as it was scanned and loads no TypeScript (the scan of a new project's stub files
+ * costs the run that creates them, once).
+ */
+function withWrittenStubs(memo: ProjectMemo, plan: WritePlan): ProjectMemo {
+  const written = plan.files
+    .filter((f) => f.role === 'stub' && (f.change === 'create' || f.change === 'update') && f.after !== undefined)
+    .map((f) => ({ absPath: f.absPath, text: f.after ?? '' }));
+  return written.length > 0 ? rememberScans(memo, written) : memo;
+}
+
 async function saveCache(run: ResolvedRun, produced: Produced, plan: WritePlan): Promise<void> {
   const generated = produced.verified ?? (await stampGenerated(produced.files, run.outDir));
   const stubFiles = produced.files.filter((f) => f.role === 'stub');
@@ -240,7 +253,7 @@ async function saveCache(run: ResolvedRun, produced: Produced, plan: WritePlan):
     stubs,
     diagnostics: nonErrors,
     stats: produced.stats ?? { crds: 0, versions: 0, handlers: 0 },
-    ...(plan.project ? { project: plan.project } : {}),
+    ...(plan.project ? { project: withWrittenStubs(plan.project, plan) } : {}),
   };
   // A hit that found everything as recorded has nothing new to say: leave the cache file alone.
   if (produced.hit && JSON.stringify(entry) === JSON.stringify(produced.entry)) return;

@@ -59,6 +59,17 @@ export async function scanProject(
   return { files: out, memo: { ...(listing ? { listing } : {}), scans } };
 }
 
+/** `memo` with `files` (their texts as written) scanned, for the next run. */
+export function rememberScans(memo: ProjectMemo, files: readonly { absPath: string; text: string }[]): ProjectMemo {
+  const scans = { ...memo.scans };
+  for (const { absPath, text } of files) {
+    const digest = createHash('sha256').update(text).digest('hex');
+    if (scans[absPath]?.hash !== digest)
+      scans[absPath] = { hash: digest, scan: scanSource(tsMorph().ts, absPath, text) };
+  }
+  return { ...memo, scans };
+}
+
 /** Definitions registered in some scanned file other than `absPath`. */
 export function registeredElsewhere(files: readonly ScannedStubFile[], absPath: string): Set<string> {
   const out = new Set<string>();
