@@ -11,51 +11,26 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fresh, type Fresh } from './fresh.js';
+import { wideCrd } from './wide-crd.js';
 
 const megabytes = Number(process.env.KOPFGEN_BENCH_BAD_MB ?? 50);
 const base = process.env.KOPFGEN_BENCH_BASE;
 
-/** A CRD whose spec has many properties, each a small object with a description. */
+/** A CRD whose spec has many properties, each a small object with a description, up to `bytes`. */
 function bigCrd(bytes: number): string {
-  const head = [
-    'apiVersion: apiextensions.k8s.io/v1',
-    'kind: CustomResourceDefinition',
-    'metadata:',
-    '  name: bigs.example.com',
-    'spec:',
-    '  group: example.com',
-    '  scope: Namespaced',
-    '  names: { kind: Big, plural: bigs }',
-    '  versions:',
-    '    - name: v1',
-    '      served: true',
-    '      storage: true',
-    '      schema:',
-    '        openAPIV3Schema:',
-    '          type: object',
-    '          properties:',
-    '            spec:',
-    '              type: object',
-    '              properties:',
-    '',
-  ].join('\n');
-  const parts = [head];
-  let size = head.length;
-  for (let i = 0; size < bytes; i++) {
-    const field = [
-      `                field${i}:`,
-      '                  type: object',
-      `                  description: The ${i}th field, described at the length real descriptions have.`,
-      '                  properties:',
-      '                    name: { type: string, description: A name. }',
-      '                    count: { type: integer, format: int32, minimum: 0 }',
-      '                    tags: { type: array, items: { type: string } }',
-      '',
-    ].join('\n');
-    parts.push(field);
-    size += field.length;
-  }
-  return parts.join('');
+  return wideCrd(
+    (i) =>
+      [
+        `                field${i}:`,
+        '                  type: object',
+        `                  description: The ${i}th field, described at the length real descriptions have.`,
+        '                  properties:',
+        '                    name: { type: string, description: A name. }',
+        '                    count: { type: integer, format: int32, minimum: 0 }',
+        '                    tags: { type: array, items: { type: string } }',
+      ].join('\n'),
+    (_, size) => size < bytes,
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'kopfgen-bad-'));

@@ -7,32 +7,16 @@
  */
 import { parseAllDocuments } from 'yaml';
 import { generate } from '../src/generate.js';
+import { wideCrd } from './wide-crd.js';
 
 const RUNS = 3;
 
-function wideCrd(keys: number): string {
-  const lines = [
-    'apiVersion: apiextensions.k8s.io/v1',
-    'kind: CustomResourceDefinition',
-    'metadata: { name: wides.bench.kopfgen.dev }',
-    'spec:',
-    '  group: bench.kopfgen.dev',
-    '  scope: Namespaced',
-    '  names: { kind: Wide, plural: wides }',
-    '  versions:',
-    '    - name: v1',
-    '      served: true',
-    '      storage: true',
-    '      schema:',
-    '        openAPIV3Schema:',
-    '          type: object',
-    '          properties:',
-    '            spec:',
-    '              type: object',
-    '              properties:',
-  ];
-  for (let i = 0; i < keys; i++) lines.push(`                field${i}: { type: string }`);
-  return `${lines.join('\n')}\n`;
+/** `spec` with `keys` string properties. */
+function wideObject(keys: number): string {
+  return wideCrd(
+    (i) => `                field${i}: { type: string }`,
+    (i) => i < keys,
+  );
 }
 
 function best(fn: () => void): number {
@@ -47,7 +31,7 @@ function best(fn: () => void): number {
 }
 
 for (const keys of [10_000, 20_000, 40_000]) {
-  const text = wideCrd(keys);
+  const text = wideObject(keys);
   let files = 0;
   const floor = best(() => {
     for (const doc of parseAllDocuments(text, { uniqueKeys: false })) doc.toJS();

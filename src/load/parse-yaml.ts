@@ -47,9 +47,9 @@ function fromFast(input: SourceText, source: ParsedSource, read: BlockDocuments)
 }
 
 /** What the `yaml` package reads of the text after a stop: at most this much… */
-const TAIL_WINDOW = 1_000_000;
+const TAIL_WINDOW = 65_536;
 /** …of which errors in the last part are not trusted (a cut through a quoted or flow scalar). */
-const TAIL_MARGIN = 100_000;
+const TAIL_MARGIN = 16_384;
 /** The entry before the stop is read as written up to this size (else a one-line stand-in). */
 const PREV_COPY = 65_536;
 
@@ -81,7 +81,7 @@ function parseTail(input: SourceText, source: ParsedSource, stop: Stop): ParseRe
   const copy = prev !== undefined && from - prev <= PREV_COPY && prev - lineStart(text, prev) === last?.col;
   const head = last === undefined || copy ? '' : standIn(text, last.kind, last.col, prev);
   const start = copy ? lineStart(text, prev) : from;
-  const windowEnd = start + TAIL_WINDOW >= text.length ? text.length : text.lastIndexOf('\n', start + TAIL_WINDOW) + 1;
+  const windowEnd = from + TAIL_WINDOW >= text.length ? text.length : text.lastIndexOf('\n', from + TAIL_WINDOW) + 1;
   if (windowEnd <= from) return undefined;
   const trusted = windowEnd === text.length ? windowEnd : windowEnd - TAIL_MARGIN;
   const prefix = skeleton + head;
