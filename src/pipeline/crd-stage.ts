@@ -54,7 +54,7 @@ export function emitCrds(
     if (conversion) {
       output.conversions.push(conversion.module);
       output.data.push(conversion.data);
-      if (conversion.stub) output.stubs.push(conversion.stub);
+      if (conversion.stub && owned(crd.crd, options)) output.stubs.push(conversion.stub);
     }
   });
   return output;

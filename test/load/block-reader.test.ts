@@ -192,8 +192,8 @@ test('where the fast reader stops, it says which block collections are open and 
 });
 
 /** A corpus file with one line of each kind of mistake inserted, at a line picked by a seeded generator. */
-const MISTAKES = [
-  (indent: string) => ']',
+const MISTAKES: ((indent: string) => string)[] = [
+  () => ']',
   (indent: string) => `${indent}]`,
   (indent: string) => `${indent}   extra: 1`,
   (indent: string) => `${indent}just some words`,
