@@ -337,3 +337,20 @@ test('init of a file, or of a configuration whose output lies outside src/: one 
   assert.match(outside.stderr, /^other\/kopfgen\.config\.json:1:1 error KG351 .*other\/gen .*outside src\//m);
   assert.deepEqual(await snapshot(join(dir, 'other')), before);
 });
+
+test('init --target kopf in a configured project: the configuration gains "target" (and inputs); one naming another target is refused', async () => {
+  const dir = await tempProject({ 'kopfgen.config.yaml': '# mine\nout: generated\nstubs: kinds\n' });
+  const r = await kopfgen(['init', '--target', 'kopf'], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    await read(dir, 'kopfgen.config.yaml'),
+    '# mine\nout: generated\nstubs: kinds\ntarget: kopf\ninputs: [ crds ]\n',
+  );
+  assert.equal((await kopfgen(['generate', '--check'], dir)).code, 0);
+  const other = await tempProject({ 'kopfgen.config.yaml': 'target: typescript\n' });
+  const before = await snapshot(other);
+  const refused = await kopfgen(['init', '--target', 'kopf'], other);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /^kopfgen\.config\.yaml:1:1 error KG352 .*"target": "typescript"/m);
+  assert.deepEqual(await snapshot(other), before);
+});

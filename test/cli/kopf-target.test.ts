@@ -123,6 +123,7 @@ test('init --target kopf: a Python operator project, up to date', async () => {
     '.gitignore',
     'README.md',
     'crds/myresource.yaml',
+    'generated/.kopfgen-manifest.json',
     'generated/__init__.py',
     'generated/example_com/__init__.py',
     'generated/example_com/v1/__init__.py',
