@@ -16,6 +16,9 @@ export interface EventSink {
   record(input: EventInput): void;
 }
 import type { OperatorMetrics } from './observe/metrics.js';
+import type { Attempts } from './attempts.js';
+import type { CrashGuard } from './crash-journal.js';
+import type { Secrecy } from './reconcile/essence.js';
 
 export interface ResourceEnv {
   client: KubeClient;
@@ -28,4 +31,10 @@ export interface ResourceEnv {
   events: EventSink;
   backoff: BackoffSettings;
   metrics?: OperatorMetrics;
+  /** The operator's registry of attempts under way (attempts.ts); absent in tests that need none. */
+  attempts?: Attempts;
+  /** The resource's sensitive fields and the digest key (essence.ts `conceal`); absent when it has none. */
+  secrecy?: Secrecy;
+  /** What the term inherited of a crash (crash-journal.ts); absent when its lease was taken cleanly. */
+  crash?: CrashGuard;
 }

@@ -108,7 +108,7 @@ function countAttempt(
   now: Date,
 ): { record: ProgressRecord; final: boolean } {
   const previous = handler.record;
-  const started = previous ? new Date(previous.started) : now;
+  const started = new Date(previous?.started ?? handler.started);
   const attempts = (previous?.retries ?? 0) + 1;
   const failed: Outcome =
     handler.outcome === 'permanent'

@@ -18,10 +18,16 @@ import { Controller } from './controller.js';
 import { createLogger } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
 import { describe, KubeClient } from './kube/client.js';
+import { TermFence } from './kube/fence.js';
+import { digestKey } from './kube/digest-key.js';
+import { Attempts, describeAttempt, type AttemptInfo } from './attempts.js';
+import { decodeJournal, encodeJournal, GUARDED_MS, type CrashGuard } from './crash-journal.js';
+import { sensitiveFields } from './api/registry.js';
+import type { Secrecy } from './reconcile/essence.js';
 import { StartupError } from './kube/discovery.js';
 import { DEFAULT_CACHE_SYNC_SECONDS, startupChecks } from './kube/startup-checks.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './error-policy.js';
-import { LeaderElector } from './leader/leader-elector.js';
+import { LeaderElector, type Takeover } from './leader/leader-elector.js';
 import { leaseNamespace } from './leader/leader-identity.js';
 import type { LeaderTimings } from './leader/lease-decision.js';
 import { EventRecorder } from './observe/event-recorder.js';
@@ -91,7 +97,23 @@ export interface OperatorOptions {
    * replica (default: none; `kopfgen run` serves it on 9443 when any is registered).
    */
   webhooks?: WebhookOptions;
+  /**
+   * How long a term's running handlers may take to finish once it ends (a stop, a lost lease), in
+   * seconds (default 20, below the 30 s terminationGracePeriodSeconds of the Deployment `kopfgen
+   * manifests` writes). Past it the attempts still running are abandoned, one error line each, their
+   * writes refused, and the stop goes on (the lease is released).
+   */
+  drainTimeoutSeconds?: number;
+  /**
+   * The key sensitive fields (a Secret's data) are digested with in the last-handled state (at least 32
+   * bytes). Default: read from, or made in, the Secret `kopfgen-digest-key` of the operator's namespace
+   * (the Lease's), when any handled resource has sensitive fields.
+   */
+  digestKey?: Uint8Array;
 }
+
+/** The default drain timeout, seconds (OperatorOptions.drainTimeoutSeconds). */
+export const DEFAULT_DRAIN_SECONDS = 20;
 
 /** Whether leader election applies, and with which options. */
 export function electionOptions(
@@ -114,6 +136,8 @@ export function defaultLeaseName(registry: Registry): string {
 }
 
 interface Term {
+  /** Counts terms, so an attempt is known to belong to its term. */
+  id: number;
   controllers: Controller[];
   watches: WatchState[];
 }
@@ -138,6 +162,16 @@ export class Operator {
   private limit?: AdaptiveLimit;
   /** Settles with the error when the operator cannot go on (a term's lists missed the cache-sync bound). */
   readonly failed: Promise<Error>;
+  /** Every handler attempt under way in this process, of every term (the drain, the journal, crash lines). */
+  private readonly attempts = new Attempts();
+  private terms = 0;
+  /** Attempts abandoned at a drain deadline, over the operator's life (`kopfgen run` exits 1 after any). */
+  abandoned = 0;
+  /** The sensitive fields of each handled resource and the digest key, by `describe(resource)`. */
+  private secrecy = new Map<string, Secrecy>();
+  private readonly onExit = (code: number) => this.exiting(code);
+  /** The running term's fenced client (the exit listener's crash record goes through it). */
+  private termClient?: KubeClient;
 
   constructor(private readonly options: OperatorOptions = {}) {
     this.registry = options.registry ?? defaultRegistry;
@@ -181,13 +215,15 @@ export class Operator {
       conversions: new Set(this.registry.conversions.keys()),
     });
     for (const warning of report.warnings) this.logger.warn(warning);
+    await this.loadSecrecy(client, report.resources, election);
     await this.runHooks('startup');
+    process.on('exit', this.onExit);
     if (this.options.health) this.server = await this.serveHealth(this.options.health);
     // Every replica answers the API server's reviews, leader or standby.
     if (this.options.webhooks) this.webhookServer = await this.serveWebhooks(this.options.webhooks, client, election);
     if (!election || registered.length === 0) {
       this.role = 'leader';
-      this.running = this.lead(client, report.resources, this.abort.signal);
+      this.running = this.lead(client, new TermFence(), report.resources, this.abort.signal);
       return;
     }
     const elector = new LeaderElector({
@@ -195,16 +231,19 @@ export class Operator {
       client,
       logger: this.logger,
       name: election.id ?? defaultLeaseName(this.registry),
+      journal: () => encodeJournal(this.attempts.list()),
     });
     this.elector = elector;
     this.role = 'standby';
     this.metrics.leader(false);
     this.running = elector.run(this.abort.signal, {
-      onStartedLeading: (signal) =>
+      onStartedLeading: (signal, takeover) =>
         this.lead(
-          client.fenced(() => this.fence(elector)),
+          client,
+          new TermFence([elector.fence()]),
           report.resources,
           signal,
+          this.crashGuard(elector, takeover),
         ),
       onStoppedLeading: () => {
         this.role = 'standby';
@@ -213,15 +252,98 @@ export class Operator {
     });
   }
 
-  /** Why the term's writes must stop: this replica no longer holds the lease within its renew deadline. */
-  private fence(elector: LeaderElector): string | undefined {
-    if (elector.holds()) return undefined;
-    return `this replica (${elector.identity}) no longer holds the lease ${elector.ref.namespace}/${elector.ref.name}`;
+  /**
+   * The sensitive fields of each resource (its descriptor's and its registrations'), and the digest key
+   * when any has some: the option, else the key Secret in the operator's namespace.
+   */
+  private async loadSecrecy(
+    client: KubeClient,
+    resources: readonly ResourceDescriptor[],
+    election: LeaderElectionOptions | undefined,
+  ): Promise<void> {
+    const fields = resources.map((r) => [describe(r), sensitiveFields(r, this.registry.handlers)] as const);
+    if (!fields.some(([, paths]) => paths.length > 0)) return;
+    const given = this.options.digestKey;
+    if (given && given.length < 32) throw new StartupError('digestKey must be at least 32 bytes');
+    const key = given ?? (await digestKey(client, leaseNamespace(election?.namespace)));
+    for (const [resource, paths] of fields) if (paths.length > 0) this.secrecy.set(resource, { paths, key });
   }
 
-  /** One term: fresh controllers and watches until `signal` aborts, then the running handlers drain. */
-  private async lead(client: KubeClient, resources: ResourceDescriptor[], signal: AbortSignal): Promise<void> {
+  /**
+   * What a term inherits of a crash (crash-journal.ts): after taking over a lease its holder did not
+   * release, the attempts its journal names are counted as failed, and attempts are journaled before
+   * they start for GUARDED_MS.
+   */
+  private crashGuard(elector: LeaderElector, takeover: Takeover): CrashGuard | undefined {
+    if (!takeover.unreleased) return undefined;
+    const suspects = decodeJournal(takeover.journal);
+    const until = performance.now() + GUARDED_MS;
+    this.logger.warn(
+      `took over from ${takeover.previous}, which did not release the lease (it crashed, was killed or cut off): ` +
+        `${suspects.length} attempt(s) it had in flight count as failed; attempts are journaled before they start ` +
+        `for ${GUARDED_MS / 1000} s`,
+      { previous: takeover.previous, suspects: suspects.length },
+    );
+    return { suspects, guarded: () => performance.now() < until, record: () => elector.writeJournal() };
+  }
+
+  /**
+   * The process is exiting (exit listeners run synchronously): outside a graceful stop, with handler
+   * attempts under way, the handler did it (process.exit, an uncaught error or rejection in its code) or
+   * something killed the process from inside (out of memory is fatal without this chance). One error
+   * line names each attempt, the one whose code exits first (attempts.ts: its async context), so a
+   * crash-looping operator says which object and handler bring it down.
+   */
+  private exiting(code: number): void {
+    const running = this.attempts.list();
+    if (running.length === 0) return;
+    const culprit = this.attempts.current();
+    const now = Date.now();
+    const age = (a: AttemptInfo) => `${Math.round((now - a.started.getTime()) / 1000)} s`;
+    if (culprit) {
+      this.logger.error(
+        `the process exits (code ${code}) from the code of ${describeAttempt(culprit)}, running for ${age(culprit)}`,
+        { code, handler: culprit.handler, namespace: culprit.namespace, name: culprit.name },
+      );
+      // Recorded as a failed attempt now, so the handler's retries and timeout end a crash loop.
+      const reason = `the operator process exited (code ${code}) from the code of this attempt`;
+      for (const write of this.attempts.crashWrite(culprit, reason) ?? []) {
+        const answer = this.termClient?.requestSync(write.method, write.path, write);
+        const outcome =
+          answer?.status && answer.status < 300
+            ? 'recorded as a failed attempt'
+            : `could not be recorded (${answer?.problem ?? answer?.status ?? 'no term'}); the next leader counts it from the lease's journal when it can`;
+        this.logger.error(`${describeAttempt(culprit)}: ${outcome}`, { handler: culprit.handler, name: culprit.name });
+      }
+    }
+    for (const attempt of running) {
+      if (attempt === culprit) continue;
+      this.logger.error(`the process exits (code ${code}) while ${describeAttempt(attempt)} runs (${age(attempt)})`, {
+        code,
+        handler: attempt.handler,
+        namespace: attempt.namespace,
+        name: attempt.name,
+      });
+    }
+  }
+
+  /**
+   * One term: fresh controllers and watches until `signal` aborts, then the running handlers drain, for
+   * at most the drain timeout. Every request of the term goes through `client` fenced by `fence` (the
+   * lease's hold, with leader election): once it closes nothing more is written and what is in flight
+   * is aborted.
+   */
+  private async lead(
+    unfenced: KubeClient,
+    fence: TermFence,
+    resources: ResourceDescriptor[],
+    signal: AbortSignal,
+    crash?: CrashGuard,
+  ): Promise<void> {
     setMaxListeners(0, signal);
+    setMaxListeners(0, fence.signal);
+    const client = unfenced.fenced(fence);
+    this.termClient = client;
     this.role = 'leader';
     this.metrics.leader(true);
     const fixed = this.options.concurrency;
@@ -237,7 +359,7 @@ export class Operator {
     this.limit = adaptive;
     // A term's Events go through its own (fenced) client, so a replica that lost the lease posts none.
     const events = new EventRecorder({ client, logger: this.logger, metrics: this.metrics });
-    const term: Term = { controllers: [], watches: [] };
+    const term: Term = { id: ++this.terms, controllers: [], watches: [] };
     this.term = term;
     const watching: Promise<void>[] = [];
     for (const resource of resources) {
@@ -251,6 +373,9 @@ export class Operator {
         marks: this.marks,
         events,
         backoff: this.backoff,
+        attempts: this.attempts,
+        secrecy: this.secrecy.get(describe(resource)),
+        crash,
       };
       const controller = new Controller(env, this.registry.handlersFor(resource), slots);
       term.controllers.push(controller);
@@ -280,12 +405,34 @@ export class Operator {
       else signal.addEventListener('abort', end, { once: true });
     });
     const sync = this.watchSyncBound(term, signal);
+    const before = new Set(this.attempts.list());
     await stopped;
     clearTimeout(sync);
-    await Promise.allSettled(watching);
-    await slots.drained();
-    await Promise.all(term.controllers.map((controller) => controller.drained()));
+    const drained = (async () => {
+      await Promise.allSettled(watching);
+      await slots.drained();
+      await Promise.all(term.controllers.map((controller) => controller.drained()));
+    })();
+    const seconds = this.options.drainTimeoutSeconds ?? DEFAULT_DRAIN_SECONDS;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, seconds * 1000, 'late')));
+    if ((await Promise.race([drained, deadline])) === 'late') {
+      // Attempts of earlier terms that were abandoned already are not this term's to name again.
+      const abandoned = this.attempts.list().filter((attempt) => !before.has(attempt));
+      this.abandoned += abandoned.length;
+      for (const attempt of abandoned) {
+        const ran = Math.round((Date.now() - attempt.started.getTime()) / 1000);
+        this.logger.error(
+          `abandoned after the drain timeout of ${seconds} s: ${describeAttempt(attempt)}, running for ${ran} s; its writes are refused`,
+          { handler: attempt.handler, namespace: attempt.namespace, name: attempt.name },
+        );
+      }
+      fence.close(`the term's drain timeout (${seconds} s) passed`);
+    }
+    clearTimeout(timer);
     await events.flush(5000); // Events recorded by the last handlers, a bounded wait
+    fence.close('the term ended');
+    this.metrics.standby(); // a standby exports no queue depth nor watch age (alerts are for the leader)
     if (this.term === term) this.term = undefined;
     if (!this.abort.signal.aborted) this.role = 'standby';
   }
@@ -345,9 +492,9 @@ export class Operator {
       host: options.host,
       healthz: () => {
         const now = new Date();
-        const watches = liveness(this.term?.watches ?? [], now, stall);
+        const lease = this.elector?.problem();
         const webhooks = this.webhookServer?.problems(now) ?? [];
-        return { ok: watches.ok && webhooks.length === 0, problems: [...watches.problems, ...webhooks] };
+        return liveness(this.term?.watches ?? [], now, stall, [...(lease ? [lease] : []), ...webhooks]);
       },
       readyz: () => readiness(this.role, this.term?.watches ?? []),
       metrics: {
@@ -399,8 +546,9 @@ export class Operator {
   private stopped?: Promise<void>;
 
   /**
-   * Stops watching, waits until running handlers have finished and their patches are written, releases the
-   * lease. A second call waits for the first.
+   * Stops watching, waits until running handlers have finished and their patches are written (at most the
+   * drain timeout: past it the attempts still running are abandoned, each named on an error line, and
+   * `abandoned` counts them), releases the lease, runs the cleanup hooks. A second call waits for the first.
    */
   stop(): Promise<void> {
     return (this.stopped ??= this.shutdown());
@@ -413,6 +561,7 @@ export class Operator {
     this.role = 'starting';
     if (started) await this.runHooks('cleanup');
     await this.webhookServer?.close();
+    process.off('exit', this.onExit);
     await this.server?.close();
     this.client?.close();
   }

@@ -42,6 +42,7 @@ const handler = (over: Partial<Attribution> = {}): Attribution => ({
   cause: 'create',
   options: {},
   record: undefined,
+  started: now.toISOString(),
   outcome: 'success',
   ...over,
 });
@@ -243,6 +244,26 @@ describe("errorPolicy: a failure during a handler's attempt counts as an attempt
       },
     },
     {
+      name: "a first attempt's write failing 36 s after the attempt started, timeout: 30 — the failure ends it (its start is the attempt's, not the failure's)",
+      error: step(
+        new RequestFailed(request('patch', 'myresources/status', 'x'), 500, 'etcdserver: request is too large'),
+        {
+          started: '2025-12-31T23:59:34.000Z',
+          options: { timeout: 30 },
+        },
+      ),
+      failures: 1,
+      want: {
+        retries: 1,
+        failure: true,
+        final: true,
+        afterMs: 1000,
+        event:
+          'Handler myapp failed permanently: patch on myresources/status answered 500: etcdserver: request is too large (timed out after 30s)',
+        log: 'handler myapp failed permanently: patch on myresources/status answered 500: etcdserver: request is too large (timed out after 30s) (attempt 1), not retrying it',
+      },
+    },
+    {
       name: 'a PermanentError whose recording failed stays permanent',
       error: step(forbidden, { outcome: 'permanent' }),
       failures: 1,
@@ -276,7 +297,7 @@ describe("errorPolicy: a failure during a handler's attempt counts as an attempt
       );
       assert.equal(
         got.record.started,
-        new Date(error.handler.record?.started ?? now).toISOString(),
+        new Date(error.handler.record?.started ?? error.handler.started).toISOString(),
         "the first attempt's start is kept, for timeout",
       );
       assert.equal(decision.event.reason, 'myappFailed');

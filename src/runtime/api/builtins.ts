@@ -81,6 +81,7 @@ function builtin<T>(
   plural: string,
   kind: string,
   scope: 'Namespaced' | 'Cluster' = 'Namespaced',
+  sensitive?: readonly string[],
 ): BuiltinDescriptor<T> {
   return Object.freeze({
     group,
@@ -92,6 +93,7 @@ function builtin<T>(
     statusSubresource: false,
     printerColumns: Object.freeze([]),
     builtin: true as const,
+    ...(sensitive ? { sensitive: Object.freeze([...sensitive]) } : {}),
   });
 }
 
@@ -131,7 +133,8 @@ export interface Builtins {
 
 export const builtins: Builtins = Object.freeze({
   configMaps: builtin<ConfigMap>('', 'v1', 'configmaps', 'ConfigMap'),
-  secrets: builtin<Secret>('', 'v1', 'secrets', 'Secret'),
+  // a Secret's values never reach the last-handled state: keyed digests only (essence.ts `conceal`)
+  secrets: builtin<Secret>('', 'v1', 'secrets', 'Secret', 'Namespaced', ['data', 'stringData']),
   pods: builtin<Pod>('', 'v1', 'pods', 'Pod'),
   services: builtin<Service>('', 'v1', 'services', 'Service'),
   serviceAccounts: builtin<ServiceAccount>('', 'v1', 'serviceaccounts', 'ServiceAccount'),

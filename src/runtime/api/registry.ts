@@ -40,6 +40,13 @@ export interface HandlerOptions<R = unknown> extends Filters<R> {
    * sees the deletion while something else (another finalizer) still holds the object.
    */
   optional?: boolean;
+  /**
+   * Fields of the resource whose values the operator must not store as they are (dotted paths into
+   * the essence, e.g. `spec.password`): the last-handled state keeps keyed digests of them, and
+   * `diff`, `old` and `new` show those digests. They apply to the resource as a whole, with its
+   * descriptor's `sensitive` and every other registration's (a generated descriptor cannot be edited).
+   */
+  sensitive?: readonly string[];
 }
 
 /** kopf's @kopf.timer: when a timer runs for each object. Seconds. */
@@ -120,6 +127,16 @@ export interface RegisteredConversion {
 
 function resourceKey(r: ResourceDescriptor): string {
   return `${r.plural}.${r.group}/${r.version}`;
+}
+
+/** The sensitive fields of a resource: its descriptor's and those its registrations name, sorted, once each. */
+export function sensitiveFields(resource: ResourceDescriptor, handlers: readonly RegisteredHandler[]): string[] {
+  const fields = new Set(resource.sensitive ?? []);
+  for (const handler of handlers) {
+    if (resourceKey(handler.resource) !== resourceKey(resource)) continue;
+    for (const field of handler.options.sensitive ?? []) fields.add(field);
+  }
+  return [...fields].sort();
 }
 
 export class Registry {

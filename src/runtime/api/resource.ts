@@ -29,6 +29,12 @@ export interface ResourceDescriptor<R = unknown, W = R> {
    * in one `/status` request; else they are annotations, written by a second request.
    */
   statusRecords?: boolean;
+  /**
+   * Fields whose values must not be stored as they are (dotted paths into the essence, e.g. `data` or
+   * `spec.password`): the last-handled state keeps keyed digests of them instead (README, sensitive
+   * fields). `builtins.secrets` has `['data', 'stringData']`; a registration's `sensitive` option adds more.
+   */
+  sensitive?: readonly string[];
   printerColumns: readonly PrinterColumnDescriptor[];
   /** Phantom: carries the resource's TypeScript type; never set at run time. */
   readonly __resource?: R;
@@ -39,7 +45,8 @@ export interface ResourceDescriptor<R = unknown, W = R> {
 export function defineResource<R, W = R>(
   descriptor: Omit<ResourceDescriptor<R, W>, '__resource' | '__input'>,
 ): ResourceDescriptor<R, W> {
-  return Object.freeze({ ...descriptor, printerColumns: Object.freeze([...descriptor.printerColumns]) });
+  const sensitive = descriptor.sensitive ? { sensitive: Object.freeze([...descriptor.sensitive]) } : {};
+  return Object.freeze({ ...descriptor, ...sensitive, printerColumns: Object.freeze([...descriptor.printerColumns]) });
 }
 
 /**

@@ -1,35 +1,51 @@
 /**
  * Writing a merge patch of an object, and reading it back: status through the `/status`
- * subresource where there is one, retried on conflicts, throttling and server errors by the
- * one write retry policy (`writeRetryDelay`), so that no outcome is lost; a warning naming any
- * field the server pruned. A request that fails for good is thrown as RequestFailed naming the
- * verb and resource, for the error policy.
+ * subresource where there is one, retried on throttling and server errors by the one write retry
+ * policy (`writeRetryDelay`), so that no outcome is lost; a warning naming any field the server
+ * pruned. Every write carries the resourceVersion of the state it was decided on (a precondition):
+ * one that meets a newer state fails with 409, thrown as Conflict for the caller to read the
+ * object again and decide again, so a write delayed in the network (or sent by a replica whose
+ * term has ended) can never land on a state it did not see. A request that fails for good is
+ * thrown as RequestFailed naming the verb and resource, for the error policy.
  */
 import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
 import { isKubernetesObject, prunedFields } from '../json.js';
 import { describe, KubeError, resourcePath } from '../kube/client.js';
 import { RequestFailed, StatusSubresourceMissing } from '../reconcile/failures.js';
+import { resourceVersionOf } from '../reconcile/decide.js';
 import { splitPatch, type ObjectPatch } from '../reconcile/patches.js';
 import { objectRef } from './log.js';
 import { messageOf } from '../error-message.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A write conflicting with a concurrent change (only for writes that carry a resourceVersion). */
+/** A write that met a state newer than the one it was decided on (its resourceVersion precondition failed). */
 export class Conflict extends Error {}
 
 export const PATCH_ATTEMPTS = 10;
 
 /**
+ * A request too large for the API server or etcd: 413 (the server's body limit, 3 MiB), or a 500 whose
+ * message is etcd's (`etcdserver: request is too large`, gRPC's `ResourceExhausted … larger than max`).
+ * Sending the same bytes again can only fail again.
+ */
+export function tooLarge(error: KubeError): boolean {
+  if (error.status === 413) return true;
+  if (error.status !== 500) return false;
+  return /request is too large|ResourceExhausted|larger than max/i.test(error.message);
+}
+
+/**
  * The write retry policy: milliseconds to wait before attempt `attempt + 1`, or undefined when
  * the failure is final. Network errors (reset, timeout, refused), 409, 429 and 5xx are retried
- * with the server's Retry-After, else 200 ms doubling up to 5 s, at most PATCH_ATTEMPTS times.
+ * with the server's Retry-After, else 200 ms doubling up to 5 s, at most PATCH_ATTEMPTS times;
+ * a request too large (`tooLarge`) is final at once.
  */
 export function writeRetryDelay(error: unknown, attempt: number): number | undefined {
   if (attempt >= PATCH_ATTEMPTS) return undefined;
   if (!(error instanceof KubeError)) return Math.min(5000, 100 * 2 ** attempt);
-  if (!(error.status === 409 || error.status === 429 || error.status >= 500)) return undefined;
+  if (!(error.status === 409 || error.status === 429 || error.status >= 500) || tooLarge(error)) return undefined;
   return error.retryAfter !== undefined ? error.retryAfter * 1000 : Math.min(5000, 100 * 2 ** attempt);
 }
 
@@ -51,26 +67,26 @@ function failed(env: ResourceEnv, verb: string, meta: Named, subresource: string
   return new RequestFailed(request, status, server, { cause: error });
 }
 
-async function patchWithRetries(
-  env: ResourceEnv,
-  meta: Named,
-  subresource: string | undefined,
-  patch: ObjectPatch,
-  precondition: boolean,
-) {
+/** `patch` with the precondition: the resourceVersion it was decided on, when known. */
+function preconditioned(patch: ObjectPatch, resourceVersion: string | undefined): ObjectPatch {
+  if (resourceVersion === undefined) return patch;
+  return { ...patch, metadata: { ...patch.metadata, resourceVersion } };
+}
+
+async function patchWithRetries(env: ResourceEnv, meta: Named, subresource: string | undefined, patch: ObjectPatch) {
   try {
-    return await patchLoop(
-      env,
-      resourcePath(env.resource, meta.namespace, meta.name, subresource),
-      patch,
-      precondition,
-    );
+    return await patchLoop(env, resourcePath(env.resource, meta.namespace, meta.name, subresource), patch);
   } catch (error) {
     throw failed(env, 'patch', meta, subresource, error);
   }
 }
 
-async function patchLoop(env: ResourceEnv, path: string, patch: ObjectPatch, precondition: boolean) {
+/**
+ * One patch under the write retry policy. Each attempt goes through the term's fenced client, so a
+ * retry after the term ended is refused; a precondition's 409 is a Conflict, never retried as is.
+ */
+async function patchLoop(env: ResourceEnv, path: string, patch: ObjectPatch) {
+  const precondition = patch.metadata?.resourceVersion !== undefined;
   for (let attempt = 1; ; attempt++) {
     try {
       return await env.client.request<KubernetesObject>('PATCH', path, {
@@ -90,7 +106,7 @@ async function patchLoop(env: ResourceEnv, path: string, patch: ObjectPatch, pre
 /** A 404 from `/status` while the object exists means the cluster's CRD has no status subresource. */
 async function patchStatus(env: ResourceEnv, meta: Named, status: ObjectPatch): Promise<KubernetesObject> {
   try {
-    return await patchWithRetries(env, meta, 'status', status, false);
+    return await patchWithRetries(env, meta, 'status', status);
   } catch (error) {
     if (!(error instanceof KubeError && error.status === 404)) throw error;
     try {
@@ -102,7 +118,12 @@ async function patchStatus(env: ResourceEnv, meta: Named, status: ObjectPatch): 
   }
 }
 
-/** Writes the patch; returns the object as the server answered, or undefined when it is gone (404). */
+/**
+ * Writes the patch on the state `body` (its resourceVersion is the precondition of the first request; the
+ * second, after a `/status` write, carries the resourceVersion that write answered); returns the object
+ * as the server answered, or undefined when it is gone (404). Throws Conflict when the object changed
+ * since `body`.
+ */
 export async function writePatch(
   env: ResourceEnv,
   body: KubernetesObject,
@@ -110,14 +131,15 @@ export async function writePatch(
 ): Promise<KubernetesObject | undefined> {
   const meta = body.metadata ?? {};
   const { main, status } = splitPatch(patch, env.resource.statusSubresource);
-  const precondition = patch.metadata?.resourceVersion !== undefined;
+  let resourceVersion = patch.metadata?.resourceVersion ?? resourceVersionOf(body);
   let answer: KubernetesObject | undefined;
   try {
     // Status first: should the operator stop in between, the handler runs again rather than its result being lost.
-    if (status) answer = await patchStatus(env, meta, status);
-    if (main) {
-      answer = await patchWithRetries(env, meta, undefined, main, precondition);
+    if (status) {
+      answer = await patchStatus(env, meta, preconditioned(status, resourceVersion));
+      resourceVersion = resourceVersionOf(answer) ?? resourceVersion;
     }
+    if (main) answer = await patchWithRetries(env, meta, undefined, preconditioned(main, resourceVersion));
   } catch (error) {
     if (error instanceof KubeError && error.status === 404) return undefined;
     throw error;

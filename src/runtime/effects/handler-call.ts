@@ -18,6 +18,8 @@ import type { ProgressRecord } from '../reconcile/progress.js';
 import type { RegisteredHandler } from '../api/registry.js';
 import { recordAttempt } from '../observe/handler-metrics.js';
 import { childLogger, objectRef } from './log.js';
+import type { CrashWrite, RunningAttempt } from '../attempts.js';
+import { describe } from '../kube/client.js';
 import { messageOf } from '../error-message.js';
 
 /** A timed-out attempt is permanent: the brand marks it so without a PermanentError instance. */
@@ -26,11 +28,19 @@ function timedOut(seconds: number | undefined): Error {
   return Object.assign(new Error(`timed out after ${seconds}s`), brand);
 }
 
+/** What an attempt came to, and when its code ended (later than the result when it timed out). */
+interface Attempted {
+  result: Attempt;
+  /** Resolves once the handler's code has returned or thrown. */
+  ended: Promise<void>;
+}
+
 /**
- * One attempt, raced against the handler's timeout. A timed-out attempt is told through its
- * `signal`, but the call returns only once the handler has settled: an attempt that ignores its
- * signal keeps its slot and its object's turn in the queue until it ends, so the next attempt of
- * the handler for the object never overlaps it (kopf awaits every handler to its end).
+ * One attempt, raced against the handler's timeout. A timed-out attempt is told through its `signal`
+ * and its result (the timeout, a permanent failure) is returned at once, so it can be recorded on the
+ * object while the handler still runs; `ended` resolves when the handler's code has settled. The caller
+ * keeps the object's turn until then: the next attempt of the handler for the object never overlaps it
+ * (kopf awaits every handler to its end).
  */
 async function attempt(
   step: Pick<RunStep, 'handler'>,
@@ -38,9 +48,11 @@ async function attempt(
   abort: AbortController,
   now: Date,
   logger: Logger,
-) {
+  running: RunningAttempt | undefined,
+): Promise<Attempted> {
   const left = timeLeft(step.handler.options, context.started, now);
   let timer: NodeJS.Timeout | undefined;
+  let settled = false;
   const timeout = new Promise<Attempt>((resolve) => {
     if (left === undefined) return;
     timer = setTimeout(
@@ -51,30 +63,31 @@ async function attempt(
       Math.max(0, left * 1000),
     );
   });
-  const run = (async (): Promise<Attempt> => {
+  const call = async (): Promise<Attempt> => {
     try {
       return { ok: true, value: await step.handler.fn(context) };
     } catch (error) {
       return { ok: false, error };
+    } finally {
+      settled = true;
     }
-  })();
+  };
+  const run = running ? running.run(call) : call();
+  const ended = run.then(() => undefined);
   try {
-    const first = await Promise.race([run, timeout]);
-    if (first.ok || !abort.signal.aborted || (await settledYet(run))) return first;
-    logger.warn(
-      `timed out after ${step.handler.options.timeout}s; waiting for the attempt to end (it ignores its signal)`,
-    );
-    await run;
-    return first;
+    const first = await Promise.race([
+      run.then((result) => ({ result, late: false })),
+      timeout.then((result) => ({ result, late: true })),
+    ]);
+    if (first.late && !settled) {
+      logger.warn(
+        `timed out after ${step.handler.options.timeout}s: recorded as failed; the object waits for the attempt to end (it ignores its signal)`,
+      );
+    }
+    return { result: first.result, ended };
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Whether `promise` has settled already (checked after the microtasks queued so far). */
-async function settledYet(promise: Promise<unknown>): Promise<boolean> {
-  const pending = Symbol('pending');
-  return (await Promise.race([promise.then(() => true), Promise.resolve(pending)])) !== pending;
 }
 
 /**
@@ -135,15 +148,61 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
   return context;
 }
 
-export async function runHandler(env: ResourceEnv, step: RunStep, body: KubernetesObject): Promise<Result> {
+/** Registers the attempt with the operator's registry (attempts.ts), for as long as its code runs. */
+function begin(
+  env: ResourceEnv,
+  step: RunStep,
+  body: KubernetesObject,
+  started: Date,
+  onCrash?: CrashWrite,
+): RunningAttempt | undefined {
+  const meta = body.metadata ?? {};
+  return env.attempts?.begin(
+    {
+      resource: describe(env.resource),
+      namespace: meta.namespace,
+      name: String(meta.name),
+      uid: String(meta.uid),
+      handler: step.handler.id,
+      key: step.key,
+      cause: step.cause,
+      attempt: (step.record?.retries ?? 0) + 1,
+      started,
+      spawned: step.record === undefined && (step.cause === 'timer' || step.cause === 'daemon'),
+    },
+    onCrash,
+  );
+}
+
+/** An attempt's result, and when its code ended: later than the result when it timed out (see `attempt`). */
+export interface RunResult extends Result {
+  ended: Promise<void>;
+}
+
+/**
+ * One attempt of a changing handler. `onCrash` is the write that records the attempt as failed should the
+ * process exit from its code (the operator calls it from its exit listener). A term that began after a
+ * crash (crash-journal.ts) writes the journal, which now names this attempt, before the handler runs.
+ */
+export async function runHandler(
+  env: ResourceEnv,
+  step: RunStep,
+  body: KubernetesObject,
+  onCrash?: CrashWrite,
+): Promise<RunResult> {
   const now = env.now();
   const started = step.record ? new Date(step.record.started) : now;
   const abort = new AbortController();
   const onStop = () => abort.abort(new Error('operator shutting down'));
   env.signal.addEventListener('abort', onStop, { once: true });
   const context = contextFor(env, step, body, { started, now }, abort.signal);
+  const running = begin(env, step, body, now, onCrash);
+  let ended: Promise<void> = Promise.resolve();
   try {
-    const result = await attempt(step, context, abort, now, context.logger);
+    if (env.crash?.guarded()) await env.crash.record();
+    const attempted = await attempt(step, context, abort, now, context.logger, running);
+    ended = attempted.ended;
+    const result = attempted.result;
     const end = env.now();
     const options = step.handler.options;
     const attempts = (step.record?.retries ?? 0) + 1;
@@ -163,28 +222,61 @@ export async function runHandler(env: ResourceEnv, step: RunStep, body: Kubernet
     return {
       outcome,
       record,
+      ended,
       patch: serialisable(() =>
         outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks, finalizersOf(body)),
       ),
     };
   } finally {
-    env.signal.removeEventListener('abort', onStop);
+    void ended.finally(() => {
+      env.signal.removeEventListener('abort', onStop);
+      running?.end();
+    });
   }
 }
 
 /**
- * The outcome's patch, built only if JSON can carry it: a BigInt or a cycle in the result, the
- * error's status or the handler's patch fails here, once, as an Unserialisable failure for the
- * error policy — not later inside a write, where it would look like a network error.
+ * The path of the first value JSON cannot carry as it is: a BigInt, NaN or ±Infinity (which
+ * JSON.stringify would write as null, deleting the key in a merge patch), a function or symbol inside an
+ * array, a cycle. Undefined when the value is plain JSON (object members that are undefined are left out
+ * by JSON, as intended).
+ */
+export function unserialisable(value: unknown, path: string[] = [], seen = new Set<object>()): string | undefined {
+  const where = () => path.join('.') || '(the value itself)';
+  if (typeof value === 'bigint') return `a BigInt at ${where()}`;
+  if (typeof value === 'number' && !Number.isFinite(value)) return `${value} at ${where()}`;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (seen.has(value)) return `a cycle at ${where()}`;
+  seen.add(value);
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((item, i) => [String(i), item])
+    : Object.entries(value as Record<string, unknown>);
+  for (const [key, member] of entries) {
+    if (Array.isArray(value) && (typeof member === 'function' || typeof member === 'symbol'))
+      return `a ${typeof member} at ${[...path, key].join('.')}`;
+    const found = unserialisable(member, [...path, key], seen);
+    if (found) return found;
+  }
+  seen.delete(value);
+  return undefined;
+}
+
+/**
+ * The outcome's patch, built only if JSON can carry it exactly: a BigInt, NaN, Infinity or a cycle in the
+ * result, the error's status or the handler's patch fails here, once, as an Unserialisable failure for
+ * the error policy — not later inside a write, where it would look like a network error, and never as a
+ * `null` that silently deletes the key.
  */
 function serialisable(build: () => ObjectPatch): ObjectPatch {
+  let patch: ObjectPatch;
   try {
-    const patch = build();
-    JSON.stringify(patch);
-    return patch;
+    patch = build();
   } catch (error) {
     throw new Unserialisable(messageOf(error));
   }
+  const found = unserialisable(patch);
+  if (found) throw new Unserialisable(found);
+  return patch;
 }
 
 /**
@@ -192,7 +284,8 @@ function serialisable(build: () => ObjectPatch): ObjectPatch {
  * classification as a changing handler's attempt, told to stop through `stop` (the object's
  * deletion, its filters no longer matching) as well as the operator's shutdown. No progress
  * record: the outcome and the patch carrying its status. A call that ends with an ordinary error
- * after being told to stop was cancelled, not failed.
+ * after being told to stop was cancelled, not failed. Returns once the call's code has ended (runs
+ * of one timer never overlap).
  */
 export async function callSpawned(
   env: ResourceEnv,
@@ -217,8 +310,10 @@ export async function callSpawned(
   };
   const context = contextFor(env, step, body, { started: now, now }, abort.signal);
   if (env.signal.aborted || stop.aborted) onStop();
+  const running = begin(env, step, body, now);
   try {
-    const result = await attempt(step, context, abort, now, context.logger);
+    const { result, ended } = await attempt(step, context, abort, now, context.logger, running);
+    await ended;
     const end = env.now();
     const cancelled = abort.signal.aborted && !result.ok && !isHandlerError(result.error);
     const outcome: Outcome = cancelled ? { kind: 'success' } : replacing(step, body, classify(result, handler.options));
@@ -229,8 +324,21 @@ export async function callSpawned(
       patch: serialisable(() => resultPatch(handler.id, outcome, context.patch, env.marks, finalizersOf(body))),
     };
   } finally {
+    running?.end();
     for (const signal of signals) signal.removeEventListener('abort', onStop);
   }
+}
+
+/**
+ * An attempt that ended with the process (crash-journal.ts, or the exit listener's record): a failed
+ * attempt of the handler, retried at once unless its `retries` or `timeout` end it. `started` is the
+ * first attempt's start (the record's, or the crashed attempt's own when it was the first).
+ */
+export function crashedAttempt(step: RunStep, started: Date, now: Date, marks: Marks, message: string): Result {
+  const attempts = (step.record?.retries ?? 0) + 1;
+  const outcome = applyLimits({ kind: 'temporary', delay: 0, message }, step.handler.options, attempts, started, now);
+  const record = nextRecord(step.record, step.cause, outcome, started, now);
+  return { outcome, record, patch: outcomePatch(step.handler.id, step.key, outcome, emptyPatch(), record, marks) };
 }
 
 type FailStep = Extract<Step, { kind: 'fail' }>;

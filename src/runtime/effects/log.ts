@@ -42,9 +42,14 @@ export function objectRef(body: KubernetesObject): string {
   return meta.namespace ? `${meta.namespace}/${meta.name}` : String(meta.name);
 }
 
-export function logOutcome(env: ResourceEnv, body: KubernetesObject, id: string, cause: string, outcome: Outcome) {
+/** The fields naming an object on a log line (log collectors index them). */
+export function objectFields(env: Pick<ResourceEnv, 'resource'>, body: KubernetesObject) {
   const { namespace, name } = body.metadata ?? {};
-  const fields = { resource: env.resource.plural, namespace, name, handler: id, cause, outcome: outcome.kind };
+  return { resource: env.resource.plural, namespace, name };
+}
+
+export function logOutcome(env: ResourceEnv, body: KubernetesObject, id: string, cause: string, outcome: Outcome) {
+  const fields = { ...objectFields(env, body), handler: id, cause, outcome: outcome.kind };
   const retry = `retry in ${outcome.delay}s`;
   switch (outcome.kind) {
     case 'success':

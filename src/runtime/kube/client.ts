@@ -3,11 +3,13 @@
  * ~/.kube/config or in-cluster; TLS settings and credentials). Plain requests do merge patches of any
  * resource and streaming watches with our own relist control, over one keep-alive agent.
  */
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import https from 'node:https';
 import type { ResourceDescriptor } from '../api/define.js';
 import { isPlainObject } from '../json.js';
 import type { AuthMaterial } from './credentials.js';
+import type { WriteFence } from './fence.js';
 import { readKubeconfig, type ClusterConfig } from './kubeconfig.js';
 
 export class KubeError extends Error {
@@ -34,10 +36,28 @@ interface Connection {
   agent?: http.Agent;
   agentCert?: Buffer;
   observer?: (record: RequestRecord) => void;
+  /** The credentials the last request used (`requestSync` has no time to ask for fresh ones). */
+  material?: AuthMaterial;
 }
 
-/** Returns why writes must not be sent now, or undefined when they may. */
-export type WriteFence = () => string | undefined;
+/**
+ * The child process `requestSync` runs: one HTTP(S) request described on stdin (JSON), its status on
+ * stdout. Plain Node, no module of ours: it must start fast and cannot fail to load.
+ */
+const SYNC_REQUEST_SCRIPT = `
+const chunks = [];
+process.stdin.on('data', (c) => chunks.push(c)).on('end', () => {
+  const r = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const b = (v) => (v === undefined ? undefined : Buffer.from(v, 'base64'));
+  const transport = require(r.url.startsWith('https:') ? 'https' : 'http');
+  const req = transport.request(r.url, {
+    method: r.method, headers: r.headers, ca: b(r.ca), cert: b(r.cert), key: b(r.key),
+    rejectUnauthorized: r.rejectUnauthorized, servername: r.servername, timeout: r.timeoutMs,
+  }, (res) => { res.resume(); res.on('end', () => { process.stdout.write(String(res.statusCode)); }); });
+  req.on('timeout', () => req.destroy(new Error('timeout')));
+  req.on('error', (e) => { process.stdout.write('0 ' + e.message); });
+  req.end(r.body);
+});`;
 
 const READS = new Set(['GET', 'HEAD']);
 
@@ -67,9 +87,14 @@ async function readText(stream: AsyncIterable<Buffer>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The default bound on one request's answer. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export class KubeClient {
   readonly server: URL;
   private readonly connection: Connection;
+  /** A fenced client's requests not answered yet: aborted, sockets and all, when its term ends. */
+  private readonly inFlight = new Set<http.ClientRequest>();
 
   constructor(
     readonly config: ClusterConfig,
@@ -78,16 +103,43 @@ export class KubeClient {
   ) {
     this.server = config.server;
     this.connection = connection;
+    fence?.signal.addEventListener('abort', () => this.abortInFlight(), { once: true });
   }
 
   /**
-   * The same connection with a write fence: every request but GET/HEAD first asks `fence`, and is
-   * refused with FencedError when it names a reason. A leader's term writes through such a client,
-   * so once the term is lost no write leaves the process, whatever a handler still does (client-go
-   * stops its controllers; a JavaScript handler cannot be stopped, only refused).
+   * The same connection under a term's write fence (fence.ts): every request but GET/HEAD first asks the
+   * fence and is refused with FencedError when it names a reason; a write waits for its answer at most
+   * until the fence's deadline (the renew deadline of the lease); when the fence's signal aborts, every
+   * request of this client still in flight, reads included, is aborted and its socket destroyed, so no
+   * answer of the term is acted on after it and no byte of it still waits in a socket of ours. A leader's
+   * term writes through such a client, whatever a handler still does (client-go stops its controllers; a
+   * JavaScript handler cannot be stopped, only refused). A client a typed handler API builds on this one
+   * inherits all of it.
    */
   fenced(fence: WriteFence): KubeClient {
     return new KubeClient(this.config, this.connection, fence);
+  }
+
+  private abortInFlight(): void {
+    const reason = this.fence?.refuse() ?? 'the term ended';
+    for (const req of this.inFlight) req.destroy(new FencedError(req.method, req.path, `aborted: ${reason}`));
+    this.inFlight.clear();
+  }
+
+  /**
+   * Why a request must not be sent, and the timeout it gets: reads pass with theirs; a write is refused
+   * when the fence names a reason or its deadline has passed, and otherwise waits at most until the deadline.
+   */
+  private admit(method: string, options: RequestOptions): { refused?: string; timeoutMs: number } {
+    const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    if (!this.fence) return { timeoutMs };
+    if (this.fence.signal.aborted) return { refused: this.fence.refuse() ?? 'the term ended', timeoutMs };
+    if (READS.has(method)) return { timeoutMs };
+    const refused = this.fence.refuse();
+    if (refused !== undefined) return { refused, timeoutMs };
+    const left = Math.floor(this.fence.deadline() - performance.now());
+    if (left <= 0) return { refused: 'the term has no time left to write (its renew deadline passed)', timeoutMs };
+    return { timeoutMs: Math.min(timeoutMs, left) };
   }
 
   /** Every request and watch is reported here (the metrics' API request counters). */
@@ -127,7 +179,49 @@ export class KubeClient {
   /** Auth headers and the agent for the next request (credentials.ts caches and refreshes them). */
   private async auth(): Promise<{ headers: Record<string, string>; agent: http.Agent }> {
     const material = await this.config.credentials.get();
+    this.connection.material = material;
     return { headers: material.headers, agent: this.agentFor(material) };
+  }
+
+  /**
+   * One write made synchronously, for the process's last moments (an `exit` listener cannot wait for
+   * I/O): a child process sends it with the credentials of the last request, under the same fence and
+   * at most `timeoutMs`. Returns the HTTP status, or 0 and why when there was no answer; never throws.
+   */
+  requestSync(
+    method: string,
+    path: string,
+    options: { body: unknown; contentType: string; timeoutMs?: number },
+  ): { status: number; problem?: string } {
+    const { refused } = this.admit(method, options);
+    if (refused !== undefined) return { status: 0, problem: `not sent: ${refused}` };
+    const material = this.connection.material;
+    if (!material) return { status: 0, problem: 'not sent: no request has been made yet' };
+    const base64 = (value: Buffer | string | undefined) =>
+      value === undefined ? undefined : Buffer.from(value).toString('base64');
+    const { ca, rejectUnauthorized, servername } = this.config.tls;
+    const timeoutMs = options.timeoutMs ?? 5000;
+    const request = {
+      url: this.url(path).href,
+      method,
+      headers: { ...material.headers, Accept: 'application/json', 'Content-Type': options.contentType },
+      body: JSON.stringify(options.body),
+      ca: base64(ca),
+      cert: base64(material.cert ?? this.config.tls.cert),
+      key: base64(material.key ?? this.config.tls.key),
+      rejectUnauthorized,
+      servername,
+      timeoutMs,
+    };
+    const child = spawnSync(process.execPath, ['-e', SYNC_REQUEST_SCRIPT], {
+      input: JSON.stringify(request),
+      encoding: 'utf8',
+      timeout: timeoutMs + 2000,
+    });
+    const [status, ...why] = (child.stdout ?? '').split(' ');
+    const code = Number(status) || 0;
+    this.connection.observer?.({ verb: method, code: code || undefined, seconds: 0 });
+    return code ? { status: code } : { status: 0, problem: why.join(' ') || String(child.error ?? 'no answer') };
   }
 
   /** The Authorization header the requests carry (startup checks read a service account token's subject). */
@@ -165,19 +259,25 @@ export class KubeClient {
       req.setTimeout(options.timeoutMs, () =>
         req.destroy(new Error(`${method} ${url.pathname}: no answer within ${options.timeoutMs} ms`)),
       );
+    if (this.fence) {
+      this.inFlight.add(req);
+      req.once('close', () => this.inFlight.delete(req));
+      // the term may have ended while the credentials were read
+      if (this.fence.signal.aborted) this.abortInFlight();
+    }
     req.end(payload);
     return { req, res };
   }
 
   /** One request; non-2xx answers throw KubeError with the status and the server's message. */
   async request<T = Record<string, unknown>>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const refused = READS.has(method) ? undefined : this.fence?.();
-    if (refused) throw new FencedError(method, path, refused);
+    const { refused, timeoutMs } = this.admit(method, options);
+    if (refused !== undefined) throw new FencedError(method, path, refused);
     const started = performance.now();
     let response: http.IncomingMessage;
     let text: string;
     try {
-      const { res } = await this.open(method, path, { timeoutMs: 30_000, ...options });
+      const { res } = await this.open(method, path, { ...options, timeoutMs });
       response = await res;
       text = await readText(response);
     } catch (error) {

@@ -57,12 +57,20 @@ export interface LeaseView {
   /** The record as last read or written; undefined when the Lease does not exist (404). */
   record: LeaseRecord | undefined;
   /**
-   * Local time at which this candidate saw the record change last (or sent the write that made it).
-   * client-go's `observedTime`: expiry is judged by this, never by the renewTime another node wrote.
+   * Local time at which this candidate saw the record change last (or sent the write that made it), or saw
+   * the Lease go missing. client-go's `observedTime`: expiry is judged by this, never by the renewTime
+   * another node wrote.
    */
   observedAt: number;
   identity: string;
   timings: LeaderTimings;
+  /** The record is the one this candidate last wrote itself (its write's answer, or read back unchanged). */
+  own: boolean;
+  /**
+   * The last holder this candidate saw on the Lease before the record it holds now (itself included);
+   * undefined when it has seen none. A Lease that goes missing is held by it for a lease duration.
+   */
+  lastHolder: string | undefined;
 }
 
 export type LeaseStep =
@@ -96,20 +104,45 @@ function ours(view: LeaseView, acquireTime: number, leaseTransitions: number): L
 }
 
 /**
+ * Whether a record without a holder is a release (client-go's ReleaseOnCancel, `releaseRecord`): no
+ * holder, one second, acquired and renewed at the same instant. A holder cleared by hand keeps its other
+ * fields, so it is not mistaken for one.
+ */
+export function isRelease(record: LeaseRecord): boolean {
+  return !record.holderIdentity && record.leaseDurationSeconds <= 1 && record.acquireTime === record.renewTime;
+}
+
+/**
  * The next step. Mirrors client-go's tryAcquireOrRenew:
  * - another holder's lease expires at observedAt + its leaseDurationSeconds, measured on OUR clock from
  *   when WE saw the record change (client-go's observedTime), so a skewed clock on the holder's node
  *   cannot make us take over early or late; only the rates of the clocks matter;
- * - an empty holder (a released lease) may be taken at once;
+ * - a released lease (`isRelease`) may be taken at once;
  * - a renew keeps acquireTime and leaseTransitions; a takeover bumps leaseTransitions.
  * For our own record the renew deadline is counted from the renewTime we wrote (our clock, sent just
  * before the write reached the server, so never later than when others saw it): we give up at
  * renewTime + renewDeadline, before anyone may take over at (>= renewTime) + leaseDuration.
+ *
+ * Where client-go trusts what the Lease says, this waits, so that no edit or deletion of the Lease makes
+ * two leaders (the leader that held it keeps writing until its renew deadline passes, or until it reads
+ * the change, within a retry period):
+ * - a Lease gone missing after a holder was seen is held by that holder for a lease duration from when
+ *   the candidate saw it missing; only then is it created again;
+ * - a record naming this candidate that it did not write itself (an edit, or another process's write)
+ *   is no term of its own: it is held like another holder's until it expires, then taken over;
+ * - a lease expires after the longer of the duration the record asks for and our own, so an edit that
+ *   shortens the duration or clears the holder shortens nothing.
  */
 export function decideLease(view: LeaseView): LeaseStep {
   const { now, record, observedAt, identity, timings } = view;
-  if (!record) return { kind: 'create', record: ours(view, now, 0) };
-  if (record.holderIdentity === identity) {
+  if (!record) {
+    const expiry = observedAt + timings.leaseDurationMs;
+    if (view.lastHolder !== undefined && now < expiry) {
+      return { kind: 'wait', until: Math.min(now + timings.retryPeriodMs, expiry), holder: view.lastHolder };
+    }
+    return { kind: 'create', record: ours(view, now, 0) };
+  }
+  if (record.holderIdentity === identity && view.own) {
     const since = Math.min(observedAt, record.renewTime || observedAt);
     const deadline = since + timings.renewDeadlineMs;
     if (now < deadline) {
@@ -119,9 +152,10 @@ export function decideLease(view: LeaseView): LeaseStep {
     if (now < expiry) return { kind: 'stepDown', until: expiry, deadline };
     return { kind: 'takeOver', record: ours(view, now, record.leaseTransitions + 1), previous: identity };
   }
-  const expiry = observedAt + durationMs(record);
-  if (record.holderIdentity && now < expiry) {
-    return { kind: 'wait', until: Math.min(now + timings.retryPeriodMs, expiry), holder: record.holderIdentity };
+  const expiry = observedAt + Math.max(durationMs(record), timings.leaseDurationMs);
+  if (!isRelease(record) && now < expiry) {
+    const holder = record.holderIdentity === identity ? (view.lastHolder ?? '') : record.holderIdentity;
+    return { kind: 'wait', until: Math.min(now + timings.retryPeriodMs, expiry), holder };
   }
   return { kind: 'takeOver', record: ours(view, now, record.leaseTransitions + 1), previous: record.holderIdentity };
 }

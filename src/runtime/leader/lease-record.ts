@@ -18,7 +18,13 @@ export interface LeaseRecord {
 export interface Lease {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; resourceVersion?: string; [key: string]: unknown };
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
   spec?: {
     holderIdentity?: string;
     leaseDurationSeconds?: number;
@@ -101,9 +107,24 @@ function specOf(record: LeaseRecord): NonNullable<Lease['spec']> {
   };
 }
 
+/** Annotations to set on the Lease; undefined removes one. */
+export type LeaseAnnotations = Record<string, string | undefined>;
+
+function annotated(current: unknown, changes: LeaseAnnotations): Record<string, string> | undefined {
+  const merged: Record<string, unknown> = { ...(typeof current === 'object' && current !== null ? current : {}) };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) delete merged[key];
+    else merged[key] = value;
+  }
+  const kept = Object.entries(merged).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return kept.length ? Object.fromEntries(kept) : undefined;
+}
+
 /** A new Lease holding `record`, for POST. */
-export function newLease(ref: LeaseRef, record: LeaseRecord): Lease {
-  const metadata = { name: ref.name, namespace: ref.namespace };
+export function newLease(ref: LeaseRef, record: LeaseRecord, annotations: LeaseAnnotations = {}): Lease {
+  const metadata: Lease['metadata'] = { name: ref.name, namespace: ref.namespace };
+  const set = annotated(undefined, annotations);
+  if (set) metadata.annotations = set;
   return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: specOf(record) };
 }
 
@@ -112,8 +133,12 @@ export function newLease(ref: LeaseRef, record: LeaseRecord): Lease {
  * server applies it only if nobody wrote the lease since we read it (409 Conflict otherwise), as
  * client-go's LeaseLock.Update does with the lease it last got.
  */
-export function updatedLease(observed: Lease, record: LeaseRecord): Lease {
+export function updatedLease(observed: Lease, record: LeaseRecord, annotations: LeaseAnnotations = {}): Lease {
   const spec: Record<string, unknown> = { ...observed.spec, ...specOf(record) };
   if (!record.holderIdentity) delete spec.holderIdentity;
-  return { ...observed, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', spec };
+  const metadata = { ...observed.metadata };
+  const set = annotated(observed.metadata.annotations, annotations);
+  if (set) metadata.annotations = set;
+  else delete metadata.annotations;
+  return { ...observed, apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec };
 }

@@ -45,6 +45,11 @@ export interface OperatorMetrics {
   watchEvent(resource: string, at?: Date): void;
   apiRequest(request: ApiRequest): void;
   leader(isLeader: boolean): void;
+  /**
+   * The term ended and this replica stands by: the per-resource queue depths and watch ages are dropped
+   * (a standby has neither; a frozen value or a growing age would trip the leader's alerts on it).
+   */
+  standby(): void;
   event(action: EventAction): void;
   /** The Prometheus text exposition of every metric in the registry. */
   scrape(): Promise<string>;
@@ -95,7 +100,7 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
   });
   // The age is computed at scrape time from the last event's time, so a stalled watch shows a growing value.
   const lastEvent = new Map<string, number>();
-  new Gauge({
+  const watchAge = new Gauge({
     name: 'kopfgen_watch_age_seconds',
     help: 'Seconds since the last watch event or bookmark, by resource.',
     labelNames: ['resource'] as const,
@@ -155,6 +160,11 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     },
     leader(isLeader) {
       leader.set(isLeader ? 1 : 0);
+    },
+    standby() {
+      depth.reset();
+      lastEvent.clear();
+      watchAge.reset();
     },
     event(action) {
       events.inc({ action });

@@ -21,14 +21,22 @@ export type Role = 'starting' | 'standby' | 'leader';
 /** A watch that sees nothing for this long is taken as dead: API servers send a bookmark about once a minute. */
 export const DEFAULT_STALL_SECONDS = 90;
 
-const seconds = (from: Date, to: Date) => Math.round((to.getTime() - from.getTime()) / 1000);
-
-export function liveness(watches: readonly WatchState[], now: Date, stallSeconds = DEFAULT_STALL_SECONDS): ProbeResult {
+/**
+ * `others`: problems found elsewhere that a restart cures, e.g. leader election that has not reached its
+ * Lease for longer than the lease duration (leader-elector.ts `problem`).
+ */
+export function liveness(
+  watches: readonly WatchState[],
+  now: Date,
+  stallSeconds = DEFAULT_STALL_SECONDS,
+  others: readonly string[] = [],
+): ProbeResult {
   const problems = watches.flatMap((w) => {
-    const silent = w.lastSeen ? seconds(w.lastSeen, now) : 0;
-    if (silent <= stallSeconds) return [];
-    return [`watch ${w.resource}: nothing received for ${silent} s (limit ${stallSeconds} s)`];
+    const silentMs = w.lastSeen ? now.getTime() - w.lastSeen.getTime() : 0;
+    if (silentMs <= stallSeconds * 1000) return [];
+    return [`watch ${w.resource}: nothing received for ${Math.floor(silentMs / 1000)} s (limit ${stallSeconds} s)`];
   });
+  problems.push(...others);
   return { ok: problems.length === 0, problems };
 }
 

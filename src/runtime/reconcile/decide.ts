@@ -7,15 +7,17 @@
 import type { DiffItem } from '../api/context.js';
 import {
   buildEssence,
+  conceal,
   diff,
   encodeEssence,
   lastHandledEssence,
   parseField,
   reduceDiff,
   type Essence,
+  type Secrecy,
 } from './essence.js';
 import type { Marks } from './marks.js';
-import { applyMergePatch, getPath, isKubernetesObject } from '../json.js';
+import { applyMergePatch, deepEqual, getPath, isKubernetesObject } from '../json.js';
 import { exhausted } from './outcome.js';
 import {
   currentProgress,
@@ -48,6 +50,16 @@ export type Step =
   | RunStep
   | { kind: 'sleep'; until: Date };
 
+/**
+ * Whether `due` (decided on a newer state) is the very handler step `ran` was: the same handler key and
+ * cause with the same progress record. Then nothing recorded an attempt of it meanwhile, and the outcome
+ * of `ran` is still the one to record on the newer state.
+ */
+export function sameStep(due: Step, ran: Extract<Step, { kind: 'run' | 'fail' }>): boolean {
+  if (due.kind !== 'run' && due.kind !== 'fail') return false;
+  return due.key === ran.key && due.cause === ran.cause && deepEqual(due.record, ran.record);
+}
+
 export interface DecideInput {
   body: KubernetesObject;
   handlers: readonly RegisteredHandler[];
@@ -61,7 +73,18 @@ export interface DecideInput {
    * stays until they have, as kopf stops an object's daemons before it releases the object.
    */
   daemonsRunning?: boolean;
+  /** The resource's sensitive fields: kept (and compared) in the essence as keyed digests only. */
+  secrecy?: Secrecy;
 }
+
+/** The essence of `body` as the operator stores and compares it: sensitive values concealed. */
+function essenceOf(input: DecideInput, body: KubernetesObject): Essence {
+  const essence = buildEssence(body, input.marks);
+  return input.secrecy ? conceal(essence, input.secrecy, String(body.metadata?.uid)) : essence;
+}
+
+/** The causes progress records and the last-handled essence are kept for (kopf's changing handlers). */
+const CHANGING_CAUSES: ReadonlySet<Cause> = new Set<Cause>(['create', 'update', 'delete', 'resume', 'field']);
 
 export function finalizersOf(body: KubernetesObject): string[] {
   const list = body.metadata?.finalizers;
@@ -95,7 +118,7 @@ interface Changing {
 
 function changingCause(input: DecideInput): Changing | undefined {
   const { body, handlers, initial, marks } = input;
-  const essence = buildEssence(body, marks);
+  const essence = essenceOf(input, body);
   const old = lastHandledEssence(body, marks);
   const changes = diff(old, essence);
   const cause: Cause | undefined =
@@ -210,6 +233,9 @@ export function decide(input: DecideInput): Step {
       reason: 'no delete handlers or daemons: removing the finalizer',
     };
   }
+  // kopf's prematch: when no changing handler matches this state of the object (filters), the operator
+  // is blind to it: no cause, no essence, no progress; nothing is written to an object nobody handles.
+  if (!handlers.some((h) => CHANGING_CAUSES.has(h.cause))) return { kind: 'none' };
   const changing = changingCause({ ...input, handlers });
   if (!changing) return { kind: 'none' };
   const step = next(input, changing.cause, changing.candidates);
@@ -240,9 +266,18 @@ export function decide(input: DecideInput): Step {
  * produces, as kopf stores the body of the cycle before its patch: a handler's own edits to
  * spec, labels, annotations (or any other key of the essence) are a change, and the next decision
  * sees an update (and field handlers of those fields) for them. A handler that edits the object
- * on every update therefore runs again until its edit changes nothing.
+ * on every update therefore runs again until its edit changes nothing (at the pace the runtime's
+ * per-object limit on self-caused updates allows, see self-updates.ts).
+ *
+ * `seen` is the state the handler saw, when the patch is laid over a newer one (`input.body`, read
+ * again after a conflict): the completion is judged on the newer state, the essence stored is still
+ * the one the handler saw.
  */
-export function withCompletion(input: DecideInput, patch: ObjectPatch): { patch: ObjectPatch; completes: boolean } {
+export function withCompletion(
+  input: DecideInput,
+  patch: ObjectPatch,
+  seen: KubernetesObject = input.body,
+): { patch: ObjectPatch; completes: boolean } {
   const projected = applyMergePatch(input.body, patch);
   if (!isKubernetesObject(projected)) return { patch, completes: false };
   const following = decide({ ...input, body: projected });
@@ -250,10 +285,10 @@ export function withCompletion(input: DecideInput, patch: ObjectPatch): { patch:
     return { patch, completes: false };
   }
   const metadata = following.patch.metadata ?? {};
-  const seen = encodeEssence(buildEssence(input.body, input.marks));
+  const essence = encodeEssence(essenceOf(input, seen));
   const completion = {
     ...following.patch,
-    metadata: { ...metadata, annotations: { ...metadata.annotations, [input.marks.lastHandled]: seen } },
+    metadata: { ...metadata, annotations: { ...metadata.annotations, [input.marks.lastHandled]: essence } },
   };
   return { patch: combinePatches(patch, completion), completes: true };
 }

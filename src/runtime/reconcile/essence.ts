@@ -7,7 +7,7 @@
  * The operator's own writes (status, progress, finalizers) therefore never change the essence
  * and never trigger handlers again.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DiffItem } from '../api/context.js';
 import type { KubernetesObject } from '../api/kube-types.js';
@@ -65,6 +65,66 @@ export function buildEssence(body: KubernetesObject, marks: Marks = DEFAULT_MARK
   metadata.annotations = annotations;
   essence.metadata = metadata;
   return pruneEmpty(essence);
+}
+
+/**
+ * Fields of an object whose values must not be stored as they are (a Secret's `data` and `stringData`,
+ * fields a registration marks `sensitive`), and the key their digests are made with.
+ */
+export interface Secrecy {
+  /** Dotted paths into the essence (`data`, `spec.password`): every value at or below one is concealed. */
+  paths: readonly string[];
+  /**
+   * The operator's digest key (operator.ts reads or creates it in a Secret of its namespace). Without the
+   * key a digest cannot be recomputed, so a short secret cannot be guessed from the stored essence by
+   * trying values, as a plain or salted hash would allow.
+   */
+  key: Uint8Array;
+}
+
+export const CONCEALED_KEY = '$digest';
+const HMAC_PREFIX = 'hmac-sha256:';
+
+/**
+ * `essence` with every value at or below the secrecy's paths replaced by `{"$digest": "hmac-sha256:…"}`:
+ * HMAC-SHA256 under the operator's key of the object's uid, the value's path and the value (so equal
+ * values in two objects or two keys do not share a digest). Objects are descended into, so the keys stay
+ * (a Secret's key names are no secret: `kubectl describe` shows them) and `diff` names the key that
+ * changed; equal values give equal digests, so change detection is unchanged. The stored essence and the
+ * `old`/`new`/`diff` handlers see are both concealed: no secret value is written, nor logged by a
+ * handler that logs its diff.
+ */
+export function conceal(essence: Essence, secrecy: Secrecy, uid: string): Essence {
+  if (secrecy.paths.length === 0) return essence;
+  const digest = (path: readonly string[], value: unknown) => {
+    const mac = createHmac('sha256', secrecy.key).update(JSON.stringify([uid, path, canonical(value)]));
+    return { [CONCEALED_KEY]: `${HMAC_PREFIX}${mac.digest('hex').slice(0, 32)}` };
+  };
+  const walk = (value: unknown, path: readonly string[]): unknown =>
+    isPlainObject(value)
+      ? Object.fromEntries(Object.entries(value).map(([key, member]) => [key, walk(member, [...path, key])]))
+      : digest(path, value);
+  let result: unknown = essence;
+  for (const dotted of secrecy.paths) {
+    const path = dotted.split('.').filter((segment) => segment.length > 0);
+    if (path.length === 0 || getPath(result, path) === undefined) continue;
+    result = replaceAt(result, path, walk(getPath(result, path), path));
+  }
+  return isPlainObject(result) ? result : essence;
+}
+
+/** A concealed value (`conceal`): compared and reported as one value, never descended into. */
+function isConcealed(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const digest = value[CONCEALED_KEY];
+  return Object.keys(value).length === 1 && typeof digest === 'string' && digest.startsWith(HMAC_PREFIX);
+}
+
+/** `value` with the member at `path` replaced (copies along the path, the rest shared). */
+function replaceAt(value: unknown, path: readonly string[], replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const object = isPlainObject(value) ? value : {};
+  return { ...object, [path[0]]: replaceAt(object[path[0]], path.slice(1), replacement) };
 }
 
 /**
@@ -174,7 +234,7 @@ export function diff(a: unknown, b: unknown, path: readonly string[] = []): Diff
   // A digested old value (see encodeEssence) compares by digest; its old value is not known.
   if (a instanceof Digest) return a.digest === digestOf(b) ? [] : [['change', path, undefined, b]];
   if (deepEqual(a, b)) return [];
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isPlainObject(a) && isPlainObject(b) && !isConcealed(a) && !isConcealed(b)) {
     const items: DiffItem[] = [];
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     for (const key of keys) items.push(...diff(a[key], b[key], [...path, key]));

@@ -64,6 +64,12 @@ export interface Attribution {
   options: HandlerOptions;
   /** The handler's progress record before this attempt. */
   record: ProgressRecord | undefined;
+  /**
+   * ISO time of the handler's first attempt for this cause (the record's `started`, or this attempt's
+   * start when it is the first): the failure counts against the handler's `timeout` from there, not from
+   * when the failure was noticed.
+   */
+  started: string;
   /** What the attempt itself came to, when the handler ran (its recording is what failed). */
   outcome?: OutcomeKind;
 }

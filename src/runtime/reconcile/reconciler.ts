@@ -11,28 +11,34 @@
  */
 import type { RegisteredHandler } from '../api/registry.js';
 import type { KubernetesObject } from '../api/kube-types.js';
-import { Conflict, readObject, writePatch } from '../effects/api-write.js';
+import { Conflict, PATCH_ATTEMPTS, readObject, writePatch } from '../effects/api-write.js';
 import { eventWorthy, outcomeEvent } from '../effects/events.js';
-import { failWithoutRunning, runHandler } from '../effects/handler-call.js';
-import { logOutcome } from '../effects/log.js';
+import { crashedAttempt, failWithoutRunning, runHandler, type Result } from '../effects/handler-call.js';
+import type { CrashWrite } from '../attempts.js';
+import { suspectsOf, type Suspect } from '../crash-journal.js';
+import { describe, resourcePath } from '../kube/client.js';
+import { logOutcome, objectFields } from '../effects/log.js';
 import type { ResourceEnv } from '../env.js';
 import { Action } from '../queue.js';
 import type { Store } from '../store.js';
-import { decide, resourceVersionOf, withCompletion, type Step } from './decide.js';
+import {
+  decide,
+  resourceVersionOf,
+  sameStep,
+  withCompletion,
+  type DecideInput,
+  type RunStep,
+  type Step,
+} from './decide.js';
 import { HandlerStepFailed } from './failures.js';
 import { HeldRecords } from './held.js';
 import type { Outcome } from './outcome.js';
-import type { ObjectPatch } from './patches.js';
+import { splitPatch, type ObjectPatch } from './patches.js';
 import { encodeProgress, progressAnnotation, type ProgressRecord } from './progress.js';
 import { isRecordKey, placeRecords, prunedRecords, recordsPlace, recordsView, type RecordsPlace } from './records.js';
 
 /** Bounds one reconcile: a decide/write cycle that never settles must not hold a slot for ever. */
 const MAX_STEPS = 1000;
-
-interface Recorded {
-  id: string;
-  cause: string;
-}
 
 export interface ReconcileHooks {
   /** The object is gone (404 on a write or read-back): forget it everywhere. */
@@ -47,8 +53,14 @@ export interface ReconcileHooks {
 
 type HandlerStep = Extract<Step, { kind: 'run' | 'fail' }>;
 
+/** The failure a crashed attempt is recorded with, when the previous leader's journal names it. */
+export const CRASHED_IN_JOURNAL =
+  'the operator process ended during this attempt (it crashed, was killed, or lost its lease without releasing it)';
+
 export class Reconciler {
   private readonly held = new HeldRecords();
+  /** Attempts the previous leader's journal names (crash-journal.ts), by object uid, until matched. */
+  private readonly suspects: Map<string, Suspect[]>;
   /** Where records are written; falls back to annotations for good should the server prune them from status. */
   private place: RecordsPlace;
 
@@ -59,22 +71,16 @@ export class Reconciler {
     private readonly hooks: ReconcileHooks,
   ) {
     this.place = recordsPlace(env.resource);
+    this.suspects = suspectsOf(env.crash?.suspects ?? [], describe(env.resource));
   }
 
   async reconcile(uid: string): Promise<Action> {
     for (let steps = 0; !this.hooks.stopping() && steps < MAX_STEPS; steps++) {
       const known = this.store.get(uid);
       if (!known) return Action.done();
-      const body = this.held.overlay(uid, recordsView(known, this.env.marks, this.place));
+      const body = this.view(uid, known);
       const now = this.env.now();
-      const input = {
-        body,
-        handlers: this.handlers,
-        now,
-        initial: this.store.isInitial(uid),
-        marks: this.env.marks,
-        daemonsRunning: this.hooks.daemonsRunning?.(uid),
-      };
+      const input = this.input(uid, body, now);
       const step = decide(input);
       if (step.kind === 'none') {
         this.store.settle(uid);
@@ -100,31 +106,95 @@ export class Reconciler {
     return Action.done();
   }
 
-  /** Runs (or fails) one handler and records its outcome; true when the write completed the cause. */
+  /** The object as decide reads it: the records where the resource keeps them, the held ones laid over. */
+  private view(uid: string, known: KubernetesObject): KubernetesObject {
+    return this.held.overlay(uid, recordsView(known, this.env.marks, this.place));
+  }
+
+  private input(uid: string, body: KubernetesObject, now: Date): DecideInput {
+    return {
+      body,
+      handlers: this.handlers,
+      now,
+      initial: this.store.isInitial(uid),
+      marks: this.env.marks,
+      daemonsRunning: this.hooks.daemonsRunning?.(uid),
+      secrecy: this.env.secrecy,
+    };
+  }
+
+  /**
+   * The attempt a previous leader's journal names for this step (crash-journal.ts), taken once: the same
+   * handler, cause and attempt number as the object's record says is due, so nothing recorded it since.
+   */
+  private takeSuspect(uid: string, step: RunStep): Suspect | undefined {
+    const suspects = this.suspects.get(uid);
+    const attempt = (step.record?.retries ?? 0) + 1;
+    const index =
+      suspects?.findIndex((s) => s.key === step.key && s.cause === step.cause && s.attempt === attempt) ?? -1;
+    if (!suspects || index < 0) return undefined;
+    const [suspect] = suspects.splice(index, 1);
+    if (suspects.length === 0) this.suspects.delete(uid);
+    return suspect;
+  }
+
+  /**
+   * The write that records this attempt as failed should the process exit from its code: the progress
+   * record only, where the resource keeps it, on the state the attempt was decided on.
+   */
+  private crashWrite(known: KubernetesObject, step: RunStep, started: Date): CrashWrite {
+    return (reason) => {
+      const { patch } = crashedAttempt(step, started, this.env.now(), this.env.marks, reason);
+      const placed = placeRecords(patch, known, this.env.marks, this.place);
+      const { main, status } = splitPatch(placed, this.env.resource.statusSubresource);
+      const request = status ?? main;
+      if (!request) return undefined;
+      const meta = known.metadata ?? {};
+      const path = resourcePath(this.env.resource, meta.namespace, meta.name, status ? 'status' : undefined);
+      const body = { ...request, metadata: { ...request.metadata, resourceVersion: resourceVersionOf(known) } };
+      return [{ method: 'PATCH', path, body, contentType: 'application/merge-patch+json' }];
+    };
+  }
+
+  /**
+   * Runs (or fails) one handler and records its outcome; true when the write completed the cause. A
+   * timed-out attempt is recorded as soon as the timeout passes; the object keeps its turn (and the
+   * reconcile its slot, lent out meanwhile) until the handler's code has ended.
+   */
   private async handle(
     uid: string,
     known: KubernetesObject,
     body: KubernetesObject,
     step: HandlerStep,
-    input: Parameters<typeof decide>[0],
+    input: DecideInput,
   ): Promise<boolean> {
     let outcome: Outcome | undefined;
+    let ended: Promise<void> = Promise.resolve();
     try {
       // The handler sees the object as the server holds it (`known`), not the records laid over it for decide.
-      const result =
-        step.kind === 'fail'
-          ? failWithoutRunning(step, input.now, this.env.marks)
-          : await this.whileRunning(runHandler(this.env, step, known));
+      let result: Result;
+      const suspect = step.kind === 'run' ? this.takeSuspect(uid, step) : undefined;
+      if (step.kind === 'fail') result = failWithoutRunning(step, input.now, this.env.marks);
+      else if (suspect) {
+        const started = new Date(step.record?.started ?? suspect.started);
+        result = crashedAttempt(step, started, input.now, this.env.marks, CRASHED_IN_JOURNAL);
+      } else {
+        const started = step.record ? new Date(step.record.started) : input.now;
+        const run = await this.whileRunning(runHandler(this.env, step, known, this.crashWrite(known, step, started)));
+        ended = run.ended;
+        result = run;
+      }
       outcome = result.outcome;
-      const { patch, completes } = withCompletion({ ...input, now: this.env.now() }, result.patch);
-      await this.record(uid, known, body, { id: step.handler.id, cause: step.cause }, result.outcome, patch);
-      return completes;
+      return await this.record(uid, { known, body }, step, input, result);
     } catch (error) {
       const { handler, key, cause, record } = step;
+      const started = record?.started ?? input.now.toISOString();
       throw new HandlerStepFailed(
-        { id: handler.id, key, cause, options: handler.options, record, outcome: outcome?.kind },
+        { id: handler.id, key, cause, options: handler.options, record, started, outcome: outcome?.kind },
         error,
       );
+    } finally {
+      await this.whileRunning(ended);
     }
   }
 
@@ -173,19 +243,51 @@ export class Reconciler {
     return writePatch(this.env, answer, { metadata: { annotations } });
   }
 
-  /** Writes the outcome's patch, then logs it and posts its Event: what is logged has been recorded. */
+  /**
+   * Writes the outcome's patch on the state it was decided on, then logs it and posts its Event: what is
+   * logged has been recorded. Should the object have changed meanwhile (409 on the precondition), it is
+   * read again and decided again: if the same handler is still due with the same record, nothing else
+   * recorded this attempt, and the outcome is laid over the new state and written again; otherwise the
+   * outcome is dropped (someone else, a new leader among them, recorded the object's state since) and the
+   * reconcile goes on from what the cluster holds. Returns whether the write completed the cause.
+   */
   private async record(
     uid: string,
-    known: KubernetesObject,
-    body: KubernetesObject,
-    step: Recorded,
-    outcome: Outcome,
-    patch: ObjectPatch,
-  ) {
-    const { id, cause } = step;
-    this.adopt(uid, await this.write(known, body, patch));
-    this.held.written(uid, patch);
-    logOutcome(this.env, body, id, cause, outcome);
-    if (eventWorthy(outcome)) outcomeEvent(this.env, body, id, outcome);
+    decided: { known: KubernetesObject; body: KubernetesObject },
+    step: HandlerStep,
+    input: DecideInput,
+    result: Result,
+  ): Promise<boolean> {
+    const { id } = step.handler;
+    const { cause } = step;
+    let { known, body } = decided;
+    for (let attempt = 1; ; attempt++) {
+      const { patch, completes } = withCompletion({ ...input, body, now: this.env.now() }, result.patch, decided.body);
+      try {
+        this.adopt(uid, await this.write(known, body, patch));
+      } catch (error) {
+        if (!(error instanceof Conflict) || attempt >= PATCH_ATTEMPTS) throw error;
+        this.adopt(uid, await readObject(this.env, body));
+        const current = this.store.get(uid);
+        if (!current) return false; // gone
+        const view = this.view(uid, current);
+        const due = decide(this.input(uid, view, this.env.now()));
+        if (!sameStep(due, step)) {
+          this.env.logger.info(
+            `handler ${id}: its ${result.outcome.kind} outcome is not recorded: the object changed while it ran and ` +
+              `the handler is no longer due as it was; deciding again on the object as it is now`,
+            { ...objectFields(this.env, decided.body), handler: id, cause },
+          );
+          return false;
+        }
+        known = current;
+        body = view;
+        continue;
+      }
+      this.held.written(uid, patch);
+      logOutcome(this.env, decided.body, id, cause, result.outcome);
+      if (eventWorthy(result.outcome)) outcomeEvent(this.env, decided.body, id, result.outcome);
+      return completes;
+    }
   }
 }

@@ -1,19 +1,33 @@
-/** The client's write fence and request observer, against a local HTTP server. */
+/** The client's write fence (refusal, deadline, in-flight abort) and request observer, against a local HTTP server. */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { FencedError, KubeClient, type RequestRecord } from '../../../src/runtime/kube/client.js';
+import { TermFence, type WriteFence } from '../../../src/runtime/kube/fence.js';
 import { kubeconfigFromDocument } from '../../../src/runtime/kube/kubeconfig.js';
 
 let server: http.Server;
 let client: KubeClient;
 const received: string[] = [];
+/** Requests to /hang are held unanswered; the server notes when their connection closes. */
+const hanging: string[] = [];
+const closed: string[] = [];
+
+/** A fence whose reason and deadline the test sets. */
+function fence(state: { reason?: string; deadline?: number }, signal = new AbortController().signal): WriteFence {
+  return { refuse: () => state.reason, deadline: () => state.deadline ?? Infinity, signal };
+}
 
 describe('KubeClient', () => {
   before(async () => {
     server = http.createServer((req, res) => {
       received.push(`${req.method} ${req.url}`);
+      if (req.url === '/hang') {
+        hanging.push(req.method ?? '');
+        req.socket.once('close', () => closed.push(req.method ?? ''));
+        return;
+      }
       res.writeHead(req.url === '/missing' ? 404 : 200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ message: 'm' }));
     });
@@ -33,8 +47,8 @@ describe('KubeClient', () => {
   });
 
   it('a fenced client sends reads, refuses writes while the fence names a reason, and sends them again after', async () => {
-    let reason: string | undefined = 'not leading';
-    const fenced = client.fenced(() => reason);
+    const state: { reason?: string } = { reason: 'not leading' };
+    const fenced = client.fenced(fence(state));
     received.length = 0;
     await fenced.request('GET', '/a');
     for (const method of ['PATCH', 'POST', 'PUT', 'DELETE']) {
@@ -44,7 +58,7 @@ describe('KubeClient', () => {
       );
     }
     assert.deepEqual(received, ['GET /a'], 'no write reached the server');
-    reason = undefined;
+    state.reason = undefined;
     await fenced.request('PATCH', '/b', { body: {} });
     await client.request('PATCH', '/c', { body: {} });
     assert.deepEqual(received, ['GET /a', 'PATCH /b', 'PATCH /c']);
@@ -54,7 +68,7 @@ describe('KubeClient', () => {
     const records: RequestRecord[] = [];
     client.observe((record) => records.push(record));
     await client.request('GET', '/a');
-    await assert.rejects(client.fenced(() => undefined).request('GET', '/missing'));
+    await assert.rejects(client.fenced(fence({})).request('GET', '/missing'));
     assert.deepEqual(
       records.map((r) => [r.verb, r.code]),
       [
@@ -64,4 +78,47 @@ describe('KubeClient', () => {
     );
     assert.ok(records.every((r) => r.seconds >= 0));
   });
+
+  it("a write waits for its answer only until the fence's deadline; past it, a write is not sent", async () => {
+    const state = { deadline: performance.now() + 300 };
+    const fenced = client.fenced(fence(state));
+    const error = await fenced.request('PATCH', '/hang', { body: {} }).then(
+      () => assert.fail('answered'),
+      (failure: unknown) => String(failure),
+    );
+    const ms = Number(/PATCH \/hang: no answer within (\d+) ms/.exec(error)?.[1]);
+    assert.ok(ms > 0 && ms <= 300, `the write's timeout was cut to the deadline: ${error}`);
+    received.length = 0;
+    state.deadline = performance.now() - 1;
+    await assert.rejects(fenced.request('PUT', '/b', { body: {} }), (error: unknown) => error instanceof FencedError);
+    assert.deepEqual(received, [], 'not sent');
+  });
+
+  it('when the term ends, its requests in flight are aborted and their sockets closed; nothing more is sent', async () => {
+    const term = new TermFence();
+    const fenced = client.fenced(term);
+    hanging.length = 0;
+    closed.length = 0;
+    const write = fenced.request('PATCH', '/hang', { body: {} });
+    const read = fenced.request('GET', '/hang');
+    const other = client.request('POST', '/hang', { body: {}, timeoutMs: 60_000 });
+    await eventuallyTrue(() => hanging.length === 3);
+    term.close('the lease was lost');
+    for (const pending of [write, read]) {
+      await assert.rejects(
+        pending,
+        (error: unknown) => error instanceof FencedError && /aborted: the lease was lost/.test(error.message),
+      );
+    }
+    await eventuallyTrue(() => closed.includes('PATCH') && closed.includes('GET'));
+    assert.ok(!closed.includes('POST'), "the unfenced client's request is not the term's");
+    await assert.rejects(fenced.request('GET', '/a'), (error: unknown) => error instanceof FencedError);
+    client.close(); // ends the POST still held
+    await assert.rejects(other);
+  });
 });
+
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(check());
+}

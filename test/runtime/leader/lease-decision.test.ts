@@ -34,6 +34,10 @@ interface Case {
   now: number;
   record: LeaseRecord | undefined;
   observedAt: number;
+  /** The record is one we wrote (default: true). */
+  own?: boolean;
+  /** The holder seen before this record (default: none). */
+  lastHolder?: string;
   want: LeaseStep;
 }
 
@@ -90,20 +94,81 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'expiry uses the duration the holder wrote (5 s), not ours',
+    name: 'expiry uses the longer of the duration the holder wrote (20 s) and ours (15 s)',
     now: T,
-    record: held('pod-b_2', T - 6_000, { leaseDurationSeconds: 5 }),
-    observedAt: T - 6_000,
-    want: {
-      kind: 'takeOver',
-      previous: 'pod-b_2',
-      record: mine({ acquireTime: T, leaseTransitions: 4 }),
-    },
+    record: held('pod-b_2', T - 16_000, { leaseDurationSeconds: 20 }),
+    observedAt: T - 16_000,
+    want: { kind: 'wait', until: T + 2_000, holder: 'pod-b_2' },
   },
   {
-    name: 'released (no holder, 1 s): take over at once, even if just seen',
+    name: 'a duration edited down to 1 s shortens nothing: our lease duration still applies',
     now: T,
-    record: held('', T, { leaseDurationSeconds: 1 }),
+    record: held('pod-b_2', T - 6_000, { leaseDurationSeconds: 1 }),
+    observedAt: T - 6_000,
+    want: { kind: 'wait', until: T + 2_000, holder: 'pod-b_2' },
+  },
+  {
+    name: 'a holder cleared by hand (not a release: 15 s, acquired long before renewed): held for a lease duration',
+    now: T,
+    record: held('', T - 1_000),
+    observedAt: T - 1_000,
+    lastHolder: 'pod-b_2',
+    want: { kind: 'wait', until: T + 2_000, holder: '' },
+  },
+  {
+    name: 'a holder cleared by hand, unchanged for a lease duration: take over',
+    now: T,
+    record: held('', T - 15_000),
+    observedAt: T - 15_000,
+    lastHolder: 'pod-b_2',
+    want: { kind: 'takeOver', previous: '', record: mine({ acquireTime: T, leaseTransitions: 4 }) },
+  },
+  {
+    name: 'missing, after a holder was seen: held by that holder for a lease duration from when it went missing',
+    now: T,
+    record: undefined,
+    observedAt: T - 1_000,
+    lastHolder: 'pod-b_2',
+    want: { kind: 'wait', until: T + 2_000, holder: 'pod-b_2' },
+  },
+  {
+    name: 'missing, after we held it ourselves: the same wait',
+    now: T,
+    record: undefined,
+    observedAt: T - 14_500,
+    lastHolder: me,
+    want: { kind: 'wait', until: T + 500, holder: me },
+  },
+  {
+    name: 'missing for a lease duration since it went missing: create it',
+    now: T,
+    record: undefined,
+    observedAt: T - 15_000,
+    lastHolder: 'pod-b_2',
+    want: { kind: 'create', record: mine({ acquireTime: T, leaseTransitions: 0 }) },
+  },
+  {
+    name: 'names us in a record we did not write (an edit): held like another holder, no term of ours',
+    now: T,
+    record: held(me, T - 1_000),
+    observedAt: T - 1_000,
+    own: false,
+    lastHolder: 'pod-b_2',
+    want: { kind: 'wait', until: T + 2_000, holder: 'pod-b_2' },
+  },
+  {
+    name: 'names us in a record we did not write, unchanged for a lease duration: take it over as a new term',
+    now: T,
+    record: held(me, T - 15_000),
+    observedAt: T - 15_000,
+    own: false,
+    lastHolder: 'pod-b_2',
+    want: { kind: 'takeOver', previous: me, record: mine({ acquireTime: T, leaseTransitions: 4 }) },
+  },
+  {
+    name: 'released (no holder, 1 s, acquired when renewed): take over at once, even if just seen',
+    now: T,
+    record: held('', T, { leaseDurationSeconds: 1, acquireTime: T }),
     observedAt: T,
     want: {
       kind: 'takeOver',
@@ -156,7 +221,15 @@ const cases: Case[] = [
 describe('decideLease', () => {
   for (const c of cases) {
     it(c.name, () => {
-      const view = { now: c.now, record: c.record, observedAt: c.observedAt, identity: me, timings };
+      const view = {
+        now: c.now,
+        record: c.record,
+        observedAt: c.observedAt,
+        identity: me,
+        timings,
+        own: c.own ?? true,
+        lastHolder: c.lastHolder,
+      };
       assert.deepEqual(decideLease(view), c.want);
     });
   }
@@ -166,8 +239,10 @@ describe('decideLease', () => {
     for (const seenAfter of [0, 1, 500, 1_999]) {
       const record = held(me, T);
       const observedAt = T + seenAfter;
-      const standby = (now: number) => decideLease({ now, record, observedAt, identity: 'pod-b_2', timings }).kind;
-      const leader = (now: number) => decideLease({ now, record, observedAt: T, identity: me, timings }).kind;
+      const standby = (now: number) =>
+        decideLease({ now, record, observedAt, identity: 'pod-b_2', timings, own: false, lastHolder: undefined }).kind;
+      const leader = (now: number) =>
+        decideLease({ now, record, observedAt: T, identity: me, timings, own: true, lastHolder: undefined }).kind;
       const firstTakeOver = [...Array(20_000).keys()].map((ms) => T + ms).find((now) => standby(now) === 'takeOver');
       const firstStepDown = [...Array(20_000).keys()].map((ms) => T + ms).find((now) => leader(now) === 'stepDown');
       assert.equal(firstTakeOver, T + seenAfter + 15_000);

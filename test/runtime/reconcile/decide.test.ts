@@ -348,16 +348,34 @@ describe('filters, optional delete handlers and daemons', () => {
       want: 'create:myapp',
     },
     {
-      name: 'one whose labels do not match does not: the cause completes without it',
+      name: 'one whose labels do not match does not, and nothing is written: no handler of the resource matches (kopf pre-matches)',
       setup: (r) => defineHandler(resource, 'myapp').onCreate(noop, { registry: r, labels: { tier: 'web' } }),
+      body: labelled({ tier: 'db' }),
+      want: 'none',
+    },
+    {
+      name: 'a `when` that returns false keeps the handler out, and the object unwritten',
+      setup: (r) => defineHandler(resource, 'myapp').onCreate(noop, { registry: r, when: () => false }),
+      body: object(),
+      want: 'none',
+    },
+    {
+      name: 'an update handler matches while the create handler does not: the create cause completes (the essence is stored for the updates to come)',
+      setup: (r) => {
+        defineHandler(resource, 'myapp').onCreate(noop, { registry: r, labels: { tier: 'web' } });
+        defineHandler(resource, 'audit').onUpdate(noop, { registry: r });
+      },
       body: labelled({ tier: 'db' }),
       want: 'patch:create handled',
     },
     {
-      name: 'a `when` that returns false keeps the handler out',
-      setup: (r) => defineHandler(resource, 'myapp').onCreate(noop, { registry: r, when: () => false }),
-      body: object(),
-      want: 'patch:create handled',
+      name: 'handled before, matched by no handler now (its label changed): nothing written, the stored essence kept',
+      setup: (r) => defineHandler(resource, 'myapp').onUpdate(noop, { registry: r, labels: { tier: 'web' } }),
+      body: applyMergePatch(handled(labelled({ tier: 'web' })), {
+        metadata: { labels: { tier: 'db' } },
+        spec: { image: 'httpd' },
+      }) as Record<string, unknown>,
+      want: 'none',
     },
     {
       name: 'a matching delete handler needs the finalizer',
@@ -366,10 +384,10 @@ describe('filters, optional delete handlers and daemons', () => {
       want: 'patch:adding the finalizer for delete handlers or daemons',
     },
     {
-      name: 'a delete handler whose filters do not match needs none (kopf adds it only when they match)',
+      name: 'a delete handler whose filters do not match needs none (kopf adds it only when they match), nor an essence',
       setup: (r) => defineHandler(resource, 'cleanup').onDelete(noop, { registry: r, labels: { tier: 'web' } }),
       body: labelled({ tier: 'db' }),
-      want: 'patch:create handled',
+      want: 'none',
     },
     {
       name: 'an optional delete handler needs no finalizer',
@@ -390,10 +408,10 @@ describe('filters, optional delete handlers and daemons', () => {
       want: 'patch:adding the finalizer for delete handlers or daemons',
     },
     {
-      name: 'a timer needs none',
+      name: 'a timer needs no finalizer, nor an essence (no changing handler to compare it for)',
       setup: (r) => defineHandler(resource, 'tick').onTimer(noop, { registry: r, interval: 1 }),
       body: object(),
-      want: 'patch:create handled',
+      want: 'none',
     },
     {
       name: 'deleting: the finalizer stays while daemons run',
@@ -461,4 +479,50 @@ describe("a handler's own edits (kopf: the state before the handler is stored)",
       if (next.kind === 'run') assert.notDeepEqual(next.diff, []);
     });
   }
+});
+
+describe("a sensitive field (a Secret's data): the stored essence holds keyed digests, change detection works", () => {
+  const secrets = defineResource<{ data?: Record<string, string> }>({
+    group: '',
+    version: 'v1',
+    plural: 'secrets',
+    kind: 'Secret',
+    scope: 'Namespaced',
+    statusSubresource: false,
+    printerColumns: [],
+  });
+  const handlers = registry((r) => {
+    const h = defineHandler(secrets, 'audit');
+    h.onCreate(noop, { registry: r });
+    h.onUpdate(noop, { registry: r });
+  }).handlers;
+  const secrecy = { paths: ['data'], key: Buffer.alloc(32, 1) };
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 's', namespace: 'default', uid: 'u9', resourceVersion: '3', annotations: {} },
+    data: { token: 'U1VQRVJTRUNSRVQ=' },
+  };
+  const done = { started: now.toISOString(), purpose: 'create', retries: 1, success: true } as ProgressRecord;
+  it('the completing patch stores no value, and an edit of data.token is an update naming data.token', () => {
+    const recorded = applyMergePatch(secret, {
+      metadata: { annotations: { [progressAnnotation('audit')]: encodeProgress(done) } },
+    }) as Record<string, unknown>;
+    const completion = decide({ body: recorded, handlers, now, initial: false, marks: DEFAULT_MARKS, secrecy });
+    assert.equal(completion.kind, 'patch');
+    assert.ok(completion.kind === 'patch');
+    const stored = JSON.stringify(completion.patch);
+    assert.ok(stored.includes('hmac-sha256:') && !stored.includes('U1VQRVJTRUNSRVQ='), stored);
+    const handledSecret = applyMergePatch(recorded, completion.patch) as Record<string, unknown>;
+    assert.equal(
+      decide({ body: handledSecret, handlers, now, initial: false, marks: DEFAULT_MARKS, secrecy }).kind,
+      'none',
+    );
+    const edited = applyMergePatch(handledSecret, { data: { token: 'T1RIRVI=' } }) as Record<string, unknown>;
+    const step = decide({ body: edited, handlers, now, initial: false, marks: DEFAULT_MARKS, secrecy });
+    assert.equal(run(step), 'update:audit');
+    assert.deepEqual(step.kind === 'run' && step.diff.map(([op, path]) => `${op} ${path.join('.')}`), [
+      'change data.token',
+    ]);
+  });
 });

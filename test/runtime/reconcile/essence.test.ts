@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import {
   buildEssence,
+  conceal,
   decodeEssence,
   diff,
   encodeEssence,
@@ -120,5 +121,65 @@ describe('diff (kopf-style)', () => {
     assert.deepEqual(reduceDiff(diff(undefined, { spec: { replicas: 2 } }), ['spec', 'replicas']), [
       ['add', [], undefined, 2],
     ]);
+  });
+});
+
+describe('conceal: sensitive values as keyed digests', () => {
+  const key = Buffer.alloc(32, 7);
+  const secret = {
+    data: { token: 'U1VQRVJTRUNSRVQ=', pin: 'MTIzNA==' },
+    type: 'Opaque',
+    metadata: { labels: { a: 'b' } },
+  };
+  const secrecy = { paths: ['data', 'stringData'], key };
+  it('no value is stored, the keys are; other fields are as they were', () => {
+    const sealed = conceal(secret, secrecy, 'u1');
+    const encoded = encodeEssence(sealed);
+    for (const value of Object.values(secret.data)) assert.ok(!encoded.includes(value), encoded);
+    assert.deepEqual(Object.keys(sealed.data as object), ['token', 'pin']);
+    assert.match(JSON.stringify(sealed.data), /^\{"token":\{"\$digest":"hmac-sha256:[0-9a-f]{32}"\},"pin":/);
+    assert.deepEqual([sealed.type, sealed.metadata], [secret.type, secret.metadata]);
+    assert.equal(secret.data.token, 'U1VQRVJTRUNSRVQ=', 'the input is not changed');
+  });
+  it('change detection works through the digests, and diff names the key that changed', () => {
+    const old = decodeEssence(encodeEssence(conceal(secret, secrecy, 'u1')));
+    assert.deepEqual(diff(old, conceal(structuredClone(secret), secrecy, 'u1')), []);
+    const changed = { ...secret, data: { ...secret.data, pin: 'NDMyMQ==' } };
+    const items = diff(old, conceal(changed, secrecy, 'u1'));
+    assert.deepEqual(
+      items.map(([op, path]) => [op, path]),
+      [['change', ['data', 'pin']]],
+    );
+    assert.ok(!JSON.stringify(items).includes('NDMyMQ=='), 'nor is the new value in the diff');
+    const added = conceal({ ...secret, stringData: { extra: 'x' } }, secrecy, 'u1');
+    assert.deepEqual(
+      diff(old, added).map(([op, path]) => [op, path]),
+      [['add', ['stringData']]],
+    );
+  });
+  it('a digest depends on the key, the object and the path: without the key no guess can be checked', () => {
+    const digestOf = (k: Buffer, uid: string, data: Record<string, string>) =>
+      JSON.stringify(conceal({ data }, { paths: ['data'], key: k }, uid));
+    const base = digestOf(key, 'u1', { a: 'MTIzNA==' });
+    assert.notEqual(digestOf(Buffer.alloc(32, 8), 'u1', { a: 'MTIzNA==' }), base, 'another key');
+    assert.notEqual(digestOf(key, 'u2', { a: 'MTIzNA==' }), base, 'another object');
+    const two = conceal({ data: { a: 'MTIzNA==', b: 'MTIzNA==' } }, { paths: ['data'], key }, 'u1');
+    assert.notDeepEqual(
+      (two.data as Record<string, unknown>).a,
+      (two.data as Record<string, unknown>).b,
+      'another key of the map',
+    );
+  });
+  it('a path that is a leaf, a path not there, no paths: as expected', () => {
+    const sealed = conceal(
+      { spec: { password: 'hunter2', user: 'me' } },
+      { paths: ['spec.password', 'spec.none'], key },
+      'u1',
+    );
+    assert.equal((sealed.spec as Record<string, unknown>).user, 'me');
+    assert.ok(!JSON.stringify(sealed).includes('hunter2'));
+    assert.ok(!('none' in (sealed.spec as object)));
+    const plain = { spec: { a: 1 } };
+    assert.equal(conceal(plain, { paths: [], key }, 'u1'), plain);
   });
 });

@@ -9,13 +9,22 @@ import { Reconciler } from '../../../src/runtime/reconcile/reconciler.js';
 import { encodeProgress, progressAnnotation } from '../../../src/runtime/reconcile/progress.js';
 import { Store } from '../../../src/runtime/store.js';
 import { policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
+import { captureLogger } from '../../helpers/e2e-objects.js';
+import type { Logger } from '../../../src/runtime/api/context.js';
+import { applyMergePatch } from '../../../src/runtime/json.js';
+import { buildEssence, encodeEssence, LAST_HANDLED_ANNOTATION } from '../../../src/runtime/reconcile/essence.js';
 
 const resource = myResourceDescriptor();
 const now = new Date('2026-01-01T00:00:00Z');
 
 type Request = (method: string, path: string, options: { body?: unknown }) => unknown;
 
-function setup(annotations: Record<string, string>, request: Request, descriptor = resource) {
+function setup(
+  annotations: Record<string, string>,
+  request: Request,
+  descriptor = resource,
+  logger: Logger = createLogger({ write: () => {} }),
+) {
   const registry = new Registry();
   let calls = 0;
   defineHandler(descriptor, 'myapp').onCreate(
@@ -33,7 +42,6 @@ function setup(annotations: Record<string, string>, request: Request, descriptor
       return request(method, path, options);
     },
   } as unknown as KubeClient;
-  const logger = createLogger({ write: () => {} });
   const env: ResourceEnv = {
     client,
     resource: descriptor,
@@ -78,9 +86,9 @@ describe('Reconciler', () => {
     const answer = (body: unknown) => ({
       apiVersion: 'example.com/v1',
       kind: 'MyResource',
-      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '6', annotations: {} },
       spec: {},
       ...(body as object),
+      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '6', annotations: {} },
     });
     const { reconciler, calls, store } = setup(
       {},
@@ -136,5 +144,108 @@ describe('Reconciler', () => {
       throw new KubeError('PATCH: 403 forbidden', 403, undefined);
     });
     await assert.rejects(reconciler.reconcile('u1'), /403 forbidden/);
+  });
+
+  describe('an outcome written on a state that changed meanwhile (409 on its resourceVersion)', () => {
+    const path = (p: string) => p.split('/').slice(-2).join('/');
+    const object = (resourceVersion: string, annotations: Record<string, string> = {}) => ({
+      apiVersion: 'example.com/v1',
+      kind: 'MyResource',
+      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion, annotations },
+      spec: {},
+    });
+    const conflict = () => new KubeError('PATCH: 409 the object has been modified', 409, undefined);
+
+    it('the same handler still due with the same record: written again on the new state, the handler not run again', async () => {
+      const requests: string[] = [];
+      let patches = 0;
+      const { reconciler, calls, store } = setup(
+        {},
+        (method, p, { body }) => {
+          const rv = (body as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
+          requests.push(`${method} ${path(p)}${rv ? ` rv=${rv}` : ''}`);
+          if (method === 'GET') return object('7');
+          if (patches++ === 0) throw conflict();
+          return { ...object('8'), status: (body as { status: unknown }).status };
+        },
+        { ...resource, statusRecords: true },
+      );
+      assert.deepEqual(await reconciler.reconcile('u1'), { kind: 'done' });
+      assert.equal(calls(), 1);
+      assert.deepEqual(requests, ['PATCH a/status rv=5', 'GET myresources/a', 'PATCH a/status rv=7']);
+      assert.equal(store.get('u1')?.metadata?.resourceVersion, '8');
+    });
+
+    it('the object now records that cause as handled (another leader did): the outcome is dropped, nothing overwritten', async () => {
+      const requests: string[] = [];
+      const logger = captureLogger();
+      const handled = {
+        [LAST_HANDLED_ANNOTATION]: encodeEssence(buildEssence({ metadata: {}, spec: {} })),
+      };
+      const { reconciler, calls } = setup(
+        {},
+        (method, p) => {
+          requests.push(`${method} ${path(p)}`);
+          if (method === 'GET') return object('9', handled);
+          throw conflict();
+        },
+        resource,
+        logger,
+      );
+      assert.deepEqual(await reconciler.reconcile('u1'), { kind: 'done' });
+      assert.equal(calls(), 1);
+      assert.deepEqual(requests, ['PATCH a/status', 'GET myresources/a'], 'no write after the conflict');
+      assert.ok(
+        logger.lines.some((l) => /its success outcome is not recorded: the object changed while it ran/.test(l)),
+      );
+    });
+  });
+
+  it("a timed-out attempt is recorded at once; the reconcile (the object's turn) lasts until the handler ends", async () => {
+    const registry = new Registry();
+    let release = () => {};
+    let ended = false;
+    defineHandler(resource, 'myapp').onCreate(
+      async () => {
+        await new Promise<void>((resolve) => (release = resolve)); // ignores its signal
+        ended = true;
+      },
+      { registry, timeout: 0.01 },
+    );
+    const written: unknown[] = [];
+    const store = new Store();
+    let state: Record<string, unknown> = {
+      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' },
+      spec: {},
+    };
+    store.apply(structuredClone(state));
+    let rv = 5;
+    const client = {
+      async request(_method: string, _path: string, options: { body?: unknown } = {}) {
+        written.push(options.body);
+        state = applyMergePatch(state, options.body) as Record<string, unknown>;
+        state = applyMergePatch(state, { metadata: { resourceVersion: String(++rv) } }) as Record<string, unknown>;
+        return structuredClone(state);
+      },
+    } as unknown as KubeClient;
+    const env: ResourceEnv = {
+      client,
+      resource,
+      logger: createLogger({ write: () => {} }),
+      signal: new AbortController().signal,
+      now: () => new Date(),
+      ...policyEnv(),
+    };
+    const reconciler = new Reconciler(env, registry.handlers, store, { gone: () => {}, stopping: () => false });
+    let returned = false;
+    const reconcile = reconciler.reconcile('u1').then(() => (returned = true));
+    for (let i = 0; i < 100 && written.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(written.length > 0, 'the timed-out attempt was written while its handler still runs');
+    assert.match(JSON.stringify(written), /timed out after 0.01s/);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual([ended, returned], [false, false], 'the object keeps its turn');
+    release();
+    await reconcile;
+    assert.equal(ended, true);
   });
 });
