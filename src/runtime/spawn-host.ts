@@ -10,7 +10,7 @@ import type { KubernetesObject } from './api/kube-types.js';
 import type { RegisteredHandler } from './api/registry.js';
 import { writePatch } from './effects/api-write.js';
 import { eventWorthy, outcomeEvent } from './effects/events.js';
-import { logFailure, logOutcome } from './effects/log.js';
+import { logFailure, logOutcome, retryText } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
 import { messageOf } from './error-message.js';
 import type { Outcome } from './reconcile/outcome.js';
@@ -40,6 +40,8 @@ export async function recordSpawned(
       return;
     }
   }
-  logOutcome(env, body, handler.id, handler.cause, result.outcome);
-  if (eventWorthy(result.outcome)) outcomeEvent(env, body, handler.id, result.outcome);
+  // a timer runs again at its interval, whatever delay its error asked for
+  const retry = retryText(result.outcome, handler.timer?.interval);
+  logOutcome(env, body, handler.id, handler.cause, result.outcome, retry);
+  if (eventWorthy(result.outcome)) outcomeEvent(env, body, handler.id, result.outcome, retry);
 }

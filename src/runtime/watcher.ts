@@ -39,7 +39,8 @@ export interface WatchConsumer {
 }
 
 export type WatcherState =
-  | { phase: 'listing'; continueToken?: string; uids: Set<string>; failures: number }
+  /** `unpaginated`: one whole list, after a continue token expired (client-go's pager FullListIfExpired). */
+  | { phase: 'listing'; continueToken?: string; uids: Set<string>; failures: number; unpaginated?: boolean }
   | { phase: 'watching'; resourceVersion: string; failures: number }
   | { phase: 'backoff'; delayMs: number; then: ListingState | WatchingState };
 
@@ -131,6 +132,18 @@ export function transition(state: WatcherState, input: WatcherInput, watched: Wa
   switch (state.phase) {
     case 'listing':
       if (input.kind === 'page') return listPage(state, input.page, watched);
+      if (
+        input.kind === 'failed' &&
+        state.continueToken &&
+        input.error instanceof KubeError &&
+        input.error.status === 410
+      ) {
+        // The continue token expired (etcd compacted past the list's revision): paging again from page 1
+        // could expire again under the same load, so, as client-go's pager, one unpaginated list, at once.
+        const note = `listing ${watched.path}: the continue token expired (410), listing again in one request`;
+        const next = { ...initialState(state.failures), unpaginated: true };
+        return { state: next, steps: [], note: { level: 'info', message: note } };
+      }
       if (input.kind === 'failed') {
         const failures = state.failures + 1;
         const delayMs = Math.min(LIST_BACKOFF_MAX_MS, 250 * 2 ** failures);
@@ -217,7 +230,7 @@ async function fetchPage(
   options: WatchOptions,
 ): Promise<WatcherInput> {
   try {
-    const query = { limit: options.pageSize ?? 500, continue: state.continueToken };
+    const query = { limit: state.unpaginated ? undefined : (options.pageSize ?? 500), continue: state.continueToken };
     const page: unknown = await client.request('GET', path, { query, timeoutMs: 60_000 });
     const meta = isPlainObject(page) && isPlainObject(page.metadata) ? page.metadata : {};
     const items = isPlainObject(page) && Array.isArray(page.items) ? page.items.filter(isKubernetesObject) : [];

@@ -5,7 +5,7 @@ import { defineHandler, Registry, TemporaryError } from '../../src/runtime/index
 import type { TimerOptions } from '../../src/runtime/api/registry.js';
 import { nextRun, Timers, type TimerState } from '../../src/runtime/timers.js';
 import { spawnFixture } from '../helpers/spawn-fixture.js';
-import { myResourceDescriptor } from '../helpers/resource-env.js';
+import { myResourceDescriptor, type CollectedEvents } from '../helpers/resource-env.js';
 
 /** Polls `done` (a loaded test process may delay timers: no fixed sleep decides a result). */
 async function until(done: () => boolean, ms = 10_000): Promise<void> {
@@ -114,6 +114,30 @@ describe('Timers', () => {
     const seen = calls;
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(calls, seen, 'no run once the deletion is marked');
+  });
+
+  it("a failed run's Event and log line say it runs again at its interval, not after the error's delay", async () => {
+    const registry = new Registry();
+    let calls = 0;
+    defineHandler(myResourceDescriptor(), 'tick').onTimer(
+      () => {
+        calls++;
+        throw new TemporaryError('not yet'); // no delay: a changing handler would retry after 60 s
+      },
+      { registry, interval: 0.02 },
+    );
+    const fixture = spawnFixture();
+    const timers = new Timers(fixture.env, registry.handlers, fixture.host);
+    timers.seen('u1', fixture.body());
+    const recorded = (fixture.env.events as CollectedEvents).recorded;
+    await until(() => recorded.length > 0 && fixture.lines.some((line) => line.includes('failed temporarily')));
+    timers.stop('u1');
+    await timers.drained();
+    assert.equal(recorded[0].message, 'Handler tick failed temporarily: not yet, next run in 0.02s (its interval)');
+    assert.ok(
+      fixture.lines.some((line) => line.includes('failed temporarily, next run in 0.02s (its interval): not yet')),
+    );
+    assert.ok(!fixture.lines.some((line) => line.includes('retry in 60s')));
   });
 
   it('refuses an interval that is not above 0 at registration', () => {

@@ -62,6 +62,23 @@ describe('watcher: listing', () => {
       assert.deepEqual(next, { phase: 'listing', uids: new Set(), failures: given + 1 });
     }
   });
+
+  it('an expired continue token (410) lists again at once in one unpaginated request, as client-go; then pages again', () => {
+    const state: WatcherState = { phase: 'listing', continueToken: 'c', uids: new Set(['x']), failures: 0 };
+    const t = transition(state, { kind: 'failed', error: new KubeError('expired', 410, undefined) }, watched);
+    assert.deepEqual(t.state, { phase: 'listing', uids: new Set(), failures: 0, unpaginated: true });
+    assert.match(t.note?.message ?? '', /continue token expired \(410\), listing again in one request/);
+    const listed = transition(
+      t.state,
+      { kind: 'page', page: { items: [obj('a', '1')], resourceVersion: '9' } },
+      watched,
+    );
+    assert.deepEqual(steps(listed), ['apply:a@1', 'listed:a']);
+    assert.deepEqual(listed.state, watching('9'));
+    const first: WatcherState = { phase: 'listing', uids: new Set(), failures: 0 };
+    const gone = transition(first, { kind: 'failed', error: new KubeError('expired', 410, undefined) }, watched);
+    assert.equal(gone.state.phase, 'backoff', 'a 410 without a continue token is an ordinary failure');
+  });
 });
 
 describe('watcher: watching', () => {

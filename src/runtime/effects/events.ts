@@ -8,6 +8,7 @@ import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
 import type { EventInput } from '../observe/event-correlator.js';
 import type { Outcome } from '../reconcile/outcome.js';
+import { retryText } from './log.js';
 
 /** Whether an outcome deserves an Event: failures, except an attempt cut short by the shutdown. */
 export function eventWorthy(outcome: Outcome): boolean {
@@ -33,9 +34,18 @@ export function warn(env: ResourceEnv, body: KubernetesObject, reason: string, m
   env.events.record({ object: reference(env, body), type: 'Warning', reason, message });
 }
 
-/** The Event for a handler's failed outcome: the same message for the same failure, so repeats aggregate. */
-export function outcomeEvent(env: ResourceEnv, body: KubernetesObject, id: string, outcome: Outcome): void {
-  const retry = outcome.kind === 'temporary' ? `, retry in ${outcome.delay}s` : '';
+/**
+ * The Event for a handler's failed outcome: the same message for the same failure, so repeats aggregate.
+ * `retry`: what follows a temporary failure (log.ts `retryText`).
+ */
+export function outcomeEvent(
+  env: ResourceEnv,
+  body: KubernetesObject,
+  id: string,
+  outcome: Outcome,
+  retry = retryText(outcome),
+): void {
+  const next = outcome.kind === 'temporary' ? `, ${retry}` : '';
   const how = outcome.kind === 'permanent' ? 'permanently' : 'temporarily';
-  warn(env, body, `${id}Failed`, `Handler ${id} failed ${how}: ${outcome.message}${retry}`);
+  warn(env, body, `${id}Failed`, `Handler ${id} failed ${how}: ${outcome.message}${next}`);
 }

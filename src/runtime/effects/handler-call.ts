@@ -223,7 +223,7 @@ export async function runHandler(
       outcome,
       record,
       ended,
-      patch: serialisable(() =>
+      patch: serialisable(step.handler.id, outcome, context.patch, () =>
         outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks, finalizersOf(body)),
       ),
     };
@@ -267,16 +267,15 @@ export function unserialisable(value: unknown, path: string[] = [], seen = new S
  * the error policy — not later inside a write, where it would look like a network error, and never as a
  * `null` that silently deletes the key.
  */
-function serialisable(build: () => ObjectPatch): ObjectPatch {
-  let patch: ObjectPatch;
+function serialisable(id: string, outcome: Outcome, handlerPatch: unknown, build: () => ObjectPatch): ObjectPatch {
+  // checked before the patch is built: building copies through JSON, which would turn NaN into null
+  const found = unserialisable(outcome.status, ['status', id]) ?? unserialisable(handlerPatch);
+  if (found) throw new Unserialisable(found);
   try {
-    patch = build();
+    return build();
   } catch (error) {
     throw new Unserialisable(messageOf(error));
   }
-  const found = unserialisable(patch);
-  if (found) throw new Unserialisable(found);
-  return patch;
 }
 
 /**
@@ -321,7 +320,9 @@ export async function callSpawned(
     return {
       outcome,
       cancelled,
-      patch: serialisable(() => resultPatch(handler.id, outcome, context.patch, env.marks, finalizersOf(body))),
+      patch: serialisable(handler.id, outcome, context.patch, () =>
+        resultPatch(handler.id, outcome, context.patch, env.marks, finalizersOf(body)),
+      ),
     };
   } finally {
     running?.end();

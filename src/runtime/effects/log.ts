@@ -48,9 +48,23 @@ export function objectFields(env: Pick<ResourceEnv, 'resource'>, body: Kubernete
   return { resource: env.resource.plural, namespace, name };
 }
 
-export function logOutcome(env: ResourceEnv, body: KubernetesObject, id: string, cause: string, outcome: Outcome) {
+/**
+ * What comes after a temporary failure: `retry in Ns` for a changing handler (its delay) and a daemon
+ * (restarted after it); a timer runs again at its interval whatever the error asked for.
+ */
+export function retryText(outcome: Outcome, timerInterval?: number): string {
+  return timerInterval !== undefined ? `next run in ${timerInterval}s (its interval)` : `retry in ${outcome.delay}s`;
+}
+
+export function logOutcome(
+  env: ResourceEnv,
+  body: KubernetesObject,
+  id: string,
+  cause: string,
+  outcome: Outcome,
+  retry = retryText(outcome),
+) {
   const fields = { ...objectFields(env, body), handler: id, cause, outcome: outcome.kind };
-  const retry = `retry in ${outcome.delay}s`;
   switch (outcome.kind) {
     case 'success':
       return env.logger.info(`handler ${id} succeeded`, fields);

@@ -135,7 +135,7 @@ export function leaderTimings(options: Partial<LeaderTimings>): LeaderTimings {
  * silent), and the first success after failures says how many there were. Remembers the last failure
  * for the health check.
  */
-class FailureLog {
+export class FailureLog {
   private kind: string | undefined;
   private count = 0;
   private warnedAt = 0;
@@ -145,6 +145,8 @@ class FailureLog {
   constructor(
     private readonly logger: Logger,
     private readonly fields: Record<string, unknown>,
+    /** A monotonic clock in ms (tests pass their own). */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   failed(what: string, error: unknown): void {
@@ -154,7 +156,7 @@ class FailureLog {
     const kind = `${what} ${status ?? message.replace(/\d+/g, 'N')}`;
     this.count++;
     this.last = `${what} failed: ${message}`;
-    const now = performance.now();
+    const now = this.now();
     if (kind !== this.kind) {
       this.kind = kind;
       this.warnedAt = now;

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineHandler, Registry, TemporaryError } from '../../../src/runtime/index.js';
 import type { HandlerContext } from '../../../src/runtime/api/context.js';
-import { failWithoutRunning, runHandler } from '../../../src/runtime/effects/handler-call.js';
+import {
+  callSpawned,
+  failWithoutRunning,
+  runHandler,
+  unserialisable,
+} from '../../../src/runtime/effects/handler-call.js';
+import { Unserialisable } from '../../../src/runtime/reconcile/failures.js';
 import { createLogger } from '../../../src/runtime/effects/log.js';
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import type { KubeClient } from '../../../src/runtime/kube/client.js';
@@ -150,5 +156,66 @@ describe('failWithoutRunning', () => {
       [result.record.failure, result.record.delayed, result.record.stopped, result.record.retries],
       [true, undefined, now.toISOString(), 3],
     );
+  });
+});
+
+describe('what JSON cannot carry exactly is refused, not written as null', () => {
+  const cases: { name: string; value: unknown; want: string | undefined }[] = [
+    { name: 'plain JSON', value: { status: { a: [1, 'x', null, { b: true }] } }, want: undefined },
+    { name: 'an undefined member is left out, as JSON does', value: { a: undefined }, want: undefined },
+    { name: 'NaN', value: { status: { myapp: { ratio: Number.NaN } } }, want: 'NaN at status.myapp.ratio' },
+    { name: 'Infinity in a list', value: { status: { xs: [1, Infinity] } }, want: 'Infinity at status.xs.1' },
+    { name: '-Infinity', value: { n: -Infinity }, want: '-Infinity at n' },
+    { name: 'a BigInt', value: { status: { n: 10n } }, want: 'a BigInt at status.n' },
+    { name: 'a function in a list', value: { xs: [() => 1] }, want: 'a function at xs.0' },
+  ];
+  for (const { name, value, want } of cases) it(name, () => assert.equal(unserialisable(value), want));
+  it('a cycle', () => {
+    const value: Record<string, unknown> = { a: {} };
+    (value.a as Record<string, unknown>).self = value;
+    assert.equal(unserialisable(value), 'a cycle at a.self');
+  });
+
+  it("a handler's NaN result, an error status's Infinity: an Unserialisable failure, as a BigInt is", async () => {
+    const nan = setup(() => ({ phase: 'Ok', ratio: 0 / 0 }));
+    await assert.rejects(
+      runHandler(nan.env, nan.step, body),
+      (error: unknown) => error instanceof Unserialisable && /NaN at status\.myapp\.ratio/.test(error.message),
+    );
+    const infinite = setup(() => {
+      throw new TemporaryError('later', { status: { eta: 1 / 0 } });
+    });
+    await assert.rejects(
+      runHandler(infinite.env, infinite.step, body),
+      (error: unknown) => error instanceof Unserialisable && /Infinity at status\.myapp\.eta/.test(error.message),
+    );
+  });
+});
+
+describe('callSpawned', () => {
+  it("a daemon told to stop at shutdown ends quietly: cancelled, no 'timed out' line", async () => {
+    const lines: string[] = [];
+    const registry = new Registry();
+    defineHandler(resource, 'watch').onDaemon(
+      async ({ signal }) => {
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        throw new Error('aborted');
+      },
+      { registry },
+    );
+    const shutdown = new AbortController();
+    const env: ResourceEnv = {
+      client: {} as KubeClient,
+      resource,
+      logger: createLogger({ level: 'debug', write: (line) => void lines.push(line) }),
+      signal: shutdown.signal,
+      now: () => new Date(),
+      ...policyEnv(),
+    };
+    const call = callSpawned(env, registry.handlers[0], body, new AbortController().signal);
+    shutdown.abort();
+    const result = await call;
+    assert.equal(result.cancelled, true);
+    assert.deepEqual(lines, [], lines.join('\n'));
   });
 });

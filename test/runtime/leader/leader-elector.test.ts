@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LeaderElector } from '../../../src/runtime/leader/leader-elector.js';
+import { FailureLog, LeaderElector, REPEAT_WARNING_MS } from '../../../src/runtime/leader/leader-elector.js';
+import { KubeError } from '../../../src/runtime/kube/client.js';
 import type { LeaderTimings } from '../../../src/runtime/leader/lease-decision.js';
 import { formatMicroTime, recordOf } from '../../../src/runtime/leader/lease-record.js';
 import { FakeLeaseApi } from '../../helpers/fake-lease-api.js';
@@ -15,9 +16,9 @@ import { outsideUnitScope } from '../../helpers/test-scope.js';
 const timings: LeaderTimings = { leaseDurationMs: 1_000, renewDeadlineMs: 600, retryPeriodMs: 200 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function start(api: FakeLeaseApi, drainMs = 0) {
+function start(api: FakeLeaseApi, drainMs = 0, identity = 'me_1') {
   const logger = captureLogger();
-  const options = { client: api, name: 'op', namespace: 'ns', identity: 'me_1', logger, ...timings };
+  const options = { client: api, name: 'op', namespace: 'ns', identity, logger, ...timings };
   const elector = new LeaderElector(options);
   const stop = new AbortController();
   const seen = { started: [] as number[], stopped: [] as number[], drained: [] as number[], leaders: [] as string[] };
@@ -187,6 +188,71 @@ describe('LeaderElector loop', { skip: outsideUnitScope('real timers (about 10 s
     assert.equal(holder(api), 'me_1', 'not released: the standby waits out the lease');
   });
 
+  it('the lease deleted under the leader: it stops at its next renew; nobody creates it again for a lease duration', async () => {
+    const api = new FakeLeaseApi();
+    const c = start(api);
+    await eventually('leading', async () => (c.elector.isLeader() ? true : undefined), 2_000);
+    const deletedAt = Date.now();
+    api.lease = undefined;
+    await eventually('stopped', async () => (c.seen.stopped.length ? true : undefined), 2_000);
+    assert.ok(c.seen.stopped[0] - deletedAt <= timings.retryPeriodMs + 150, `${c.seen.stopped[0] - deletedAt} ms`);
+    assert.equal(c.elector.holds(), false);
+    await eventually('leading again', async () => (c.seen.started.length === 2 ? true : undefined), 5_000);
+    const created = api.requests.filter((r) => r.method === 'POST' && r.status === 201).at(-1);
+    assert.ok(
+      created && created.at - deletedAt >= timings.leaseDurationMs,
+      `created ${created?.at ?? 0 - deletedAt} ms after`,
+    );
+    c.stop.abort();
+    await c.done;
+  });
+
+  it('an edit naming the standby as holder: no term on a record it did not write; the leader stops at its next renew', async () => {
+    const api = new FakeLeaseApi();
+    const a = start(api, 0, 'a_1');
+    await eventually('a leading', async () => (a.elector.isLeader() ? true : undefined), 2_000);
+    const b = start(api, 0, 'b_2');
+    try {
+      await eventually('b standing by', async () => (b.elector.state().holder === 'a_1' ? true : undefined), 2_000);
+      const editedAt = Date.now();
+      steal(api, 'b_2');
+      await eventually('a stopped', async () => (a.seen.stopped.length ? true : undefined), 2_000);
+      assert.ok(a.seen.stopped[0] - editedAt <= timings.retryPeriodMs + 150);
+      await eventually(
+        'someone leads again',
+        async () => (a.seen.started.length + b.seen.started.length === 2 ? true : undefined),
+        5_000,
+      );
+      const restarted = [...a.seen.started.slice(1), ...b.seen.started];
+      assert.ok(
+        restarted.every((at) => at - editedAt >= timings.leaseDurationMs),
+        `a term began ${Math.min(...restarted) - editedAt} ms after the edit`,
+      );
+    } finally {
+      for (const c of [a, b]) c.stop.abort();
+      await Promise.all([a.done, b.done]);
+    }
+  });
+
+  it('a Lease it cannot read for longer than the lease duration is a health problem naming it and the failure', async () => {
+    const api = new FakeLeaseApi();
+    const c = start(api);
+    await eventually('leading', async () => (c.elector.isLeader() ? true : undefined), 2_000);
+    assert.equal(c.elector.problem(), undefined);
+    api.failing = 403;
+    await sleep(timings.leaseDurationMs / 2);
+    assert.equal(c.elector.problem(), undefined, 'within the lease duration: no problem yet');
+    const problem = await eventually('a problem', async () => c.elector.problem(), 3_000);
+    assert.match(
+      problem,
+      /^leader election: no read or write of lease ns\/op succeeded for \d+ s \(limit: the lease duration, 1 s\): (renewing|reading) lease ns\/op failed: .*403/,
+    );
+    api.failing = undefined;
+    await eventually('healthy again', async () => (c.elector.problem() === undefined ? true : undefined), 3_000);
+    c.stop.abort();
+    await c.done;
+  });
+
   it('refuses timings client-go refuses, naming each problem', () => {
     const logger = captureLogger();
     assert.throws(
@@ -200,5 +266,32 @@ describe('LeaderElector loop', { skip: outsideUnitScope('real timers (about 10 s
         }),
       /leaseDurationMs \(2000\) must be greater than renewDeadlineMs \(2000\)/,
     );
+  });
+});
+
+describe('FailureLog: a failure that lasts is never silent', () => {
+  it('a warning per new kind, debug for repeats, a warning again every minute, info when it works again', () => {
+    let now = 0;
+    const logger = captureLogger();
+    const log = new FailureLog(logger, {}, () => now);
+    const forbidden = new KubeError('GET x: 403 forbidden', 403, undefined);
+    const levels = () => logger.lines.map((l) => l.split(' ')[1]);
+    log.failed('reading lease ns/op', forbidden);
+    now += 2_000;
+    log.failed('reading lease ns/op', forbidden);
+    assert.deepEqual(levels(), ['WARN', 'DEBUG']);
+    now += REPEAT_WARNING_MS;
+    log.failed('reading lease ns/op', forbidden);
+    assert.equal(levels().at(-1), 'WARN');
+    assert.match(
+      logger.lines.at(-1) ?? '',
+      /reading lease ns\/op still fails \(3 failures in a row\): GET x: 403 forbidden/,
+    );
+    log.failed('reading lease ns/op', new KubeError('GET x: 500 etcd', 500, undefined));
+    assert.equal(levels().at(-1), 'WARN', 'another kind: at once');
+    assert.match(log.last ?? '', /500 etcd/);
+    log.succeeded('reading lease ns/op');
+    assert.match(logger.lines.at(-1) ?? '', /INFO.*works again after 4 failed attempts/);
+    assert.equal(log.last, undefined);
   });
 });

@@ -50,6 +50,23 @@ describe('metrics facade', () => {
     assert.equal(value(text, 'kopfgen_watch_age_seconds{resource="a"}'), 0);
   });
 
+  it('a replica that stands by again exports no queue depth and no watch age (a standby has neither)', async () => {
+    let now = t0;
+    const metrics = createMetrics({ processMetrics: false, now: () => now });
+    metrics.leader(true);
+    metrics.queueDepth('a', 4);
+    metrics.watchEvent('a');
+    metrics.watchRestart('a');
+    metrics.leader(false);
+    metrics.standby();
+    now = new Date(t0.getTime() + 600_000);
+    const text = await metrics.scrape();
+    assert.equal(value(text, 'kopfgen_queue_depth{resource="a"}'), undefined);
+    assert.equal(value(text, 'kopfgen_watch_age_seconds{resource="a"}'), undefined, 'no age growing for ever');
+    assert.equal(value(text, 'kopfgen_watch_restarts_total{resource="a"}'), 1, 'counters keep their totals');
+    assert.equal(value(text, 'kopfgen_leader'), 0);
+  });
+
   it('API requests by verb and code (no answer is <error>), latency by verb, leader, events', async () => {
     const metrics = createMetrics({ processMetrics: false });
     metrics.apiRequest({ verb: 'PATCH', code: 200, seconds: 0.01 });
