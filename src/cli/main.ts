@@ -227,6 +227,11 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
       'seconds of silence after which a watch connection is reopened (default: 60)',
       positiveInt,
     )
+    .option(
+      '--drain-timeout <s>',
+      'seconds running handlers may take to finish after SIGTERM before they are abandoned (default: 20)',
+      positiveInt,
+    )
     .option('--health-port <port>', '/healthz, /readyz and /metrics on this port; 0: off', portNumber, 8080)
     .option('--health-host <host>', 'address the health server listens on (default: all)')
     .option(
@@ -251,7 +256,8 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .action(async (module: string, flags: RunFlags) => {
       // Loaded on demand: the Kubernetes client is not needed to generate code.
       const { runOperator } = await import('./run.js');
-      setExit(await runOperator(module, { ...flags, write: (line) => streams.stderr.write(`${line}\n`) }));
+      const write = (line: string) => void streams.stderr.write(`${line}\n`);
+      setExit(await runOperator(module, { ...flags, write, exit: (code) => process.exit(code) }));
     });
   program
     .command('manifests')
@@ -291,7 +297,7 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
 }
 
 /** The flags of `kopfgen run`: the run options a command line can set (a type-only import: run.js loads on demand). */
-type RunFlags = Omit<RunOptions, 'registry' | 'until' | 'write'>;
+type RunFlags = Omit<RunOptions, 'registry' | 'until' | 'write' | 'exit'>;
 
 function portNumber(value: string): number {
   const n = Number(value);

@@ -10,7 +10,7 @@ import { displayPath } from '../io/fs.js';
 import { applyPlan, outOfDate, planDiff, planWrite, summarize, type WritePlan } from '../io/write.js';
 import { resolveTarget } from '../manifests/manifest-target.js';
 import { renderManifests } from '../manifests/render-manifests.js';
-import { defaultRegistry, type Registry } from '../runtime/api/registry.js';
+import { defaultRegistry, sensitiveFields, type Registry } from '../runtime/api/registry.js';
 import type { Streams } from './report.js';
 import { loadOperatorModule } from './run.js';
 import { UsageError } from './options.js';
@@ -94,7 +94,9 @@ export async function runManifests(
   });
   if (resolved.target === undefined) throw new UsageError(resolved.problems.join('\n'));
   const outDir = resolve(cwd, flags.out ?? 'deploy');
-  const plan = onlyManifests(await planWrite(renderManifests(resources, resolved.target, webhooks), { outDir, cwd }));
+  const sensitive = resources.some((r) => sensitiveFields(r, registry.handlers).length > 0);
+  const files = renderManifests(resources, resolved.target, webhooks, { sensitive });
+  const plan = onlyManifests(await planWrite(files, { outDir, cwd }));
   if (plan.diagnostics.length > 0) return fail(plan.diagnostics);
   const stale = outOfDate(plan);
   if (flags.check) {

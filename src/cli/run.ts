@@ -2,14 +2,15 @@
  * `kopfgen run <module>`: load a module that registers handlers (JavaScript, or TypeScript
  * through tsx), then run the operator until SIGTERM/SIGINT. Returns the process exit code:
  * 0 after a graceful shutdown (running handlers finished, the lease released), 1 when the module,
- * the cluster, a CRD or an access is not usable (one line per problem), or when the watches did
- * not list within the cache-sync timeout.
+ * the cluster, a CRD or an access is not usable (one line per problem), when the watches did
+ * not list within the cache-sync timeout, or when handlers still running at the drain timeout were
+ * abandoned (one line each).
  */
 import { KubeClient } from '../runtime/kube/client.js';
 import { loadModule, type LoadFailure } from './load-module.js';
 import { readKubeconfig } from '../runtime/kube/kubeconfig.js';
 import { createLogger, type Level } from '../runtime/effects/log.js';
-import { Operator, StartupError, type LeaderElectionOptions } from '../runtime/operator.js';
+import { DEFAULT_DRAIN_SECONDS, Operator, StartupError, type LeaderElectionOptions } from '../runtime/operator.js';
 import { defaultRegistry, type Registry } from '../runtime/api/registry.js';
 import { leaseNamespace } from '../runtime/leader/leader-identity.js';
 import type { WebhookEndpoint } from '../runtime/webhooks/configurations.js';
@@ -41,6 +42,8 @@ export interface RunOptions {
   cacheSyncTimeout?: number;
   /** A watch connection silent this long is reopened (seconds, default 60). */
   watchIdleTimeout?: number;
+  /** Seconds running handlers may take to finish after SIGTERM before they are abandoned (default 20). */
+  drainTimeout?: number;
   /** `/healthz`, `/readyz`, `/metrics` on this port; 0 or undefined: no server (the CLI defaults to 8080). */
   healthPort?: number;
   healthHost?: string;
@@ -61,6 +64,11 @@ export interface RunOptions {
   until?: Promise<unknown>;
   /** Where diagnostics go (default: stderr). */
   write?: (line: string) => void;
+  /**
+   * Ends the process (the CLI passes process.exit) after a stop that abandoned handler attempts: they
+   * may hold timers or sockets that would keep it alive. Without it the exit code is returned.
+   */
+  exit?: (code: number) => void;
 }
 
 function signalled(onSecond: () => void): Promise<string> {
@@ -127,6 +135,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     leaderElection: leaderElection(options),
     cacheSyncTimeoutSeconds: options.cacheSyncTimeout,
     watchIdleSeconds: options.watchIdleTimeout,
+    drainTimeoutSeconds: options.drainTimeout,
     health: options.healthPort ? { port: options.healthPort, host: options.healthHost } : undefined,
     webhooks: webhookOptions(options, options.registry ?? defaultRegistry),
   });
@@ -152,6 +161,15 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     `stopping (${String(ended.reason)}): waiting for running handlers to finish and their patches to be written`,
   );
   await operator.stop();
+  if (operator.abandoned > 0) {
+    // each abandoned attempt has had its line (operator.ts); what they still hold must not keep the process
+    const seconds = options.drainTimeout ?? DEFAULT_DRAIN_SECONDS;
+    write(
+      `kopfgen run: stopped with ${operator.abandoned} handler attempt(s) abandoned after the drain timeout of ${seconds} s`,
+    );
+    options.exit?.(1);
+    return 1;
+  }
   logger.info('stopped');
   return 0;
 }

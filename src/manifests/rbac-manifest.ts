@@ -1,7 +1,8 @@
 /**
  * Least-privilege RBAC for an operator, from the resources it registered handlers for: exactly
  * the verbs the runtime uses, no wildcards (as kubebuilder's `config/rbac` from `+kubebuilder:rbac`
- * markers, and kopf's documented minimal rules). What each rule is for:
+ * markers, and kopf's documented minimal rules). `options.sensitive`: some handled resource has
+ * sensitive fields (runtime/api/registry.ts `sensitiveFields`). What each rule is for:
  *
  * - `get`, `list`, `watch`, `patch` on each resource: the initial list and the watch; `get` to
  *   tell a 404 from `/status` apart from a gone object; `patch` for finalizers, progress and
@@ -13,11 +14,15 @@
  *   runtime trusts the cluster's CRD (status subresource, served versions) over its descriptor.
  * - `get`, `create`, `update` on `coordination.k8s.io` `leases`, in the operator's own namespace
  *   only: leader election (client-go's resourcelock updates the Lease it holds).
+ * - `get` on the Secret `kopfgen-digest-key` and `create` on secrets, in the operator's own namespace,
+ *   when a resource has sensitive fields (a Secret's data): the key their digests are made with
+ *   (RBAC cannot limit `create` to one name; `get` is limited to that Secret).
  */
 import { isBuiltin } from '../runtime/api/builtins.js';
 import type { ResourceDescriptor } from '../runtime/api/define.js';
 import type { ManifestTarget } from './manifest-target.js';
 import { webhookRules, type WebhookSet } from './webhook-manifest.js';
+import { DIGEST_KEY_SECRET } from '../runtime/kube/digest-key.js';
 
 export interface PolicyRule {
   apiGroups: string[];
@@ -73,6 +78,12 @@ export const LEASES_RULE: PolicyRule = {
   resources: ['leases'],
   verbs: ['get', 'create', 'update'],
 };
+
+/** The digest key Secret (runtime/kube/digest-key.ts): read it by name, create it when absent. */
+export const DIGEST_KEY_RULES: PolicyRule[] = [
+  { apiGroups: [''], resources: ['secrets'], resourceNames: [DIGEST_KEY_SECRET], verbs: ['get'] },
+  { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+];
 
 /** `get` on the operator's own CRDs by name; undefined when it handles built-in resources only. */
 export function crdRule(resources: readonly GrantedResource[]): PolicyRule | undefined {
@@ -130,6 +141,7 @@ export function rbacObjects(
   resources: readonly ResourceDescriptor[],
   target: ManifestTarget,
   webhooks?: WebhookSet,
+  options: { sensitive?: boolean } = {},
 ): KubeObject[] {
   const granted = grantedResources(resources);
   const crd = crdRule(granted);
@@ -154,7 +166,8 @@ export function rbacObjects(
     ]);
     if (clusterScoped.length > 0 && ns !== 'default') pair('Role', `${target.name}-events`, [EVENTS_RULE], 'default');
   }
-  pair('Role', `${target.name}-leader-election`, [LEASES_RULE], target.operatorNamespace);
+  const own = [LEASES_RULE, ...(options.sensitive ? DIGEST_KEY_RULES : [])];
+  pair('Role', `${target.name}-leader-election`, own, target.operatorNamespace);
   // The self-signed CA Secret lives beside the Lease, in the operator's namespace.
   pair('Role', `${target.name}-webhook-certs`, hooks.namespaced, target.operatorNamespace);
   return out;

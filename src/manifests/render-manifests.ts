@@ -26,11 +26,15 @@ export function yamlDocuments(objects: readonly KubeObject[], source: string): s
   return `${yamlHeaderLine(source, 'kopfgen manifests')}${docs.join('---\n')}`;
 }
 
-/** `webhooks`: the module's admission callbacks and conversions, when it registers any. */
+/**
+ * `webhooks`: the module's admission callbacks and conversions, when it registers any.
+ * `options.sensitive`: a handled resource has sensitive fields (the digest key Secret is granted).
+ */
 export function renderManifests(
   resources: readonly ResourceDescriptor[],
   target: ManifestTarget,
   webhooks?: WebhookSet,
+  options: { sensitive?: boolean } = {},
 ): GeneratedFile[] {
   const serving = hasWebhooks(webhooks);
   const file = (path: string, objects: KubeObject[]): GeneratedFile => ({
@@ -41,7 +45,7 @@ export function renderManifests(
   const files: GeneratedFile[] = [];
   if (target.createNamespace) files.push(file(MANIFEST_FILES.namespace, [namespaceObject(target)]));
   files.push(file(MANIFEST_FILES.serviceAccount, [serviceAccount(target)]));
-  files.push(file(MANIFEST_FILES.rbac, rbacObjects(resources, target, webhooks)));
+  files.push(file(MANIFEST_FILES.rbac, rbacObjects(resources, target, webhooks, options)));
   files.push(file(MANIFEST_FILES.deployment, [deploymentObject(target, serving)]));
   if (serving) files.push(file(MANIFEST_FILES.webhooks, webhookObjects(webhooks, target)));
   return files;

@@ -19,6 +19,7 @@ import type { OperatorMetrics } from './observe/metrics.js';
 import type { Attempts } from './attempts.js';
 import type { CrashGuard } from './crash-journal.js';
 import type { Secrecy } from './reconcile/essence.js';
+import type { SelfUpdateLimits } from './reconcile/self-updates.js';
 
 export interface ResourceEnv {
   client: KubeClient;
@@ -37,4 +38,6 @@ export interface ResourceEnv {
   secrecy?: Secrecy;
   /** What the term inherited of a crash (crash-journal.ts); absent when its lease was taken cleanly. */
   crash?: CrashGuard;
+  /** The per-object limit on self-caused updates (reconcile/self-updates.ts); default DEFAULT_SELF_UPDATE_LIMITS. */
+  selfUpdates?: SelfUpdateLimits;
 }

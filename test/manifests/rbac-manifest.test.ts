@@ -138,6 +138,23 @@ describe('rbacObjects', () => {
     });
   });
 
+  it("sensitive fields (a Secret handler): the digest key Secret, by name, and create, in the operator's namespace only", () => {
+    const secrets = builtins.secrets;
+    const t = target([secrets]);
+    const plain = find(rbacObjects([secrets], t), 'Role', `${t.name}-leader-election`);
+    assert.deepEqual(
+      rulesOf(plain).map((r) => r.resources[0]),
+      ['leases'],
+    );
+    const objects = rbacObjects([secrets], t, undefined, { sensitive: true });
+    const own = find(objects, 'Role', `${t.name}-leader-election`);
+    assert.equal((own?.metadata as { namespace: string }).namespace, t.operatorNamespace);
+    assert.deepEqual(rulesOf(own).slice(1), [
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['kopfgen-digest-key'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+    ]);
+  });
+
   it('-n: a Role in that namespace; a ClusterRole (named after the namespace) only for the CRD', () => {
     const objects = rbacObjects([resource()], target([resource()], { namespace: 'team-a' }));
     assert.deepEqual(summary(objects), [

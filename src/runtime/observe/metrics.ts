@@ -45,6 +45,8 @@ export interface OperatorMetrics {
   watchEvent(resource: string, at?: Date): void;
   apiRequest(request: ApiRequest): void;
   leader(isLeader: boolean): void;
+  /** An object loops on its own updates (reconcile/self-updates.ts): counted once per episode. */
+  selfUpdateLoop(resource: string): void;
   /**
    * The term ended and this replica stands by: the per-resource queue depths and watch ages are dropped
    * (a standby has neither; a frozen value or a growing age would trip the leader's alerts on it).
@@ -123,6 +125,12 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     buckets: API_BUCKETS,
     registers,
   });
+  const loops = new Counter({
+    name: 'kopfgen_self_update_loops_total',
+    help: "Objects found looping on their own handlers' edits (their self-caused updates throttled), by resource.",
+    labelNames: ['resource'] as const,
+    registers,
+  });
   const leader = new Gauge({
     name: 'kopfgen_leader',
     help: '1 while this replica holds the leader lease, 0 while it stands by.',
@@ -160,6 +168,9 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     },
     leader(isLeader) {
       leader.set(isLeader ? 1 : 0);
+    },
+    selfUpdateLoop(resource) {
+      loops.inc({ resource });
     },
     standby() {
       depth.reset();

@@ -78,7 +78,7 @@ export interface DecideInput {
 }
 
 /** The essence of `body` as the operator stores and compares it: sensitive values concealed. */
-function essenceOf(input: DecideInput, body: KubernetesObject): Essence {
+export function essenceOf(input: Pick<DecideInput, 'marks' | 'secrecy'>, body: KubernetesObject): Essence {
   const essence = buildEssence(body, input.marks);
   return input.secrecy ? conceal(essence, input.secrecy, String(body.metadata?.uid)) : essence;
 }

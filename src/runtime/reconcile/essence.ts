@@ -153,7 +153,7 @@ export class Digest {
 }
 
 /** JSON with sorted keys: equal values digest alike whatever order their keys came in. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (isPlainObject(value)) {
     const keys = Object.keys(value)

@@ -21,8 +21,13 @@ import { logOutcome, objectFields } from '../effects/log.js';
 import type { ResourceEnv } from '../env.js';
 import { Action } from '../queue.js';
 import type { Store } from '../store.js';
+import { warn } from '../effects/events.js';
+import { objectRef } from '../effects/log.js';
+import { canonical } from './essence.js';
+import { DEFAULT_SELF_UPDATE_LIMITS, SelfUpdates, type SelfUpdateLimits } from './self-updates.js';
 import {
   decide,
+  essenceOf,
   resourceVersionOf,
   sameStep,
   withCompletion,
@@ -59,6 +64,8 @@ export const CRASHED_IN_JOURNAL =
 
 export class Reconciler {
   private readonly held = new HeldRecords();
+  private readonly selfUpdates: SelfUpdates;
+  private readonly selfLimits: SelfUpdateLimits;
   /** Attempts the previous leader's journal names (crash-journal.ts), by object uid, until matched. */
   private readonly suspects: Map<string, Suspect[]>;
   /** Where records are written; falls back to annotations for good should the server prune them from status. */
@@ -71,6 +78,8 @@ export class Reconciler {
     private readonly hooks: ReconcileHooks,
   ) {
     this.place = recordsPlace(env.resource);
+    this.selfLimits = env.selfUpdates ?? DEFAULT_SELF_UPDATE_LIMITS;
+    this.selfUpdates = new SelfUpdates(this.selfLimits);
     this.suspects = suspectsOf(env.crash?.suspects ?? [], describe(env.resource));
   }
 
@@ -84,8 +93,11 @@ export class Reconciler {
       const step = decide(input);
       if (step.kind === 'none') {
         this.store.settle(uid);
+        this.selfUpdates.rested(uid);
         return Action.done();
       }
+      const throttled = this.throttle(uid, body, step);
+      if (throttled) return throttled;
       if (step.kind === 'sleep') return Action.requeueAfter(step.until.getTime() - now.getTime());
       if (step.kind === 'patch') {
         try {
@@ -104,6 +116,37 @@ export class Reconciler {
       if (await this.handle(uid, known, body, step, input)) this.store.settle(uid);
     }
     return Action.done();
+  }
+
+  /**
+   * An update that is the echo of the operator's own edit (a handler that changed its object's spec,
+   * labels or annotations) waits for the object's self-update bucket (self-updates.ts); the first wait of
+   * an episode is reported as a loop (a Warning Event, a metric, a log line). Undefined: go on.
+   */
+  private throttle(uid: string, body: KubernetesObject, step: Step): Action | undefined {
+    if (step.kind !== 'run' || (step.cause !== 'update' && step.cause !== 'field')) return undefined;
+    const now = this.env.now().getTime();
+    const answer = this.selfUpdates.take(uid, canonical(essenceOf(this.env, body)), now);
+    if (answer.kind === 'run') return undefined;
+    if (answer.loopDetected) {
+      const message =
+        `handler ${step.handler.id} changes the object it handles on every run (each run's own edit causes the next ` +
+        `update): its self-caused updates are throttled to one per ${Math.round(this.selfLimits.refillMs / 1000)} s`;
+      this.env.logger.warn(`${objectRef(body)}: ${message}`, {
+        ...objectFields(this.env, body),
+        handler: step.handler.id,
+      });
+      warn(this.env, body, 'SelfUpdateLoop', message);
+      this.env.metrics?.selfUpdateLoop(this.env.resource.plural);
+    }
+    return Action.requeueAfter(answer.ms);
+  }
+
+  /** Whether a written patch may have changed what the user controls (anything but status and our records). */
+  private touchesEssence(patch: ObjectPatch): boolean {
+    if (Object.keys(patch).some((key) => key !== 'status' && key !== 'metadata')) return true;
+    if (patch.metadata?.labels !== undefined) return true;
+    return Object.keys(patch.metadata?.annotations ?? {}).some((key) => !isRecordKey(key, this.env.marks));
   }
 
   /** The object as decide reads it: the records where the resource keeps them, the held ones laid over. */
@@ -214,6 +257,7 @@ export class Reconciler {
 
   forget(uid: string): void {
     this.held.forget(uid);
+    this.selfUpdates.forget(uid);
   }
 
   private adopt(uid: string, answer: KubernetesObject | undefined): void {
@@ -285,6 +329,11 @@ export class Reconciler {
         continue;
       }
       this.held.written(uid, patch);
+      const answer = this.store.get(uid);
+      if (answer && this.touchesEssence(result.patch)) {
+        const after = canonical(essenceOf(this.env, answer));
+        if (after !== canonical(essenceOf(this.env, decided.body))) this.selfUpdates.wrote(uid, after, Date.now());
+      }
       logOutcome(this.env, decided.body, id, cause, result.outcome);
       if (eventWorthy(result.outcome)) outcomeEvent(this.env, decided.body, id, result.outcome);
       return completes;

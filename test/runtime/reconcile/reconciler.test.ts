@@ -8,7 +8,7 @@ import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js'
 import { Reconciler } from '../../../src/runtime/reconcile/reconciler.js';
 import { encodeProgress, progressAnnotation } from '../../../src/runtime/reconcile/progress.js';
 import { Store } from '../../../src/runtime/store.js';
-import { policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
+import { collectEvents, policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
 import { captureLogger } from '../../helpers/e2e-objects.js';
 import type { Logger } from '../../../src/runtime/api/context.js';
 import { applyMergePatch } from '../../../src/runtime/json.js';
@@ -247,5 +247,58 @@ describe('Reconciler', () => {
     release();
     await reconcile;
     assert.equal(ended, true);
+  });
+
+  it('a handler that edits its own spec on every update: a burst of runs, then the object waits; a loop Event', async () => {
+    const registry = new Registry();
+    let runs = 0;
+    const h = defineHandler(resource, 'myapp');
+    const bump = ({ spec, patch }: { spec: unknown; patch: { spec: Record<string, unknown> } }) => {
+      runs++;
+      patch.spec.n = Number((spec as { n?: number }).n ?? 0) + 1;
+    };
+    h.onCreate(bump, { registry });
+    h.onUpdate(bump, { registry });
+    const store = new Store();
+    let state: Record<string, unknown> = {
+      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' },
+      spec: {},
+    };
+    store.apply(structuredClone(state));
+    let rv = 5;
+    const client = {
+      async request(_method: string, _path: string, options: { body?: unknown } = {}) {
+        state = applyMergePatch(state, options.body) as Record<string, unknown>;
+        state = applyMergePatch(state, { metadata: { resourceVersion: String(++rv) } }) as Record<string, unknown>;
+        return structuredClone(state);
+      },
+    } as unknown as KubeClient;
+    const events = collectEvents();
+    const env: ResourceEnv = {
+      client,
+      resource,
+      logger: createLogger({ write: () => {} }),
+      signal: new AbortController().signal,
+      now: () => new Date(),
+      ...policyEnv(events),
+      selfUpdates: { burst: 4, refillMs: 60_000 },
+    };
+    const reconciler = new Reconciler(env, registry.handlers, store, { gone: () => {}, stopping: () => false });
+    const action = await reconciler.reconcile('u1');
+    assert.equal(action.kind, 'requeue', 'the object waits for its bucket');
+    assert.equal(runs, 1 + 4, 'the create, then the burst of self-caused updates');
+    assert.deepEqual(
+      events.recorded.map((e) => [e.type, e.reason]),
+      [['Warning', 'SelfUpdateLoop']],
+    );
+    assert.match(events.recorded[0].message, /handler myapp changes the object it handles on every run/);
+    // someone else's edit is handled at once, whatever the bucket says
+    state = applyMergePatch(state, { spec: { image: 'other' }, metadata: { resourceVersion: String(++rv) } }) as Record<
+      string,
+      unknown
+    >;
+    store.apply(structuredClone(state));
+    await reconciler.reconcile('u1');
+    assert.equal(runs, 6);
   });
 });
