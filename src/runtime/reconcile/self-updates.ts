@@ -29,9 +29,7 @@ interface ObjectState {
 }
 
 /** What to do with an update of an object: run it, or wait (and whether a loop was just detected). */
-export type SelfUpdateAnswer =
-  | { kind: 'run' }
-  | { kind: 'wait'; ms: number; loopDetected: boolean };
+export type SelfUpdateAnswer = { kind: 'run' } | { kind: 'wait'; ms: number; loopDetected: boolean };
 
 export class SelfUpdates {
   private readonly objects = new Map<string, ObjectState>();
