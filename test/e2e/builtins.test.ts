@@ -2,7 +2,8 @@
  * Built-in kinds end to end (src/runtime/api/builtins.ts): a ConfigMap handler on create (retried,
  * its progress in an annotation meanwhile), update and delete (behind the finalizer), with discovery
  * through /api/v1 and no CRD lookup; a status returned anyway (JavaScript has no compile error) is
- * not written and the log says so.
+ * not written and the log says so; label-filtered Secret and ConfigMap handlers write nothing to the
+ * thousands of objects they do not match, and a Secret's data never reaches its annotations.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -13,11 +14,32 @@ import { FINALIZER, LAST_HANDLED_ANNOTATION } from '../../src/runtime/reconcile/
 import { progressAnnotation } from '../../src/runtime/reconcile/progress.js';
 import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import { captureLogger, namespace } from '../helpers/e2e-objects.js';
+import { DIGEST_KEY_SECRET } from '../../src/runtime/kube/digest-key.js';
+import { leaseNamespace } from '../../src/runtime/leader/leader-identity.js';
 import { E2eSuite } from '../helpers/e2e-suite.js';
 
 const suite = new E2eSuite();
 
 const configMaps = (ns: string, name = '') => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ''}`;
+const secrets = (ns: string, name = '') => `/api/v1/namespaces/${ns}/secrets${name ? `/${name}` : ''}`;
+
+/** Creates the bodies, 32 requests at a time. */
+async function createAll(path: string, bodies: Record<string, unknown>[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) await suite.client.request('POST', path, { body: bodies[next++] });
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+}
+
+/** name → resourceVersion of every object at `path`. */
+async function versions(path: string): Promise<Map<string, string>> {
+  const list = await suite.client.request<{ items: { metadata: { name: string; resourceVersion: string } }[] }>(
+    'GET',
+    path,
+  );
+  return new Map(list.items.map((o) => [o.metadata.name, o.metadata.resourceVersion]));
+}
 
 describe('built-in kinds end to end', { skip }, () => {
   suite.hooks();
@@ -118,6 +140,85 @@ describe('built-in kinds end to end', { skip }, () => {
         logger.lines.join('\n'),
       );
       assert.equal((await suite.get(configMaps(ns, 'plain'))).status, undefined);
+    },
+  );
+
+  it(
+    "label-filtered Secret and ConfigMap handlers: nothing written to 2,000 unlabelled objects; a Secret's data only as digests",
+    { timeout: 300_000 },
+    async () => {
+      const ns = await namespace(suite.client, 'filtered');
+      const registry = new Registry();
+      const diffs: string[][] = [];
+      const labels = { audit: 'yes' };
+      const audit = defineHandler(builtins.secrets, 'audit');
+      audit.onCreate(() => undefined, { registry, labels });
+      audit.onUpdate(({ diff }) => void diffs.push(diff.map(([op, path]) => `${op} ${path.join('.')}`)), {
+        registry,
+        labels,
+      });
+      defineHandler(builtins.configMaps, 'watch').onCreate(() => undefined, { registry, labels });
+      const plain = (kind: string, i: number) => ({
+        apiVersion: 'v1',
+        kind,
+        metadata: { name: `plain-${i}` },
+        data: kind === 'Secret' ? { token: Buffer.from(`secret-${i}`).toString('base64') } : { n: String(i) },
+      });
+      await createAll(
+        secrets(ns),
+        Array.from({ length: 1_000 }, (_, i) => plain('Secret', i)),
+      );
+      await createAll(
+        configMaps(ns),
+        Array.from({ length: 1_000 }, (_, i) => plain('ConfigMap', i)),
+      );
+      const token = Buffer.from('SUPERSECRET').toString('base64');
+      await suite.client.request('POST', secrets(ns), {
+        body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tagged', labels }, data: { token } },
+      });
+      const before = { secrets: await versions(secrets(ns)), configMaps: await versions(configMaps(ns)) };
+      const operator = new Operator({ registry, namespace: ns, logger: captureLogger() });
+      suite.track(operator);
+      await operator.start();
+      const tagged = await eventually(
+        'the labelled Secret handled',
+        async () => {
+          const secret = await suite.get(secrets(ns, 'tagged'));
+          return secret.metadata.annotations?.[LAST_HANDLED_ANNOTATION] ? secret : undefined;
+        },
+        60_000,
+      );
+      const stored = String(tagged.metadata.annotations[LAST_HANDLED_ANNOTATION]);
+      assert.ok(!stored.includes(token) && !stored.includes('SUPERSECRET'), stored);
+      assert.match(stored, /"data":\{"token":\{"\$digest":"hmac-sha256:[0-9a-f]{32}"\}\}/);
+      // someone else edits unlabelled objects: still nothing to write
+      for (let i = 0; i < 10; i++) {
+        await suite.mergePatch(configMaps(ns, `plain-${i}`), { metadata: { annotations: { touched: String(i) } } });
+      }
+      await suite.mergePatch(secrets(ns, 'tagged'), { data: { token: Buffer.from('OTHER').toString('base64') } });
+      await eventually('the update handled with its diff', async () => (diffs.length ? true : undefined));
+      assert.deepEqual(diffs, [['change data.token']]);
+      await new Promise((r) => setTimeout(r, 2_000)); // a write to the others would show by now
+      const after = { secrets: await versions(secrets(ns)), configMaps: await versions(configMaps(ns)) };
+      const changed = (kind: 'secrets' | 'configMaps') =>
+        [...before[kind]].filter(([name, rv]) => after[kind].get(name) !== rv).map(([name]) => name);
+      assert.deepEqual(changed('secrets'), ['tagged']);
+      assert.deepEqual(
+        changed('configMaps').sort(),
+        Array.from({ length: 10 }, (_, i) => `plain-${i}`).sort(),
+        'only ours',
+      );
+      const scrape = await operator.metrics.scrape();
+      const patches = scrape
+        .split('\n')
+        .filter((l) => l.startsWith('kopfgen_api_requests_total{verb="PATCH"'))
+        .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+      process.stdout.write(
+        `# 2,000 unlabelled objects: ${patches} PATCHes in all (the labelled Secret's create and update)\n`,
+      );
+      assert.equal(patches, 2, 'one write per outcome of the labelled Secret, none to the others');
+      const key = await suite.get(secrets(leaseNamespace(undefined), DIGEST_KEY_SECRET));
+      assert.equal(Buffer.from(key.data.key, 'base64').length, 32, 'the digest key, made once');
     },
   );
 });

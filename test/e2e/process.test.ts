@@ -1,6 +1,8 @@
 /**
  * The operator as a process: `runOperator` on a TypeScript module in a child process, stopped
- * by SIGTERM in the middle of a handler; a restart in the middle of a retry; a missing CRD.
+ * by SIGTERM in the middle of a handler; a restart in the middle of a retry; a missing CRD; a
+ * handler that never settles (recorded at its timeout, abandoned at the drain timeout); a handler
+ * that kills the process, restarted as a kubelet would until its `retries` end it (the poison pill).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,20 +24,30 @@ import {
   myResourceObject,
   untilOutput,
   exitWithin,
+  sleep,
 } from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD, PAIRS_CRD } from '../helpers/e2e-suite.js';
 
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD, PAIRS_CRD] });
 
+const CRASHING = 'test/fixtures/runtime/crashing-operator.ts';
+
 function runChild(
   ns: string,
   env: Record<string, string> = {},
   module = 'test/fixtures/runtime/slow-operator.ts',
+  options: Record<string, unknown> = {},
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const script =
-    "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], { namespace: process.env.NS });";
+    "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], { namespace: process.env.NS, ...JSON.parse(process.env.RUN_OPTIONS) });";
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, module], {
-    env: { ...process.env, KUBECONFIG: suite.cluster.kubeconfig, NS: ns, ...env },
+    env: {
+      ...process.env,
+      KUBECONFIG: suite.cluster.kubeconfig,
+      NS: ns,
+      RUN_OPTIONS: JSON.stringify(options),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -242,6 +254,145 @@ describe('operator process', { skip }, () => {
       } finally {
         run.child.kill('SIGTERM');
         await Promise.race([run.exited, new Promise((r) => setTimeout(r, 10_000))]);
+        run.child.kill('SIGKILL');
+      }
+    },
+  );
+
+  it(
+    'a handler that never settles: recorded as timed out at its timeout; SIGTERM abandons it at the drain timeout, one line, exit 1',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(suite.client, 'stuck');
+      const args = ['bin/kopfgen.js', 'run', CRASHING, '-n', ns, '--no-leader-election', '--drain-timeout', '2'];
+      const child = spawn(process.execPath, [...args, '--health-port', '0'], {
+        env: { ...process.env, KUBECONFIG: suite.cluster.kubeconfig, TIMEOUT: '2' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        await untilOutput('the operator to watch', () => output, 'watching myresources', 30_000);
+        await create(suite.client, my(ns), myResourceObject('stuck', { image: 'hang' }));
+        await untilOutput('the handler to start', () => output, 'handler started stuck 0');
+        const record = await eventually('the timed-out attempt recorded while it still runs', async () => {
+          const raw = (await suite.get(my(ns, 'stuck'))).metadata.annotations?.['kopfgen.dev/myapp'];
+          return raw ? JSON.parse(raw) : undefined;
+        });
+        assert.equal(record.failure, true);
+        assert.match(record.message, /timed out after 2s/);
+        const event = await eventually('its Event', async () =>
+          (await events(suite.client, ns, 'stuck')).find((e) => e.reason === 'myappFailed'),
+        );
+        assert.match(event.message, /Handler myapp failed permanently: timed out after 2s/);
+        child.kill('SIGTERM');
+        assert.equal(await exitWithin(exited, 20_000), 1, output);
+        assert.match(
+          output,
+          new RegExp(
+            `abandoned after the drain timeout of 2 s: handler myapp \\(create, attempt 1\\) of myresources\\.example\\.com/v1 ${ns}/stuck, running for \\d+ s`,
+          ),
+        );
+        assert.match(
+          output,
+          /kopfgen run: stopped with 1 handler attempt\(s\) abandoned after the drain timeout of 2 s/,
+        );
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+  );
+
+  it(
+    'a handler that calls process.exit: a line names the object, each crash is an attempt, `retries` ends the crash loop',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(suite.client, 'pill');
+      await create(suite.client, my(ns), myResourceObject('pill', { image: 'exit' }));
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        // restarted as a kubelet restarts a crashed container
+        const run = runChild(ns, { RETRIES: '2' }, CRASHING, { leaderElection: false });
+        assert.equal(await exitWithin(run.exited, 30_000), 3, run.output());
+        assert.match(
+          run.output(),
+          new RegExp(
+            `the process exits \\(code 3\\) from the code of handler myapp \\(create, attempt ${attempt}\\) of myresources\\.example\\.com/v1 ${ns}/pill`,
+          ),
+        );
+        assert.match(run.output(), /recorded as a failed attempt/);
+      }
+      const run = runChild(ns, { RETRIES: '2' }, CRASHING, { leaderElection: false });
+      try {
+        const record = await eventually('the handler failed for good', async () => {
+          const raw = (await suite.get(my(ns, 'pill'))).metadata.annotations?.['kopfgen.dev/myapp'];
+          const parsed = raw ? JSON.parse(raw) : undefined;
+          return parsed?.failure ? parsed : undefined;
+        });
+        assert.equal(record.retries, 2);
+        assert.match(
+          record.message,
+          /exited \(code 3\) from the code of this attempt \(gave up after 2 attempt\(s\)\)/,
+        );
+        await create(suite.client, my(ns), myResourceObject('fine', { image: 'x' }));
+        await eventually('the next object handled', async () =>
+          (await suite.get(my(ns, 'fine'))).status?.myapp?.phase === 'Done' ? true : undefined,
+        );
+        assert.doesNotMatch(run.output(), /handler started pill/, 'not run again');
+      } finally {
+        run.child.kill('SIGKILL');
+      }
+    },
+  );
+
+  it(
+    'a handler whose process is killed (kill -9, as an OOM kill) over and over: the lease journal counts each, `retries` ends it',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(suite.client, 'killed');
+      await create(suite.client, my(ns), myResourceObject('pill', { image: 'hang' }));
+      const election = {
+        leaderElection: true,
+        leaderElectionId: `killed-${ns}`,
+        leaderElectionNamespace: ns,
+        leaseDuration: 3,
+        renewDeadline: 2,
+        retryPeriod: 0.5,
+      };
+      const outputs: string[] = [];
+      // the first attempt outlives a renewal (in the journal); the second is journaled before it starts
+      for (const [retry, pause] of [
+        [0, 1_500],
+        [1, 0],
+      ]) {
+        const run = runChild(ns, { RETRIES: '2' }, CRASHING, election);
+        await untilOutput('the attempt to start', run.output, `handler started pill ${retry}`, 60_000);
+        await sleep(pause);
+        run.child.kill('SIGKILL');
+        await run.exited;
+        outputs.push(run.output());
+      }
+      assert.match(outputs[1], /which did not release the lease .*1 attempt\(s\) it had in flight count as failed/);
+      const run = runChild(ns, { RETRIES: '2' }, CRASHING, election);
+      try {
+        const record = await eventually(
+          'the handler failed for good',
+          async () => {
+            const raw = (await suite.get(my(ns, 'pill'))).metadata.annotations?.['kopfgen.dev/myapp'];
+            const parsed = raw ? JSON.parse(raw) : undefined;
+            return parsed?.failure ? parsed : undefined;
+          },
+          60_000,
+        );
+        assert.equal(record.retries, 2);
+        assert.match(
+          record.message,
+          /the operator process ended during this attempt .*\(gave up after 2 attempt\(s\)\)/,
+        );
+        await sleep(1_000);
+        assert.doesNotMatch(run.output(), /handler started pill/, 'not run a third time');
+      } finally {
         run.child.kill('SIGKILL');
       }
     },

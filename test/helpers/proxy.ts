@@ -1,8 +1,10 @@
 /**
  * A fault-injecting HTTP proxy between the runtime and the real API server, for faults a
  * healthy server does not produce: dropped watches, `410 Gone`, 409/429/5xx answers, slow
- * answers. The runtime talks plain HTTP to the proxy (a kubeconfig the proxy writes); the
- * proxy talks to the server with the real kubeconfig's TLS and credentials.
+ * answers, and requests held in the network: buffered whole and sent on only when the test
+ * releases them, however long after the client gave up (bytes already handed to TCP). The
+ * runtime talks plain HTTP to the proxy (a kubeconfig the proxy writes); the proxy talks to
+ * the server with the real kubeconfig's TLS and credentials.
  */
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import http from 'node:http';
@@ -25,6 +27,18 @@ export interface Fault {
   gone?: boolean;
   /** Hold the request this long before forwarding it. */
   delayMs?: number;
+  /** Buffer the request and forward it only on `release()`, whether or not its client still waits. */
+  hold?: boolean;
+}
+
+/** A request held by a `hold` fault. */
+export interface Held {
+  method: string;
+  path: string;
+  /** The body as the client sent it. */
+  body: string;
+  /** Since when (epoch ms). */
+  at: number;
 }
 
 export interface Seen {
@@ -41,6 +55,7 @@ export class FaultProxy {
   /** Watch streams whose bytes are held back (connection open, nothing forwarded). */
   private readonly upstreams = new Map<http.ServerResponse, http.IncomingMessage>();
   private frozen = false;
+  private readonly holding: (Held & { release: () => Promise<number> })[] = [];
   private constructor(
     private readonly server: http.Server,
     private readonly upstream: URL,
@@ -102,6 +117,21 @@ export class FaultProxy {
     this.frozen = false;
   }
 
+  /** The requests held now, oldest first. */
+  held(): Held[] {
+    return this.holding.map(({ method, path, body, at }) => ({ method, path, body, at }));
+  }
+
+  /**
+   * Sends the held requests `which` picks (default: all) on to the API server, as late bytes arriving;
+   * resolves with the status the server answered each (its client, long gone, gets nothing).
+   */
+  async release(which: (held: Held) => boolean = () => true): Promise<number[]> {
+    const chosen = this.holding.filter(which);
+    for (const item of chosen) this.holding.splice(this.holding.indexOf(item), 1);
+    return Promise.all(chosen.map((item) => item.release()));
+  }
+
   private take(req: http.IncomingMessage, isWatch: boolean): Fault | undefined {
     const fault = this.faults.find(
       (f) =>
@@ -121,6 +151,7 @@ export class FaultProxy {
     const record = (status: number, name?: string) =>
       this.seen.push({ method: req.method ?? '', path: url, status, fault: name });
     if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (fault?.hold) return this.hold(req, res, url);
     if (fault?.gone) {
       req.resume();
       record(200, 'gone');
@@ -170,7 +201,39 @@ export class FaultProxy {
     req.pipe(upstream);
   }
 
+  /** Reads the whole request and keeps it until `release()`; then forwards it as it was sent. */
+  private async hold(req: http.IncomingMessage, res: http.ServerResponse, url: string): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+    const body = Buffer.concat(chunks);
+    const headers = { ...req.headers, ...this.headers, host: this.upstream.host };
+    const method = req.method ?? 'GET';
+    const release = () =>
+      new Promise<number>((resolve) => {
+        const upstream = https.request(
+          new URL(url, this.upstream),
+          { method, headers, agent: this.agent },
+          (answer) => {
+            const status = answer.statusCode ?? 0;
+            this.seen.push({ method, path: url, status, fault: 'held' });
+            if (res.writable && !res.headersSent) {
+              res.writeHead(status, answer.headers);
+              answer.pipe(res);
+            } else answer.resume();
+            resolve(status);
+          },
+        );
+        upstream.on('error', () => {
+          res.destroy();
+          resolve(0);
+        });
+        upstream.end(body);
+      });
+    this.holding.push({ method, path: url, body: body.toString('utf8'), at: Date.now(), release });
+  }
+
   async close(): Promise<void> {
+    this.holding.splice(0); // never sent: the server goes away with the test
     this.dropWatches();
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
