@@ -11,7 +11,14 @@ const watch = (resource: string, listed: boolean, lastSeen?: number): WatchState
 });
 
 describe('liveness', () => {
-  const cases: { name: string; watches: WatchState[]; now: number; stall?: number; want: string[] }[] = [
+  const cases: {
+    name: string;
+    watches: WatchState[];
+    now: number;
+    stall?: number;
+    others?: string[];
+    want: string[];
+  }[] = [
     { name: 'no watches (a standby) is alive', watches: [], now: 1000, want: [] },
     { name: 'a watch heard from within the limit', watches: [watch('a', true, 0)], now: 90, want: [] },
     { name: 'a watch not yet heard from is not a stall', watches: [watch('a', false)], now: 1000, want: [] },
@@ -20,6 +27,20 @@ describe('liveness', () => {
       watches: [watch('a', true, 0), watch('b', true, 50), watch('c', true, 5)],
       now: 96,
       want: ['watch a: nothing received for 96 s (limit 90 s)', 'watch c: nothing received for 91 s (limit 90 s)'],
+    },
+    {
+      name: 'past the limit by a fraction of a second is past it (not rounded back to 90 s)',
+      watches: [watch('a', true, 0)],
+      now: 90.4,
+      want: ['watch a: nothing received for 90 s (limit 90 s)'],
+    },
+    { name: 'exactly the limit is still within it', watches: [watch('a', true, 0)], now: 90, want: [] },
+    {
+      name: 'a problem found elsewhere (leader election that cannot reach its Lease) is one more line',
+      watches: [watch('a', true, 0)],
+      now: 10,
+      others: ['leader election: no read or write of lease ns/op succeeded for 16 s'],
+      want: ['leader election: no read or write of lease ns/op succeeded for 16 s'],
     },
     {
       name: 'the limit is an option',
@@ -31,7 +52,8 @@ describe('liveness', () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      assert.deepEqual(liveness(c.watches, at(c.now), c.stall), { ok: c.want.length === 0, problems: c.want });
+      const got = liveness(c.watches, at(c.now), c.stall, c.others);
+      assert.deepEqual(got, { ok: c.want.length === 0, problems: c.want });
     });
   }
 });
