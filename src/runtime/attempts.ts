@@ -1,9 +1,12 @@
 /**
  * The handler attempts running in this process, across resources (the operator's one registry): what a
  * drain that runs out of time names as abandoned, what the lease's journal carries for the next leader,
- * and what a crash names. Each attempt's code runs inside an AsyncLocalStorage context, so a crash
- * raised by a handler (process.exit, an uncaught error or rejection in one of its callbacks) is
- * attributed to that attempt: Node runs `exit` listeners in the context of the code that exits.
+ * and what a crash names. A crash raised by a handler (process.exit, an uncaught error or rejection in
+ * one of its callbacks) is attributed to its attempt when only that one runs, and, when attempts run in
+ * `precise` mode, through an AsyncLocalStorage context each attempt's code runs in (Node runs `exit`
+ * listeners in the context of the code that exits). Precise mode costs every promise of the process an
+ * async hook (about 5-9% of the operator's CPU), so the operator asks for it only where a crash can be
+ * counted no other way: without leader election, and in a term that took over from a crashed leader.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Cause } from './api/registry.js';
@@ -52,13 +55,19 @@ export function describeAttempt(info: AttemptInfo): string {
 
 export class Attempts {
   private readonly running = new Map<AttemptInfo, CrashWrite | undefined>();
-  private readonly storage = new AsyncLocalStorage<AttemptInfo>();
+  private storage: AsyncLocalStorage<AttemptInfo> | undefined;
+
+  /** Attempts begun from now on run in their own async context (see above); stays on once set. */
+  precise(): void {
+    this.storage ??= new AsyncLocalStorage<AttemptInfo>();
+  }
 
   begin(info: AttemptInfo, onCrash?: CrashWrite): RunningAttempt {
     this.running.set(info, onCrash);
+    const storage = this.storage;
     return {
       info,
-      run: (fn) => this.storage.run(info, fn),
+      run: (fn) => (storage ? storage.run(info, fn) : fn()),
       end: () => void this.running.delete(info),
     };
   }
@@ -73,9 +82,13 @@ export class Attempts {
     return [...this.running.keys()].sort((a, b) => a.started.getTime() - b.started.getTime());
   }
 
-  /** The attempt whose code runs now, if any (its AsyncLocalStorage context). */
-  current(): AttemptInfo | undefined {
-    const info = this.storage.getStore();
-    return info && this.running.has(info) ? info : undefined;
+  /**
+   * The attempt whose code runs now: its async context's (precise mode), else, when `guess`, the only
+   * attempt under way; undefined when that cannot be told.
+   */
+  current(guess = true): AttemptInfo | undefined {
+    const info = this.storage?.getStore();
+    if (info && this.running.has(info)) return info;
+    return guess && this.running.size === 1 ? this.running.keys().next().value : undefined;
   }
 }

@@ -222,6 +222,8 @@ export class Operator {
     // Every replica answers the API server's reviews, leader or standby.
     if (this.options.webhooks) this.webhookServer = await this.serveWebhooks(this.options.webhooks, client, election);
     if (!election || registered.length === 0) {
+      // no lease journal to count a crash from: the exit listener must tell which attempt crashed
+      this.attempts.precise();
       this.role = 'leader';
       this.running = this.lead(client, new TermFence(), report.resources, this.abort.signal);
       return;
@@ -278,6 +280,7 @@ export class Operator {
     if (!takeover.unreleased) return undefined;
     const suspects = decodeJournal(takeover.journal);
     const until = performance.now() + GUARDED_MS;
+    this.attempts.precise(); // a crash loop is likely: tell its attempt apart from the others
     this.logger.warn(
       `took over from ${takeover.previous}, which did not release the lease (it crashed, was killed or cut off): ` +
         `${suspects.length} attempt(s) it had in flight count as failed; attempts are journaled before they start ` +
@@ -291,13 +294,14 @@ export class Operator {
    * The process is exiting (exit listeners run synchronously): outside a graceful stop, with handler
    * attempts under way, the handler did it (process.exit, an uncaught error or rejection in its code) or
    * something killed the process from inside (out of memory is fatal without this chance). One error
-   * line names each attempt, the one whose code exits first (attempts.ts: its async context), so a
-   * crash-looping operator says which object and handler bring it down.
+   * line names each attempt, the one whose code exits first (attempts.ts `current`), so a crash-looping
+   * operator says which object and handler bring it down, and that one is recorded as a failed attempt.
    */
   private exiting(code: number): void {
     const running = this.attempts.list();
     if (running.length === 0) return;
-    const culprit = this.attempts.current();
+    // During a stop the exit may be ours (a second signal): only an attempt's own context names it then.
+    const culprit = this.attempts.current(!this.abort.signal.aborted);
     const now = Date.now();
     const age = (a: AttemptInfo) => `${Math.round((now - a.started.getTime()) / 1000)} s`;
     if (culprit) {

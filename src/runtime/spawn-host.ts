@@ -8,7 +8,7 @@
  */
 import type { KubernetesObject } from './api/kube-types.js';
 import type { RegisteredHandler } from './api/registry.js';
-import { writePatch } from './effects/api-write.js';
+import { Conflict, PATCH_ATTEMPTS, readObject, writePatch } from './effects/api-write.js';
 import { eventWorthy, outcomeEvent } from './effects/events.js';
 import { logFailure, logOutcome, retryText } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
@@ -23,6 +23,33 @@ export interface SpawnHost {
   adopt(uid: string, answer: KubernetesObject | undefined): void;
 }
 
+/**
+ * Writes a spawned call's result on the object's newest state: a timer's or daemon's latest result is the
+ * one to keep, so a write that meets a newer state (409 on its resourceVersion) reads the object and is
+ * written again on it, each time through the term's fence. False when the object is gone.
+ */
+async function writeOnNewest(
+  env: ResourceEnv,
+  host: SpawnHost,
+  uid: string,
+  body: KubernetesObject,
+  patch: ObjectPatch,
+): Promise<boolean> {
+  let current: KubernetesObject | undefined = body;
+  for (let attempt = 1; current; attempt++) {
+    try {
+      const answer = await writePatch(env, current, patch);
+      host.adopt(uid, answer);
+      return answer !== undefined;
+    } catch (error) {
+      if (!(error instanceof Conflict) || attempt >= PATCH_ATTEMPTS) throw error;
+      current = await readObject(env, current);
+      host.adopt(uid, current);
+    }
+  }
+  return false;
+}
+
 export async function recordSpawned(
   env: ResourceEnv,
   host: SpawnHost,
@@ -34,7 +61,7 @@ export async function recordSpawned(
   if (!body) return; // gone: nothing to write to
   if (Object.keys(result.patch).length > 0) {
     try {
-      host.adopt(uid, await writePatch(env, body, result.patch));
+      if (!(await writeOnNewest(env, host, uid, body, result.patch))) return; // gone meanwhile
     } catch (error) {
       logFailure(env, body, uid, `writing the result of ${handler.cause} ${handler.id} failed: ${messageOf(error)}`);
       return;

@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry } from '../../src/runtime/index.js';
+import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { clientFor, eventually, skip } from '../helpers/envtest.js';
 import {
@@ -22,6 +22,7 @@ import {
   namespace,
   sleep,
   type Body,
+  myResource as exampleResource,
   myResources as my,
   myResourceObject,
 } from '../helpers/e2e-objects.js';
@@ -33,16 +34,7 @@ const suite = new E2eSuite({ crds: [MYRESOURCES_CRD], proxy: true });
 const TIMINGS = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
 
 /** The example's MyResource with its records in status.kopfgen: one /status write per outcome. */
-const myResource = defineResource<{ spec: { image: string }; status?: Record<string, unknown> }>({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'myresources',
-  kind: 'MyResource',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  statusRecords: true,
-  printerColumns: [],
-});
+const myResource = { ...exampleResource, statusRecords: true };
 
 const LAST_HANDLED = 'kopfgen.dev/last-handled-configuration';
 const leasePath = (ns: string, name: string) => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${name}`;

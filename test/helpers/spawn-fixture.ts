@@ -6,31 +6,21 @@
 import type { KubernetesObject } from '../../src/runtime/api/kube-types.js';
 import { createLogger } from '../../src/runtime/effects/log.js';
 import type { ResourceEnv } from '../../src/runtime/env.js';
-import { applyMergePatch } from '../../src/runtime/json.js';
-import type { KubeClient } from '../../src/runtime/kube/client.js';
+import { objectApi } from './object-api.js';
 import { DEFAULT_MARKS } from '../../src/runtime/reconcile/marks.js';
 import type { SpawnHost } from '../../src/runtime/spawn-host.js';
 import { myResourceDescriptor, policyEnv } from './resource-env.js';
 
 export function spawnFixture(signal: AbortSignal = new AbortController().signal) {
-  let object: KubernetesObject | undefined = {
+  const api = objectApi({
     apiVersion: 'example.com/v1',
     kind: 'MyResource',
     metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '1', finalizers: [DEFAULT_MARKS.finalizer] },
     spec: {},
-  };
-  let version = 1;
+  });
   const lines: string[] = [];
-  const client = {
-    async request(_method: string, _path: string, options: { body: unknown }) {
-      if (!object) throw Object.assign(new Error('gone'), { status: 404 });
-      object = applyMergePatch(object, options.body) as KubernetesObject;
-      object.metadata = { ...object.metadata, resourceVersion: String(++version) };
-      return structuredClone(object);
-    },
-  } as unknown as KubeClient;
   const env: ResourceEnv = {
-    client,
+    client: api.client,
     resource: myResourceDescriptor(),
     logger: createLogger({ level: 'debug', write: (line) => void lines.push(line) }),
     signal,
@@ -38,19 +28,20 @@ export function spawnFixture(signal: AbortSignal = new AbortController().signal)
     ...policyEnv(),
   };
   const host: SpawnHost = {
-    current: () => object,
-    adopt: (_uid, answer) => void (object = answer),
+    current: () => api.current(),
+    adopt: (_uid, answer) => (answer ? undefined : api.remove()),
   };
   return {
     env,
     host,
     lines,
     body: (): KubernetesObject => {
+      const object = api.current();
       if (!object) throw new Error('the object is gone');
       return object;
     },
-    markDeleted: () => {
-      if (object) object = { ...object, metadata: { ...object.metadata, deletionTimestamp: new Date().toISOString() } };
-    },
+    markDeleted: () => void api.edit({ metadata: { deletionTimestamp: new Date().toISOString() } }),
+    /** Someone else's change of the object. */
+    edit: (patch: Record<string, unknown>) => api.edit(patch),
   };
 }

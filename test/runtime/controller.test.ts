@@ -9,6 +9,7 @@ import { encodeProgress, progressAnnotation } from '../../src/runtime/reconcile/
 import { Controller } from '../../src/runtime/controller.js';
 import { Slots } from '../../src/runtime/queue.js';
 import { collectEvents, policyEnv, myResourceDescriptor } from '../helpers/resource-env.js';
+import { objectApi } from '../helpers/object-api.js';
 
 describe('Controller', () => {
   it('does not bring back an object whose DELETED event arrived while its patch was in flight', async () => {
@@ -78,18 +79,9 @@ describe('Controller', () => {
       },
       spec: {},
     };
-    const patches: Record<string, any>[] = [];
-    let rv = 5;
-    let state: Record<string, unknown> = body;
-    const client = {
-      async request(method: string, _path: string, options: { body: Record<string, any> }) {
-        if (method !== 'PATCH') return {}; // the Event
-        patches.push(options.body);
-        state = applyMergePatch(state, options.body) as Record<string, unknown>;
-        (state.metadata as Record<string, unknown>).resourceVersion = String(++rv);
-        return structuredClone(state);
-      },
-    } as unknown as KubeClient;
+    const api = objectApi(body);
+    const patches = api.written as Record<string, any>[];
+    const client = api.client;
     const env: ResourceEnv = {
       client,
       resource,

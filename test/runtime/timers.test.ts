@@ -118,10 +118,8 @@ describe('Timers', () => {
 
   it("a failed run's Event and log line say it runs again at its interval, not after the error's delay", async () => {
     const registry = new Registry();
-    let calls = 0;
     defineHandler(myResourceDescriptor(), 'tick').onTimer(
       () => {
-        calls++;
         throw new TemporaryError('not yet'); // no delay: a changing handler would retry after 60 s
       },
       { registry, interval: 0.02 },
@@ -138,6 +136,28 @@ describe('Timers', () => {
       fixture.lines.some((line) => line.includes('failed temporarily, next run in 0.02s (its interval): not yet')),
     );
     assert.ok(!fixture.lines.some((line) => line.includes('retry in 60s')));
+  });
+
+  it("a run's write that meets a newer state (someone edited the object meanwhile) is written again on it", async () => {
+    const registry = new Registry();
+    const fixture = spawnFixture();
+    let calls = 0;
+    defineHandler(myResourceDescriptor(), 'tick').onTimer(
+      () => {
+        calls++;
+        if (calls === 1) fixture.edit({ metadata: { labels: { someone: 'else' } } });
+        return { count: calls };
+      },
+      { registry, interval: 60 },
+    );
+    const timers = new Timers(fixture.env, registry.handlers, fixture.host);
+    timers.seen('u1', fixture.body());
+    await until(() => fixture.body().status !== undefined);
+    timers.stop('u1');
+    await timers.drained();
+    assert.deepEqual(fixture.body().status, { tick: { count: 1 } });
+    assert.deepEqual(fixture.body().metadata?.labels, { someone: 'else' });
+    assert.ok(!fixture.lines.some((line) => line.includes('failed')), fixture.lines.join('\n'));
   });
 
   it('refuses an interval that is not above 0 at registration', () => {

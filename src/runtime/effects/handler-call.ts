@@ -31,8 +31,8 @@ function timedOut(seconds: number | undefined): Error {
 /** What an attempt came to, and when its code ended (later than the result when it timed out). */
 interface Attempted {
   result: Attempt;
-  /** Resolves once the handler's code has returned or thrown. */
-  ended: Promise<void>;
+  /** Resolves once the handler's code has returned or thrown; undefined when it already has. */
+  ended: Promise<void> | undefined;
 }
 
 /**
@@ -73,18 +73,19 @@ async function attempt(
     }
   };
   const run = running ? running.run(call) : call();
-  const ended = run.then(() => undefined);
   try {
-    const first = await Promise.race([
-      run.then((result) => ({ result, late: false })),
-      timeout.then((result) => ({ result, late: true })),
-    ]);
-    if (first.late && !settled) {
-      logger.warn(
-        `timed out after ${step.handler.options.timeout}s: recorded as failed; the object waits for the attempt to end (it ignores its signal)`,
-      );
-    }
-    return { result: first.result, ended };
+    const first =
+      left === undefined
+        ? { result: await run, late: false }
+        : await Promise.race([
+            run.then((result) => ({ result, late: false })),
+            timeout.then((result) => ({ result, late: true })),
+          ]);
+    if (!first.late || settled) return { result: first.result, ended: undefined };
+    logger.warn(
+      `timed out after ${step.handler.options.timeout}s: recorded as failed; the object waits for the attempt to end (it ignores its signal)`,
+    );
+    return { result: first.result, ended: run.then(() => undefined) };
   } finally {
     clearTimeout(timer);
   }
@@ -156,8 +157,9 @@ function begin(
   started: Date,
   onCrash?: CrashWrite,
 ): RunningAttempt | undefined {
+  if (!env.attempts) return undefined;
   const meta = body.metadata ?? {};
-  return env.attempts?.begin(
+  return env.attempts.begin(
     {
       resource: describe(env.resource),
       namespace: meta.namespace,
@@ -174,9 +176,12 @@ function begin(
   );
 }
 
-/** An attempt's result, and when its code ended: later than the result when it timed out (see `attempt`). */
+/**
+ * An attempt's result, and when its code ended: `ended` is set when that is later than the result (it
+ * timed out and runs on, see `attempt`).
+ */
 export interface RunResult extends Result {
-  ended: Promise<void>;
+  ended: Promise<void> | undefined;
 }
 
 /**
@@ -197,7 +202,7 @@ export async function runHandler(
   env.signal.addEventListener('abort', onStop, { once: true });
   const context = contextFor(env, step, body, { started, now }, abort.signal);
   const running = begin(env, step, body, now, onCrash);
-  let ended: Promise<void> = Promise.resolve();
+  let ended: Promise<void> | undefined;
   try {
     if (env.crash?.guarded()) await env.crash.record();
     const attempted = await attempt(step, context, abort, now, context.logger, running);
@@ -228,10 +233,12 @@ export async function runHandler(
       ),
     };
   } finally {
-    void ended.finally(() => {
+    const cleanUp = () => {
       env.signal.removeEventListener('abort', onStop);
       running?.end();
-    });
+    };
+    if (ended) void ended.finally(cleanUp);
+    else cleanUp();
   }
 }
 
@@ -241,20 +248,27 @@ export async function runHandler(
  * array, a cycle. Undefined when the value is plain JSON (object members that are undefined are left out
  * by JSON, as intended).
  */
-export function unserialisable(value: unknown, path: string[] = [], seen = new Set<object>()): string | undefined {
+export function unserialisable(value: unknown, path: string[] = []): string | undefined {
+  return findUnserialisable(value, path, new Set());
+}
+
+/** `unserialisable`'s walk: `path` is one stack pushed and popped, copied only for the answer. */
+function findUnserialisable(value: unknown, path: string[], seen: Set<object>): string | undefined {
   const where = () => path.join('.') || '(the value itself)';
   if (typeof value === 'bigint') return `a BigInt at ${where()}`;
   if (typeof value === 'number' && !Number.isFinite(value)) return `${value} at ${where()}`;
   if (typeof value !== 'object' || value === null) return undefined;
   if (seen.has(value)) return `a cycle at ${where()}`;
   seen.add(value);
-  const entries: [string, unknown][] = Array.isArray(value)
-    ? value.map((item, i) => [String(i), item])
-    : Object.entries(value as Record<string, unknown>);
-  for (const [key, member] of entries) {
-    if (Array.isArray(value) && (typeof member === 'function' || typeof member === 'symbol'))
-      return `a ${typeof member} at ${[...path, key].join('.')}`;
-    const found = unserialisable(member, [...path, key], seen);
+  const list = Array.isArray(value);
+  for (const key of Object.keys(value)) {
+    const member: unknown = Reflect.get(value, key);
+    path.push(key);
+    const found =
+      list && (typeof member === 'function' || typeof member === 'symbol')
+        ? `a ${typeof member} at ${where()}`
+        : findUnserialisable(member, path, seen);
+    path.pop();
     if (found) return found;
   }
   seen.delete(value);
@@ -312,7 +326,7 @@ export async function callSpawned(
   const running = begin(env, step, body, now);
   try {
     const { result, ended } = await attempt(step, context, abort, now, context.logger, running);
-    await ended;
+    if (ended) await ended;
     const end = env.now();
     const cancelled = abort.signal.aborted && !result.ok && !isHandlerError(result.error);
     const outcome: Outcome = cancelled ? { kind: 'success' } : replacing(step, body, classify(result, handler.options));

@@ -90,6 +90,9 @@ async function readText(stream: AsyncIterable<Buffer>): Promise<string> {
 /** The default bound on one request's answer. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
+/** A write's timeout cut to its term's deadline is a multiple of this (never later than the deadline). */
+const TIMEOUT_STEP_MS = 100;
+
 export class KubeClient {
   readonly server: URL;
   private readonly connection: Connection;
@@ -137,9 +140,12 @@ export class KubeClient {
     if (READS.has(method)) return { timeoutMs };
     const refused = this.fence.refuse();
     if (refused !== undefined) return { refused, timeoutMs };
-    const left = Math.floor(this.fence.deadline() - performance.now());
+    const left = this.fence.deadline() - performance.now();
     if (left <= 0) return { refused: 'the term has no time left to write (its renew deadline passed)', timeoutMs };
-    return { timeoutMs: Math.min(timeoutMs, left) };
+    if (left >= timeoutMs) return { timeoutMs };
+    // Cut to the deadline in steps of TIMEOUT_STEP_MS: Node keeps one timer list per duration, and a
+    // distinct duration for every request would cost a list each.
+    return { timeoutMs: Math.max(1, Math.floor(left / TIMEOUT_STEP_MS) * TIMEOUT_STEP_MS) };
   }
 
   /** Every request and watch is reported here (the metrics' API request counters). */
@@ -260,8 +266,8 @@ export class KubeClient {
         req.destroy(new Error(`${method} ${url.pathname}: no answer within ${options.timeoutMs} ms`)),
       );
     if (this.fence) {
+      // tracked until its caller is done with it (request, stream: `finally`), no listener per request
       this.inFlight.add(req);
-      req.once('close', () => this.inFlight.delete(req));
       // the term may have ended while the credentials were read
       if (this.fence.signal.aborted) this.abortInFlight();
     }
@@ -276,13 +282,17 @@ export class KubeClient {
     const started = performance.now();
     let response: http.IncomingMessage;
     let text: string;
+    let opened: http.ClientRequest | undefined;
     try {
-      const { res } = await this.open(method, path, { ...options, timeoutMs });
+      const { req, res } = await this.open(method, path, { ...options, timeoutMs });
+      opened = req;
       response = await res;
       text = await readText(response);
     } catch (error) {
       this.report(method, undefined, started);
       throw error;
+    } finally {
+      if (opened) this.inFlight.delete(opened);
     }
     this.report(method, response.statusCode, started);
     let body: unknown = text;
@@ -359,6 +369,7 @@ export class KubeClient {
       throw idle ?? error;
     } finally {
       signal.removeEventListener('abort', abort);
+      this.inFlight.delete(req);
     }
   }
 

@@ -55,6 +55,8 @@ export class TermFence implements WriteFence {
   }
 
   deadline(): number {
-    return Math.min(Infinity, ...this.within.map((outer) => outer.deadline()));
+    let deadline = Infinity;
+    for (const outer of this.within) deadline = Math.min(deadline, outer.deadline());
+    return deadline;
   }
 }

@@ -212,7 +212,7 @@ export class Reconciler {
     input: DecideInput,
   ): Promise<boolean> {
     let outcome: Outcome | undefined;
-    let ended: Promise<void> = Promise.resolve();
+    let ended: Promise<void> | undefined;
     try {
       // The handler sees the object as the server holds it (`known`), not the records laid over it for decide.
       let result: Result;
@@ -237,7 +237,7 @@ export class Reconciler {
         error,
       );
     } finally {
-      await this.whileRunning(ended);
+      if (ended) await this.whileRunning(ended);
     }
   }
 

@@ -115,6 +115,7 @@ describe('runHandler', () => {
     assert.equal(result.record.failure, true, 'recorded as a failure at once, to be written while the handler runs on');
     assert.equal(ended, false, 'returned while the handler still runs');
     release();
+    assert.ok(result.ended);
     await result.ended;
     assert.equal(ended, true);
   });

@@ -11,7 +11,7 @@ import { Store } from '../../../src/runtime/store.js';
 import { collectEvents, policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
 import { captureLogger } from '../../helpers/e2e-objects.js';
 import type { Logger } from '../../../src/runtime/api/context.js';
-import { applyMergePatch } from '../../../src/runtime/json.js';
+import { objectApi } from '../../helpers/object-api.js';
 import { buildEssence, encodeEssence, LAST_HANDLED_ANNOTATION } from '../../../src/runtime/reconcile/essence.js';
 
 const resource = myResourceDescriptor();
@@ -212,22 +212,11 @@ describe('Reconciler', () => {
       },
       { registry, timeout: 0.01 },
     );
-    const written: unknown[] = [];
+    const api = objectApi({ metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: {} });
+    const written = api.written;
     const store = new Store();
-    let state: Record<string, unknown> = {
-      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' },
-      spec: {},
-    };
-    store.apply(structuredClone(state));
-    let rv = 5;
-    const client = {
-      async request(_method: string, _path: string, options: { body?: unknown } = {}) {
-        written.push(options.body);
-        state = applyMergePatch(state, options.body) as Record<string, unknown>;
-        state = applyMergePatch(state, { metadata: { resourceVersion: String(++rv) } }) as Record<string, unknown>;
-        return structuredClone(state);
-      },
-    } as unknown as KubeClient;
+    store.apply(structuredClone(api.current() ?? {}));
+    const client = api.client;
     const env: ResourceEnv = {
       client,
       resource,
@@ -260,19 +249,9 @@ describe('Reconciler', () => {
     h.onCreate(bump, { registry });
     h.onUpdate(bump, { registry });
     const store = new Store();
-    let state: Record<string, unknown> = {
-      metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' },
-      spec: {},
-    };
-    store.apply(structuredClone(state));
-    let rv = 5;
-    const client = {
-      async request(_method: string, _path: string, options: { body?: unknown } = {}) {
-        state = applyMergePatch(state, options.body) as Record<string, unknown>;
-        state = applyMergePatch(state, { metadata: { resourceVersion: String(++rv) } }) as Record<string, unknown>;
-        return structuredClone(state);
-      },
-    } as unknown as KubeClient;
+    const api = objectApi({ metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: {} });
+    store.apply(structuredClone(api.current() ?? {}));
+    const client = api.client;
     const events = collectEvents();
     const env: ResourceEnv = {
       client,
@@ -293,11 +272,7 @@ describe('Reconciler', () => {
     );
     assert.match(events.recorded[0].message, /handler myapp changes the object it handles on every run/);
     // someone else's edit is handled at once, whatever the bucket says
-    state = applyMergePatch(state, { spec: { image: 'other' }, metadata: { resourceVersion: String(++rv) } }) as Record<
-      string,
-      unknown
-    >;
-    store.apply(structuredClone(state));
+    store.apply(api.edit({ spec: { image: 'other' } }));
     await reconciler.reconcile('u1');
     assert.equal(runs, 6);
   });
