@@ -108,7 +108,7 @@ describe('faults between the runtime and the API server', { skip }, () => {
   );
 
   it(
-    '409, 429 and 5xx answers to patches are retried: nothing lost, the handler runs once',
+    '409 (read and decided again), 429 and 5xx (retried) answers to patches: nothing lost, the handler runs once',
     { timeout: TEST_TIMEOUT },
     async () => {
       const ns = await namespace(suite.client, 'errors');
