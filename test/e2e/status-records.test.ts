@@ -52,12 +52,19 @@ async function operator(ns: string, statusRecords: boolean) {
   );
   const client = await KubeClient.fromDefault();
   const writes: string[] = [];
-  const request = client.request.bind(client);
-  client.request = <T>(method: string, path: string, options?: RequestOptions) => {
-    if (method === 'PATCH' && path.includes('/myresources/'))
-      writes.push(path.slice(path.indexOf('/myresources/') + 13));
-    return request<T>(method, path, options);
+  /** Counts the writes to objects of `counted`, and of the fenced clients the operator's terms make of it. */
+  const count = (counted: KubeClient): KubeClient => {
+    const request = counted.request.bind(counted);
+    counted.request = <T>(method: string, path: string, options?: RequestOptions) => {
+      if (method === 'PATCH' && path.includes('/myresources/'))
+        writes.push(path.slice(path.indexOf('/myresources/') + 13));
+      return request<T>(method, path, options);
+    };
+    const fenced = counted.fenced.bind(counted);
+    counted.fenced = (fence) => count(fenced(fence));
+    return counted;
   };
+  count(client);
   const op = new Operator({ registry, namespace: ns, logger: captureLogger(), client });
   await op.start();
   return { op, calls, diffs, writes };
