@@ -1,6 +1,8 @@
 /** The policy parts of a ResourceEnv for unit tests: default marks and backoff, Events collected in memory. */
 import { defineResource } from '../../src/runtime/api/define.js';
-import type { EventSink } from '../../src/runtime/env.js';
+import type { EventSink, ResourceEnv } from '../../src/runtime/env.js';
+import { createLogger } from '../../src/runtime/effects/log.js';
+import type { KubeClient } from '../../src/runtime/kube/client.js';
 import { DEFAULT_BACKOFF } from '../../src/runtime/error-policy.js';
 import type { EventInput } from '../../src/runtime/observe/event-correlator.js';
 import { DEFAULT_MARKS } from '../../src/runtime/reconcile/marks.js';
@@ -29,4 +31,20 @@ export function myResourceDescriptor() {
     statusSubresource: true,
     printerColumns: [],
   });
+}
+
+/**
+ * A whole ResourceEnv for unit tests: `client`, the MyResource descriptor, a silent logger, a signal
+ * never aborted, the wall clock, the policy parts; `over` replaces any of them.
+ */
+export function quietEnv(client: KubeClient, over: Partial<ResourceEnv> = {}): ResourceEnv {
+  return {
+    client,
+    resource: myResourceDescriptor(),
+    logger: createLogger({ write: () => {} }),
+    signal: new AbortController().signal,
+    now: () => new Date(),
+    ...policyEnv(),
+    ...over,
+  };
 }

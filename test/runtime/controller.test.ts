@@ -8,7 +8,7 @@ import { createLogger } from '../../src/runtime/effects/log.js';
 import { encodeProgress, progressAnnotation } from '../../src/runtime/reconcile/progress.js';
 import { Controller } from '../../src/runtime/controller.js';
 import { Slots } from '../../src/runtime/queue.js';
-import { collectEvents, policyEnv, myResourceDescriptor } from '../helpers/resource-env.js';
+import { collectEvents, policyEnv, myResourceDescriptor, quietEnv } from '../helpers/resource-env.js';
 import { objectApi } from '../helpers/object-api.js';
 
 describe('Controller', () => {
@@ -81,15 +81,7 @@ describe('Controller', () => {
     };
     const api = objectApi(body);
     const patches = api.written as Record<string, any>[];
-    const client = api.client;
-    const env: ResourceEnv = {
-      client,
-      resource,
-      logger: createLogger({ write: () => {} }),
-      signal: new AbortController().signal,
-      now: () => new Date(),
-      ...policyEnv(),
-    };
+    const env = quietEnv(api.client, { resource });
     const slots = new Slots(1);
     const worker = new Controller(env, registry.handlers, slots);
     worker.upsert(structuredClone(body));

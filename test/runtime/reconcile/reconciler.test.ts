@@ -8,7 +8,7 @@ import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js'
 import { Reconciler } from '../../../src/runtime/reconcile/reconciler.js';
 import { encodeProgress, progressAnnotation } from '../../../src/runtime/reconcile/progress.js';
 import { Store } from '../../../src/runtime/store.js';
-import { collectEvents, policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
+import { collectEvents, policyEnv, myResourceDescriptor, quietEnv } from '../../helpers/resource-env.js';
 import { captureLogger } from '../../helpers/e2e-objects.js';
 import type { Logger } from '../../../src/runtime/api/context.js';
 import { objectApi } from '../../helpers/object-api.js';
@@ -216,15 +216,7 @@ describe('Reconciler', () => {
     const written = api.written;
     const store = new Store();
     store.apply(structuredClone(api.current() ?? {}));
-    const client = api.client;
-    const env: ResourceEnv = {
-      client,
-      resource,
-      logger: createLogger({ write: () => {} }),
-      signal: new AbortController().signal,
-      now: () => new Date(),
-      ...policyEnv(),
-    };
+    const env = quietEnv(api.client, { resource });
     const reconciler = new Reconciler(env, registry.handlers, store, { gone: () => {}, stopping: () => false });
     let returned = false;
     const reconcile = reconciler.reconcile('u1').then(() => (returned = true));
@@ -251,17 +243,8 @@ describe('Reconciler', () => {
     const store = new Store();
     const api = objectApi({ metadata: { name: 'a', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: {} });
     store.apply(structuredClone(api.current() ?? {}));
-    const client = api.client;
     const events = collectEvents();
-    const env: ResourceEnv = {
-      client,
-      resource,
-      logger: createLogger({ write: () => {} }),
-      signal: new AbortController().signal,
-      now: () => new Date(),
-      ...policyEnv(events),
-      selfUpdates: { burst: 4, refillMs: 60_000 },
-    };
+    const env = quietEnv(api.client, { resource, events, selfUpdates: { burst: 4, refillMs: 60_000 } });
     const reconciler = new Reconciler(env, registry.handlers, store, { gone: () => {}, stopping: () => false });
     const action = await reconciler.reconcile('u1');
     assert.equal(action.kind, 'requeue', 'the object waits for its bucket');
