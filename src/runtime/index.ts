@@ -1,26 +1,9 @@
 export { HandlerError, PermanentError, TemporaryError } from './api/errors.js';
 export type { HandlerErrorOptions, TemporaryErrorOptions } from './api/errors.js';
 export { defineHandler, defineResource, handlerStatus } from './api/define.js';
-export { builtins, isBuiltin } from './api/builtins.js';
-export type {
-  BuiltinDescriptor,
-  Builtins,
-  ConfigMap,
-  Secret,
-  Pod,
-  Service,
-  ServiceAccount,
-  PersistentVolumeClaim,
-  Namespace,
-  Deployment,
-  StatefulSet,
-  DaemonSet,
-  ReplicaSet,
-  Job,
-  CronJob,
-  Ingress,
-  Wire,
-} from './api/builtins.js';
+// The built-in kinds' descriptors and types are `kopfgen/runtime/builtins` (builtin-kinds.ts), loaded only where named.
+export { isBuiltin } from './api/builtins.js';
+export type { BuiltinDescriptor } from './api/builtins.js';
 export { AdmissionError, isAdmissionError } from './api/admission.js';
 export type {
   AdmissionContext,

@@ -1,7 +1,7 @@
 /**
  * Shared helpers for the generator's golden, type and corpus tests: generating a fixture,
  * writing a generated tree to a temporary directory, and type-checking TypeScript files under
- * `strict` with `kopfgen/runtime` mapped to the runtime's sources (no prior build needed).
+ * `strict` with `kopfgen/runtime` (and `kopfgen/runtime/builtins`) mapped to the runtime's sources (no prior build needed).
  */
 import {
   cpSync,
@@ -92,7 +92,10 @@ export const STRICT_OPTIONS: ts.CompilerOptions = {
   lib: ['lib.es2023.d.ts'],
   types: ['node'],
   typeRoots: [join(REPO, 'node_modules/@types')],
-  paths: { 'kopfgen/runtime': [join(REPO, 'src/runtime/index.ts')] },
+  paths: {
+    'kopfgen/runtime': [join(REPO, 'src/runtime/index.ts')],
+    'kopfgen/runtime/builtins': [join(REPO, 'src/runtime/builtin-kinds.ts')],
+  },
 };
 
 /** One Program over all files: every semantic and syntactic diagnostic, with 1-based lines and columns. */

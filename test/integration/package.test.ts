@@ -27,7 +27,7 @@ function sourceFiles(dir: string): string[] {
 
 /**
  * Bare package names imported by the shipped code, statically or dynamically; type-only imports count
- * too, as the shipped declarations import them (client-node's models type the built-in kinds).
+ * too, as the shipped declarations import them (`kubernetes-types` types the built-in kinds).
  */
 function importedPackages(): Set<string> {
   const found = new Set<string>();

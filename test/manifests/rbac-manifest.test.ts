@@ -10,7 +10,7 @@ import {
   type KubeObject,
   type PolicyRule,
 } from '../../src/manifests/rbac-manifest.js';
-import { builtins } from '../../src/runtime/api/builtins.js';
+import { builtins } from '../../src/runtime/builtin-kinds.js';
 import { resource, target } from '../helpers/manifest-fixtures.js';
 
 const pod = resource({ group: '', plural: 'pods', kind: 'Pod', statusSubresource: true });

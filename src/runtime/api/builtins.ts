@@ -1,8 +1,9 @@
 /**
- * Kubernetes' own kinds as handler targets (kopf's `@kopf.on.create('configmaps')`, controller-runtime's
- * `For(&corev1.ConfigMap{})`): `defineHandler(builtins.configMaps, 'audit').onCreate(…)`. The object
- * types are @kubernetes/client-node's models, imported as types only (nothing of client-node is loaded
- * at run time) and read as they travel on the wire (`Wire`: timestamps are strings, not Dates).
+ * What the runtime knows of Kubernetes' own kinds as handler targets (kopf's
+ * `@kopf.on.create('configmaps')`, controller-runtime's `For(&corev1.ConfigMap{})`): which resources
+ * are built in, and the guard that keeps their status unwritten. The descriptors and their object
+ * types are a separate entry point (`kopfgen/runtime/builtins`, `../builtin-kinds.ts`), so a project
+ * that never names a built-in kind never loads their types.
  *
  * Their status is not ours to write: Kubernetes' controllers own it (a Deployment's status is the
  * deployment controller's; a ConfigMap has none). So a built-in kind's handler has the status type
@@ -11,32 +12,9 @@
  * for custom resources. At run time (JavaScript, or a cast) a returned value, an error's status or
  * `patch.status` is not written: the handler's log says so once per attempt.
  */
-import type { V1ConfigMap } from '@kubernetes/client-node/dist/gen/models/V1ConfigMap.js';
-import type { V1CronJob } from '@kubernetes/client-node/dist/gen/models/V1CronJob.js';
-import type { V1DaemonSet } from '@kubernetes/client-node/dist/gen/models/V1DaemonSet.js';
-import type { V1Deployment } from '@kubernetes/client-node/dist/gen/models/V1Deployment.js';
-import type { V1Ingress } from '@kubernetes/client-node/dist/gen/models/V1Ingress.js';
-import type { V1Job } from '@kubernetes/client-node/dist/gen/models/V1Job.js';
-import type { V1Namespace } from '@kubernetes/client-node/dist/gen/models/V1Namespace.js';
-import type { V1PersistentVolumeClaim } from '@kubernetes/client-node/dist/gen/models/V1PersistentVolumeClaim.js';
-import type { V1Pod } from '@kubernetes/client-node/dist/gen/models/V1Pod.js';
-import type { V1ReplicaSet } from '@kubernetes/client-node/dist/gen/models/V1ReplicaSet.js';
-import type { V1Secret } from '@kubernetes/client-node/dist/gen/models/V1Secret.js';
-import type { V1Service } from '@kubernetes/client-node/dist/gen/models/V1Service.js';
-import type { V1ServiceAccount } from '@kubernetes/client-node/dist/gen/models/V1ServiceAccount.js';
-import type { V1StatefulSet } from '@kubernetes/client-node/dist/gen/models/V1StatefulSet.js';
 import type { HandlerContext } from './context.js';
 import type { ResourceDescriptor } from './resource.js';
 import { isHandlerError, PermanentError, TemporaryError } from './errors.js';
-
-/** A client-node model as JSON carries it: Date fields are RFC 3339 strings; the rest as it is. */
-export type Wire<T> = T extends Date
-  ? string
-  : T extends readonly (infer E)[]
-    ? Wire<E>[]
-    : T extends object
-      ? { [K in keyof T]: Wire<T[K]> }
-      : T;
 
 /** The descriptor of a built-in kind: no CRD behind it, its status not the operator's to write. */
 export interface BuiltinDescriptor<R> extends ResourceDescriptor<R> {
@@ -74,80 +52,6 @@ const BUILT_IN_GROUPS = new Set([
 export function isBuiltin(resource: Pick<ResourceDescriptor, 'group'> & { builtin?: boolean }): boolean {
   return resource.builtin === true || !resource.group.includes('.') || BUILT_IN_GROUPS.has(resource.group);
 }
-
-function builtin<T>(
-  group: string,
-  version: string,
-  plural: string,
-  kind: string,
-  scope: 'Namespaced' | 'Cluster' = 'Namespaced',
-  sensitive?: readonly string[],
-): BuiltinDescriptor<T> {
-  return Object.freeze({
-    group,
-    version,
-    plural,
-    kind,
-    scope,
-    // never written by the operator, whether or not the kind has the subresource
-    statusSubresource: false,
-    printerColumns: Object.freeze([]),
-    builtin: true as const,
-    ...(sensitive ? { sensitive: Object.freeze([...sensitive]) } : {}),
-  });
-}
-
-/** The built-in kinds' objects as handlers receive them (named, so declarations stay small). */
-export type ConfigMap = Wire<V1ConfigMap>;
-export type Secret = Wire<V1Secret>;
-export type Pod = Wire<V1Pod>;
-export type Service = Wire<V1Service>;
-export type ServiceAccount = Wire<V1ServiceAccount>;
-export type PersistentVolumeClaim = Wire<V1PersistentVolumeClaim>;
-export type Namespace = Wire<V1Namespace>;
-export type Deployment = Wire<V1Deployment>;
-export type StatefulSet = Wire<V1StatefulSet>;
-export type DaemonSet = Wire<V1DaemonSet>;
-export type ReplicaSet = Wire<V1ReplicaSet>;
-export type Job = Wire<V1Job>;
-export type CronJob = Wire<V1CronJob>;
-export type Ingress = Wire<V1Ingress>;
-
-/** The built-in kinds handlers are most often written for; `defineResource` describes any other. */
-export interface Builtins {
-  readonly configMaps: BuiltinDescriptor<ConfigMap>;
-  readonly secrets: BuiltinDescriptor<Secret>;
-  readonly pods: BuiltinDescriptor<Pod>;
-  readonly services: BuiltinDescriptor<Service>;
-  readonly serviceAccounts: BuiltinDescriptor<ServiceAccount>;
-  readonly persistentVolumeClaims: BuiltinDescriptor<PersistentVolumeClaim>;
-  readonly namespaces: BuiltinDescriptor<Namespace>;
-  readonly deployments: BuiltinDescriptor<Deployment>;
-  readonly statefulSets: BuiltinDescriptor<StatefulSet>;
-  readonly daemonSets: BuiltinDescriptor<DaemonSet>;
-  readonly replicaSets: BuiltinDescriptor<ReplicaSet>;
-  readonly jobs: BuiltinDescriptor<Job>;
-  readonly cronJobs: BuiltinDescriptor<CronJob>;
-  readonly ingresses: BuiltinDescriptor<Ingress>;
-}
-
-export const builtins: Builtins = Object.freeze({
-  configMaps: builtin<ConfigMap>('', 'v1', 'configmaps', 'ConfigMap'),
-  // a Secret's values never reach the last-handled state: keyed digests only (essence.ts `conceal`)
-  secrets: builtin<Secret>('', 'v1', 'secrets', 'Secret', 'Namespaced', ['data', 'stringData']),
-  pods: builtin<Pod>('', 'v1', 'pods', 'Pod'),
-  services: builtin<Service>('', 'v1', 'services', 'Service'),
-  serviceAccounts: builtin<ServiceAccount>('', 'v1', 'serviceaccounts', 'ServiceAccount'),
-  persistentVolumeClaims: builtin<PersistentVolumeClaim>('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
-  namespaces: builtin<Namespace>('', 'v1', 'namespaces', 'Namespace', 'Cluster'),
-  deployments: builtin<Deployment>('apps', 'v1', 'deployments', 'Deployment'),
-  statefulSets: builtin<StatefulSet>('apps', 'v1', 'statefulsets', 'StatefulSet'),
-  daemonSets: builtin<DaemonSet>('apps', 'v1', 'daemonsets', 'DaemonSet'),
-  replicaSets: builtin<ReplicaSet>('apps', 'v1', 'replicasets', 'ReplicaSet'),
-  jobs: builtin<Job>('batch', 'v1', 'jobs', 'Job'),
-  cronJobs: builtin<CronJob>('batch', 'v1', 'cronjobs', 'CronJob'),
-  ingresses: builtin<Ingress>('networking.k8s.io', 'v1', 'ingresses', 'Ingress'),
-});
 
 type Callback = (context: HandlerContext<unknown, unknown, unknown>) => unknown;
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeError, type KubeClient } from '../../../src/runtime/kube/client.js';
-import { builtins } from '../../../src/runtime/api/builtins.js';
+import { builtins } from '../../../src/runtime/builtin-kinds.js';
 import { checkCluster, checkResource, discoveryPath, StartupError } from '../../../src/runtime/kube/discovery.js';
 import { myResourceDescriptor } from '../../helpers/resource-env.js';
 

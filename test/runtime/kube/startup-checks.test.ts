@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeError, type KubeClient, type RequestOptions } from '../../../src/runtime/kube/client.js';
-import { builtins } from '../../../src/runtime/api/builtins.js';
+import { builtins } from '../../../src/runtime/builtin-kinds.js';
 import { StartupError } from '../../../src/runtime/kube/discovery.js';
 import { namespaceProblem, startupChecks, tokenSubject, userOf } from '../../../src/runtime/kube/startup-checks.js';
 import { myResourceDescriptor } from '../../helpers/resource-env.js';
