@@ -22,7 +22,13 @@ import type { ResourceDescriptor, StatusPatch } from './resource.js';
 
 // What generated modules and the rest of the runtime import from here, defined where the
 // errors, the registry and the built-in kinds can import them without importing this file.
-export { defineResource, type PrinterColumnDescriptor, type ResourceDescriptor, type StatusPatch } from './resource.js';
+export {
+  defineResource,
+  type PrinterColumnDescriptor,
+  type ResourceDescriptor,
+  type ResourceInfo,
+  type StatusPatch,
+} from './resource.js';
 
 type Promisable<T> = T | Promise<T>;
 
