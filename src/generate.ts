@@ -14,12 +14,12 @@
 import { availableParallelism } from 'node:os';
 import { sourceBytes, type GenerateOptions, type GenerateResult, type SourceText } from './api.js';
 import { assembleRun, decideRun, sortSources } from './pipeline/run-stage.js';
-import { MODEL_BUDGET, Share } from './pipeline/share.js';
+import { MODEL_BUDGET, modelBudgetFor, Share } from './pipeline/share.js';
 import { localShare, workerShare, type AsyncShare } from './pipeline/thread-share.js';
 
 export function generate(sources: readonly SourceText[], options: GenerateOptions = {}): GenerateResult {
   const ordered = sortSources(sources);
-  const share = new Share();
+  const share = new Share(modelBudgetFor(sources.reduce((n, s) => n + sourceBytes(s), 0)));
   const plan = decideRun(ordered, [ordered.map((_, i) => i)], [share.load(ordered)], options, templatesFor(options));
   return assembleRun(plan, [share.emit(plan.requests[0])], sources);
 }

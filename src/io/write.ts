@@ -224,7 +224,18 @@ function planGenerated(
     );
   }
   const change: Change = before === undefined ? 'create' : before === file.content ? 'unchanged' : 'update';
-  return { role: 'generated', absPath: abs, displayPath: shown, change, before, after: file.content, addedStubs: [] };
+  // Read from the file when needed rather than copied: the run's files may hold their text compactly (share.ts).
+  return {
+    role: 'generated',
+    absPath: abs,
+    displayPath: shown,
+    change,
+    before,
+    get after() {
+      return file.content;
+    },
+    addedStubs: [],
+  };
 }
 
 /**
@@ -296,9 +307,10 @@ function moduleTexts(
   verified: string[],
   outDir: string,
 ): (rel: string) => Promise<string | undefined> {
-  const byPath = new Map(files.filter((f) => f.role === 'generated').map((f) => [f.path, f.content]));
+  const byPath = new Map(files.filter((f) => f.role === 'generated').map((f) => [f.path, f]));
   const onDisk = new Set(verified);
-  return async (rel) => byPath.get(rel) ?? (onDisk.has(rel) ? await readIfExists(resolve(outDir, rel)) : undefined);
+  return async (rel) =>
+    byPath.get(rel)?.content ?? (onDisk.has(rel) ? await readIfExists(resolve(outDir, rel)) : undefined);
 }
 
 /**
@@ -322,7 +334,15 @@ async function staleGeneratedFiles(candidates: readonly string[], produced: Set<
 export async function applyPlan(plan: WritePlan): Promise<void> {
   const writes = plan.files.filter((f) => f.change === 'create' || f.change === 'update');
   await assertUntouched(writes);
-  await writeFilesAtomic(writes.map((f) => ({ path: f.absPath, content: f.after ?? '' })));
+  // Each text is read as it is written, so a plan's texts are never all decoded at once.
+  await writeFilesAtomic(
+    writes.map((f) => ({
+      path: f.absPath,
+      get content() {
+        return f.after ?? '';
+      },
+    })),
+  );
   const removed = plan.files.filter((f) => f.change === 'remove');
   for (const f of removed) await fs.rm(f.absPath, { force: true });
   await pruneEmptyDirs(
@@ -349,23 +369,42 @@ async function assertUntouched(writes: PlannedFile[]): Promise<void> {
   }
 }
 
-/** Writes every file to a temporary beside it, then renames all into place; on failure nothing changed. */
+/** Temporaries written at once: the writes are I/O waits, so a few in flight keep the disk busy (2,000 modules). */
+const WRITE_CONCURRENCY = 8;
+
+/**
+ * Writes every file to a temporary beside it, a few at a time, then renames all into place; on
+ * failure nothing changed. Each text is read from `files` as it is written.
+ */
 export async function writeFilesAtomic(files: { path: string; content: string }[]): Promise<void> {
-  const temps: { temp: string; target: string }[] = [];
-  let directory = '';
-  try {
-    for (const f of files) {
-      directory = dirname(f.path);
-      await fs.mkdir(directory, { recursive: true });
-      const temp = join(directory, `.${Math.random().toString(36).slice(2)}.kopfgen.tmp`);
-      temps.push({ temp, target: f.path });
-      await fs.writeFile(temp, f.content, { flag: 'wx' });
+  const temps: { temp: string; target: string; index: number }[] = [];
+  const made = new Map<string, Promise<unknown>>();
+  let failure: { error: unknown; directory: string } | undefined;
+  let next = 0;
+  const writer = async (): Promise<void> => {
+    while (next < files.length && !failure) {
+      const index = next++;
+      const f = files[index];
+      const directory = dirname(f.path);
+      try {
+        if (!made.has(directory)) made.set(directory, fs.mkdir(directory, { recursive: true }));
+        await made.get(directory);
+        const temp = join(directory, `.${Math.random().toString(36).slice(2)}.kopfgen.tmp`);
+        temps.push({ temp, target: f.path, index });
+        await fs.writeFile(temp, f.content, { flag: 'wx' });
+      } catch (error) {
+        failure ??= { error, directory };
+      }
     }
-  } catch (e) {
+  };
+  await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, files.length) }, writer));
+  if (failure) {
     await Promise.all(temps.map((t) => fs.rm(t.temp, { force: true })));
     // The temporary's name is ours: the failure is the directory's, which the user can fix.
-    throw onPath(e, directory);
+    throw onPath(failure.error, failure.directory);
   }
+  // Renamed in the order given, as before the writes went in parallel.
+  temps.sort((a, b) => a.index - b.index);
   for (const [i, t] of temps.entries()) {
     try {
       await fs.rename(t.temp, t.target);

@@ -90,11 +90,18 @@ const TYPED_START = new Set('~nNtTfF0123456789+-.'.split('').map((c) => c.charCo
 
 /**
  * Reads `text` (the contents of `source`) when it is within the subset; else where it stopped
- * (inside at least one block collection), or undefined.
+ * (inside at least one block collection), or undefined. With `onRoot`, each document's root goes
+ * to it as soon as the document is read, instead of into `roots` (and `done`): a caller can be
+ * done with one document before the next is read, so a bundle of a hundred CRDs never has all
+ * its trees at once.
  */
-export function readBlockYaml(source: DocSource, text: string): BlockDocuments | Stop | undefined {
+export function readBlockYaml(
+  source: DocSource,
+  text: string,
+  onRoot?: (root: DocNode) => void,
+): BlockDocuments | Stop | undefined {
   if (text.includes('\r') || text.charCodeAt(0) === 0xfeff) return undefined;
-  const reader = new Reader(source, text);
+  const reader = new Reader(source, text, onRoot);
   try {
     return reader.documents();
   } catch (e) {
@@ -115,7 +122,7 @@ class Reader {
   private readonly descriptions: [number, number][] = [];
   /** The block collections being read, outermost first (left as they are when the reader gives up). */
   readonly open: OpenCollection[] = [];
-  /** The roots of the documents read so far. */
+  /** The roots of the documents read so far (none when they go to `onRoot`). */
   readonly roots: DocNode[] = [];
   /** The collection closed last (a document's root, when it ends). */
   private closed: OpenCollection | undefined;
@@ -123,12 +130,13 @@ class Reader {
   constructor(
     private readonly source: DocSource,
     private readonly text: string,
+    private readonly onRoot?: (root: DocNode) => void,
   ) {
     this.len = text.length;
   }
 
   documents(): BlockDocuments {
-    const roots = this.roots;
+    const roots = this.onRoot ? { push: this.onRoot } : this.roots;
     let started = -1; // end of a `---` not yet followed by content
     for (;;) {
       const at = this.content();
@@ -159,7 +167,8 @@ class Reader {
       }
       roots.push(root);
     }
-    return { roots, descriptions: this.descriptions };
+    // With `onRoot`, the roots were handed over: none are kept.
+    return { roots: this.roots, descriptions: this.descriptions };
   }
 
   /** A document's content: a map or a sequence (a scalar document is left to the full parser). */

@@ -31,6 +31,39 @@ export function parseSource(input: SourceText): ParseResult {
   return (read && parseTail(input, source, read)) ?? parseFull(input);
 }
 
+/**
+ * `parseSource` a document at a time: each CRD document goes to `onCrd` as soon as it is read,
+ * and the file's own diagnostics are returned. A multi-document file (a release bundle of a
+ * hundred CRDs) then never has all its trees at once: read whole, a 5 MB bundle's trees took
+ * 20 MB beside its models. Where the fast reader does not read the file through (or the text may
+ * be a Helm template, which needs the whole file read first), `onReset` says to discard the
+ * documents handed over so far, and `parseSource` reads the file and hands them over again.
+ */
+export function parseSourceEach(
+  input: SourceText,
+  onCrd: (crd: CrdDocument) => void,
+  onReset: () => void,
+): Diagnostic[] {
+  const source = new ParsedSource(input.file, input.text);
+  const diagnostics: Diagnostic[] = [];
+  let count = 0;
+  const sink = {
+    push: (crd: CrdDocument) => {
+      count++;
+      onCrd(crd);
+    },
+  };
+  const read = readBlockYaml(source, input.text, (root) => collectCrds(source, input.text, root, diagnostics, sink));
+  // As `fromFast`: a `{{ }}` outside descriptions and comments is a template, read by the full parser.
+  const helm = (docs: BlockDocuments) =>
+    input.text.includes('{{') && helmDirective(input.text, docs.descriptions) !== undefined;
+  if (read && 'roots' in read && !helm(read)) return withEmptyFile(input, count, diagnostics);
+  if (count > 0) onReset();
+  const parsed = parseSource(input);
+  for (const crd of parsed.crds) onCrd(crd);
+  return parsed.diagnostics;
+}
+
 /** The fast reader's result, or undefined when the text is beyond it (or holds a `{{ }}` outside descriptions). */
 export function parseFast(input: SourceText): ParseResult | undefined {
   const source = new ParsedSource(input.file, input.text);
@@ -203,7 +236,12 @@ function isJson(input: SourceText): boolean {
 
 /** KG117 for a file with nothing in it. */
 function finish(input: SourceText, crds: CrdDocument[], diagnostics: Diagnostic[]): ParseResult {
-  if (crds.length === 0 && diagnostics.length === 0 && input.text.trim() === '') {
+  return { crds, diagnostics: withEmptyFile(input, crds.length, diagnostics) };
+}
+
+/** The file's diagnostics, with KG117 when it holds nothing (no CRD, nothing else said, only white space). */
+function withEmptyFile(input: SourceText, crds: number, diagnostics: Diagnostic[]): Diagnostic[] {
+  if (crds === 0 && diagnostics.length === 0 && input.text.trim() === '') {
     diagnostics.push({
       severity: 'warning',
       code: 'KG117',
@@ -214,8 +252,9 @@ function finish(input: SourceText, crds: CrdDocument[], diagnostics: Diagnostic[
       col: 1,
     });
   }
-  return { crds, diagnostics };
+  return diagnostics;
 }
+
 /** `[start, end)` of every string value of a `description` key. */
 function descriptionRanges(docs: Document.Parsed[]): [number, number][] {
   const descriptions: [number, number][] = [];
@@ -245,9 +284,13 @@ function descriptionRanges(docs: Document.Parsed[]): [number, number][] {
  */
 function helmDirective(text: string, descriptions: [number, number][]): number | undefined {
   const directive = /\{\{.*?\}\}/g;
+  // Both in text order: the description that could hold a match is found by walking forward once.
+  const ordered = [...descriptions].sort((a, b) => a[0] - b[0]);
+  let d = 0;
   for (let m = directive.exec(text); m; m = directive.exec(text)) {
     const at = m.index;
-    if (descriptions.some(([from, to]) => at >= from && at < to)) continue;
+    while (d < ordered.length && ordered[d][1] <= at) d++;
+    if (d < ordered.length && ordered[d][0] <= at) continue;
     const lineStart = text.lastIndexOf('\n', at) + 1;
     if (/(^|\s)#/.test(text.slice(lineStart, at))) continue; // a comment
     return at;
@@ -260,7 +303,7 @@ function collectCrds(
   text: string,
   root: DocNode | undefined,
   diagnostics: Diagnostic[],
-  out: CrdDocument[],
+  out: { push(crd: CrdDocument): unknown },
 ): void {
   if (root?.kind === 'seq') {
     // A JSON array of CRDs (what `jq -s` or a script writes): read as the items of a List.

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { SourceText } from '../api.js';
 import type { Diagnostic, SourcePos } from '../diagnostics.js';
-import { parseSource } from '../load/parse-yaml.js';
+import { parseSourceEach } from '../load/parse-yaml.js';
 import { buildCrd } from '../model/build-crd.js';
 import type { CrdModel } from '../model/ir.js';
 
@@ -40,19 +40,48 @@ export interface LoadedFile {
   models: (CrdModel | undefined)[];
 }
 
+/**
+ * Parses and models one file a document at a time: each CRD's model goes to `onModel` (with its
+ * index among the file's CRD documents) as soon as it is built, and its document's tree is let go
+ * before the next document is read, so a bundle of a hundred CRDs never holds a hundred trees.
+ * `onReset`: the reader started over (see `parseSourceEach`); the models handed over so far are
+ * handed over again.
+ */
+export function summariseFile(
+  source: SourceText,
+  onModel: (node: number, model: CrdModel) => void,
+  onReset: () => void = () => undefined,
+): FileSummary {
+  let nodes: NodeSummary[] = [];
+  const diagnostics = parseSourceEach(
+    source,
+    (node) => {
+      // A hash rather than the text: summaries cross threads, and only equality matters.
+      const key = createHash('sha1').update(node.text).digest('base64');
+      const identity: CrdIdentity = { name: node.name, key, pos: node.pos, pointer: node.pointer };
+      const found: Diagnostic[] = [];
+      const model = buildCrd(node, found);
+      const index = nodes.length;
+      if (!model) return void nodes.push({ identity, diagnostics: found });
+      const built = { name: model.name, kind: model.kind, group: model.group, plural: model.plural };
+      nodes.push({ identity, built, diagnostics: found });
+      onModel(index, model);
+    },
+    () => {
+      nodes = [];
+      onReset();
+    },
+  );
+  return { file: source.file, diagnostics, nodes };
+}
+
+/** `summariseFile` keeping every model, in the order of the summary's nodes. */
 export function loadFile(source: SourceText): LoadedFile {
-  const parsed = parseSource(source);
-  const models: (CrdModel | undefined)[] = [];
-  const nodes = parsed.crds.map((node): NodeSummary => {
-    // A hash rather than the text: summaries cross threads, and only equality matters.
-    const key = createHash('sha1').update(node.text).digest('base64');
-    const identity: CrdIdentity = { name: node.name, key, pos: node.pos, pointer: node.pointer };
-    const diagnostics: Diagnostic[] = [];
-    const model = buildCrd(node, diagnostics);
-    models.push(model);
-    if (!model) return { identity, diagnostics };
-    const built = { name: model.name, kind: model.kind, group: model.group, plural: model.plural };
-    return { identity, built, diagnostics };
-  });
-  return { summary: { file: source.file, diagnostics: parsed.diagnostics, nodes }, models };
+  let models: (CrdModel | undefined)[] = [];
+  const summary = summariseFile(
+    source,
+    (node, model) => (models[node] = model),
+    () => (models = []),
+  );
+  return { summary, models: summary.nodes.map((_, i) => models[i]) };
 }

@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import type { Diagnostic } from '../../src/diagnostics.js';
 import { generate } from '../../src/generate.js';
 import { globToRegExp, readInputs } from '../../src/io/read.js';
-import { parseFull, parseSource } from '../../src/load/parse-yaml.js';
+import type { CrdDocument } from '../../src/load/doc-tree.js';
+import { parseFull, parseSource, parseSourceEach } from '../../src/load/parse-yaml.js';
 import { REPO, tempDir } from '../helpers/golden-support.js';
 
 const BAD = 'test/fixtures/crds/bad';
@@ -313,4 +314,44 @@ test("a malformed file lists the errors where it stops being YAML, and says the 
       ],
     );
   }
+});
+
+/** What `parseSourceEach` hands over, as seen after its last reset, and how often it reset. */
+function each(file: string, text: string): { crds: CrdDocument[]; resets: number; diagnostics: Diagnostic[] } {
+  let crds: CrdDocument[] = [];
+  let resets = 0;
+  const diagnostics = parseSourceEach(
+    { file, text },
+    (crd) => crds.push(crd),
+    () => {
+      crds = [];
+      resets++;
+    },
+  );
+  return { crds, resets, diagnostics };
+}
+
+const brieflyCrds = (crds: CrdDocument[]) => crds.map((c) => `${c.name} ${c.pos.line}:${c.pos.col} ${c.pointer}`);
+
+test('parseSourceEach: a document at a time, the same documents and diagnostics as parseSource', () => {
+  const crd = readFileSync(join(REPO, 'crds/myresource.yaml'), 'utf8');
+  const second = crd.replaceAll('myresource', 'otherresource').replaceAll('MyResource', 'OtherResource');
+  // A bundle (a description showing `{{ }}` is text), a second document the fast reader gives up on
+  // (an anchor), a Helm template, and a List: every reader path, each compared with the whole-file parse.
+  const cases: [string, string, number][] = [
+    ['bundle.yaml', `${crd}---\n${second.replace('The container image', 'Image, e.g. {{ .Values.image }}')}`, 0],
+    ['anchor.yaml', `${crd}---\n${second.replace('type: string\n', 'type: &t string\n')}`, 1],
+    ['helm.yaml', `${crd}---\n${second.replace('group: example.com', 'group: {{ .Values.group }}')}`, 1],
+    ['list.yaml', readFileSync(join(REPO, 'test/fixtures/crds/list.yaml'), 'utf8'), 0],
+  ];
+  for (const [file, text, resets] of cases) {
+    const whole = parseSource({ file, text });
+    const streamed = each(file, text);
+    assert.equal(streamed.resets, resets, file);
+    assert.deepEqual(brieflyCrds(streamed.crds), brieflyCrds(whole.crds), file);
+    assert.deepEqual(streamed.diagnostics, whole.diagnostics, file);
+  }
+  assert.deepEqual(brief(each('helm.yaml', cases[2][1]).diagnostics), ['KG105 helm.yaml:56:10 ']);
+  assert.equal(each('bundle.yaml', cases[0][1]).crds.length, 2);
+  assert.equal(each('anchor.yaml', cases[1][1]).crds.length, 2);
 });

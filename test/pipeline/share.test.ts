@@ -33,7 +33,18 @@ const CASES: [string, SourceText[], GenerateOptions][] = [
     { handlers: { Widget: ['build'], Lamp: ['glow'] }, stubs: { dir: 'handlers', templates: readStubTemplates() } },
   ],
   ['bad input: duplicates, errors, Helm', sources('test/fixtures/crds/bad'), { stubs: false }],
+  ['a bundle: the fixtures as documents of one file, one the fast reader gives up on', [bundle()], { stubs: false }],
 ];
+
+/** Every single-document fixture in one file (a release bundle), the last with an anchor the fast reader leaves to the full parser. */
+function bundle(): SourceText {
+  const texts = sources('test/fixtures/crds')
+    .map((s) => s.text)
+    .filter((t) => !t.includes('\n---') && t.includes('kind: CustomResourceDefinition'));
+  const last = texts.length - 1;
+  texts[last] = texts[last].replace('type: object\n', 'type: &o object\n');
+  return { file: 'bundle.yaml', text: texts.join('---\n') };
+}
 
 for (const [what, input, options] of CASES) {
   test(`share: no model budget (every file read again) gives the held models' output: ${what}`, () => {
