@@ -1,14 +1,26 @@
 /**
- * What the typed handler API costs the user's `tsc`: the whole corpus generated (with stubs)
- * into a temporary project, type-checked under strict three ways, interleaved, best and median
- * of each printed (CPU time): the generated modules alone; the same plus one `onField` (and `onUpdate`)
- * registration per resource, which makes TypeScript compute the resource's field paths and
- * field types; and, when `KOPFGEN_BENCH_BASE_RUNTIME` names another runtime's `index.d.ts`
- * (e.g. an older checkout's declarations), the probes against that runtime, for a before/after
- * ratio. The runtime is the built declarations (`dist/src/runtime/index.d.ts`, or
- * `KOPFGEN_BENCH_RUNTIME`), as a user's project sees it.
+ * What the generated code and the runtime's declarations cost the user's type-checker, three ways:
+ *
+ *  1. A project generated from one small CRD by `kopfgen init` (one handler module, the `init`
+ *     project's compiler options) against an empty project with the same options, each checked by
+ *     a cold `tsc` in a fresh process (`tsc-project.ts`): the compiler's own total time, heap,
+ *     files, lines of declarations, types and instantiations (target: within 1.2x the empty
+ *     project). Beside it the same project naming a built-in kind (`kopfgen/runtime/builtins`),
+ *     and the project with the code before a change (`KOPFGEN_BENCH_BASE`).
+ *  2. The generated modules of the whole corpus against openapi-typescript's output of the same
+ *     CRDs (`wrapper.ts`), the same way (target: within 1.0x its time and heap).
+ *  3. The corpus generated with stubs, type-checked under strict in this process (CPU time, best
+ *     and median): the generated modules alone; the same plus one `onField` (and `onUpdate`)
+ *     registration per resource, which makes TypeScript compute the resource's field paths and
+ *     field types; and, when `KOPFGEN_BENCH_BASE_RUNTIME` names another runtime's `index.d.ts`
+ *     (e.g. an older checkout's declarations), the probes against that runtime, for a before/after
+ *     ratio. The runtime is the built declarations (`dist/src/runtime/index.d.ts`, or
+ *     `KOPFGEN_BENCH_RUNTIME`), as a user's project sees it.
+ *
+ * `KOPFGEN_BENCH_TSC_ROUNDS` sets the interleaved rounds of 1 and 2 (default 7).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,15 +30,13 @@ import { readInputs } from '../src/io/read.js';
 import { readStubTemplates } from '../src/io/stub-templates.js';
 import { writeFilesAtomic } from '../src/io/write.js';
 import { STRICT_OPTIONS } from '../test/helpers/golden-support.js';
+import { median, rounds, row, userProject } from './tsc-project.js';
+import { wrapperModules } from './wrapper.js';
 
+const TSC_ROUNDS = Number(process.env.KOPFGEN_BENCH_TSC_ROUNDS ?? 7);
 const RUNS = 5;
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = process.argv[2];
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 /** One registration per resource descriptor of a generated module, importing it from there. */
 function probes(files: { path: string; content: string }[]): { text: string; resources: number } {
@@ -61,7 +71,6 @@ function options(runtime: string): ts.CompilerOptions {
   return { ...STRICT_OPTIONS, paths: { 'kopfgen/runtime': [runtime] } };
 }
 
-/** CPU time (user + system) rather than wall time: other processes sharing the cores inflate the latter. */
 /**
  * CPU time (user + system) rather than wall time: other processes sharing the cores inflate the
  * latter. Also the checker's own counts of types and instantiations, which no load can blur.
@@ -83,12 +92,127 @@ function check(
   };
 }
 
+/** Every YAML file below `root`. */
+function yamlFiles(root: string): string[] {
+  return readdirSync(root)
+    .flatMap((name) => {
+      const path = join(root, name);
+      if (statSync(path).isDirectory()) return yamlFiles(path);
+      return /\.ya?ml$/.test(name) ? [path] : [];
+    })
+    .sort();
+}
+
+/** `kopfgen init` of the checkout at `checkout`, as a project kopfgen is installed in. */
+function initProject(work: string, name: string, checkout: string): string {
+  const project = join(work, name);
+  execFileSync(process.execPath, [join(checkout, 'dist/src/cli/main.js'), 'init', project, '--quiet'], {
+    encoding: 'utf8',
+  });
+  return userProject(project, checkout);
+}
+
+/** A built-in kind's handler beside the init project's, as the README shows it. */
+const AUDIT = `import { defineHandler } from 'kopfgen/runtime';
+import { builtins } from 'kopfgen/runtime/builtins';
+
+defineHandler(builtins.configMaps, 'audit').onUpdate(({ body, logger }) => {
+  logger.info(\`\${body.metadata?.name}: \${Object.keys(body.data ?? {}).join(', ')}\`);
+});
+`;
+
+const base = process.env.KOPFGEN_BENCH_BASE ? resolve(process.env.KOPFGEN_BENCH_BASE) : undefined;
+const work = mkdtempSync(join(tmpdir(), 'kopfgen-bench-tsc-'));
+try {
+  // 1. One small CRD against nothing.
+  const empty = userProject(join(work, 'empty'), REPO, { 'src/operator.ts': 'export {};\n' });
+  const one = initProject(work, 'one', REPO);
+  const withBuiltin = initProject(work, 'builtin', REPO);
+  writeFileSync(join(withBuiltin, 'src/audit.ts'), AUDIT);
+  writeFileSync(join(withBuiltin, 'src/operator.ts'), "import './handlers/myresources.js';\nimport './audit.js';\n");
+  const small = [
+    { label: 'empty project (the yardstick)', dir: empty },
+    { label: 'kopfgen init: one small CRD, one handler module', dir: one },
+    { label: '+ a handler for a built-in kind (ConfigMap)', dir: withBuiltin },
+    ...(base ? [{ label: 'kopfgen init, before', dir: initProject(work, 'before', base) }] : []),
+  ];
+  const smallRuns = rounds(
+    small.map((p) => p.dir),
+    TSC_ROUNDS,
+  );
+  console.log(
+    `cold tsc --noEmit, the init project's options, a fresh process each (median of ${TSC_ROUNDS} interleaved; the compiler's own total time; target <= 1.2x the empty project):`,
+  );
+  small.forEach((p, i) => console.log(row(p.label, smallRuns[i], smallRuns[0])));
+
+  // 2. The corpus's generated modules against openapi-typescript's output of the same CRDs.
+  const generatedProject = (name: string, checkout: string) => {
+    const project = userProject(join(work, name), checkout);
+    execFileSync(
+      process.execPath,
+      [join(checkout, 'dist/src/cli/main.js'), 'generate', resolve(dir), '--out', 'src/generated', '--no-stubs'],
+      { cwd: project, encoding: 'utf8' },
+    );
+    return project;
+  };
+  /**
+   * What bounds the corpus's figures: the generated type declarations alone, the handler sections
+   * (descriptors, handler constants, error classes), `index.ts` and the runtime's declarations taken
+   * out (`kopfgen/runtime` is then only the types the declarations name). The difference to
+   * openapi-typescript's output is the shape of the emitted types (a named interface per object).
+   */
+  const declarationsOnly = (from: string) => {
+    const files: Record<string, string> = {};
+    const walk = (rel: string) => {
+      for (const name of readdirSync(join(from, rel))) {
+        const path = join(rel, name);
+        if (statSync(join(from, path)).isDirectory()) walk(path);
+        else if (path !== 'src/generated/index.ts' && path.endsWith('.ts'))
+          files[path] = readFileSync(join(from, path), 'utf8')
+            .replace(/^export const \w+ = defineResource<[^>]*>\(\{[^]*?\n\}\);\n/gm, '')
+            .replace(/^export const \w+ = defineHandler<.*\n/gm, '')
+            .replace(/^export class \w+ extends (?:Temporary|Permanent)Error<\w+> \{\}\n/gm, '')
+            .replace(
+              /^import \{[^}]*\} from "kopfgen\/runtime";\n/m,
+              'import { handlerStatus } from "kopfgen/runtime";\n',
+            );
+      }
+    };
+    walk('src');
+    const stub = join(work, 'runtime-types');
+    userProject(stub, REPO, {
+      'package.json': '{ "name": "kopfgen", "type": "module", "exports": { "./runtime": "./index.d.ts" } }\n',
+      'index.d.ts': `${readFileSync(join(REPO, 'dist/src/runtime/api/kube-types.d.ts'), 'utf8')}\nexport declare const handlerStatus: unique symbol;\n`,
+    });
+    return userProject(join(work, 'declarations'), stub, files);
+  };
+  const wrapped: Record<string, string> = {};
+  for await (const module of wrapperModules(yamlFiles(resolve(dir)))) wrapped[`src/${module.name}.ts`] = module.text;
+  const corpus = [
+    { label: 'openapi-typescript output (the yardstick)', dir: userProject(join(work, 'wrapper'), REPO, wrapped) },
+    { label: 'kopfgen generated modules', dir: generatedProject('corpus', REPO) },
+    { label: '  their type declarations alone (what bounds it)', dir: declarationsOnly(join(work, 'corpus')) },
+    ...(base ? [{ label: 'kopfgen generated modules, before', dir: generatedProject('corpus-before', base) }] : []),
+  ];
+  const corpusRuns = rounds(
+    corpus.map((p) => p.dir),
+    Math.max(3, Math.ceil(TSC_ROUNDS / 2)),
+  );
+  console.log(
+    `\nthe corpus, the same way (median of ${corpusRuns[0].length}; target <= 1.0x openapi-typescript's time and heap):`,
+  );
+  corpus.forEach((p, i) => console.log(row(p.label, corpusRuns[i], corpusRuns[0])));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+// 3. The handler API's own types, in this process.
 const read = await readInputs([dir]);
 const result = generate(read.sources, {
   stubs: { dir: 'handlers', templates: readStubTemplates() },
   generatedImportBase: '../generated',
 });
-const root = mkdtempSync(join(tmpdir(), 'kopfgen-bench-tsc-'));
+const root = mkdtempSync(join(tmpdir(), 'kopfgen-bench-tsc-probes-'));
 try {
   const generated = result.files.filter((f) => f.role === 'generated');
   const stubs = result.files.filter((f) => f.role === 'stub');
@@ -105,14 +229,14 @@ try {
   // The declarations, as a user's project sees the runtime (its sources would be checked too).
   const runtime = resolve(process.env.KOPFGEN_BENCH_RUNTIME ?? join(REPO, 'dist/src/runtime/index.d.ts'));
   // The runtime's declarations before: KOPFGEN_BENCH_BASE_RUNTIME, else those of the KOPFGEN_BENCH_BASE checkout.
-  const baseCheckout = process.env.KOPFGEN_BENCH_BASE;
-  const base =
-    process.env.KOPFGEN_BENCH_BASE_RUNTIME ??
-    (baseCheckout ? join(resolve(baseCheckout), 'dist/src/runtime/index.d.ts') : undefined);
+  const baseRuntime =
+    process.env.KOPFGEN_BENCH_BASE_RUNTIME ?? (base ? join(base, 'dist/src/runtime/index.d.ts') : undefined);
   const variants: { label: string; roots: string[]; runtime: string }[] = [
     { label: 'generated + stubs', roots: modules, runtime },
     { label: `+ ${probe.resources}×(onField, onUpdate)`, roots: withProbes, runtime },
-    ...(base ? [{ label: `+ probes, runtime at ${base}`, roots: withProbes, runtime: resolve(base) }] : []),
+    ...(baseRuntime
+      ? [{ label: `+ probes, runtime at ${baseRuntime}`, roots: withProbes, runtime: resolve(baseRuntime) }]
+      : []),
   ];
   const times = variants.map(() => [] as number[]);
   const last = variants.map(() => ({ errors: 0, types: 0, instantiations: 0 }));
@@ -123,7 +247,7 @@ try {
       last[i] = r;
     });
   console.log(
-    `tsc --noEmit (strict, CPU time) over ${generated.length} generated modules, ${stubs.length} stub files:`,
+    `\nin this process (strict, CPU time; JSDoc parsed, which tsc itself skips) over ${generated.length} generated modules, ${stubs.length} stub files:`,
   );
   variants.forEach((v, i) =>
     console.log(

@@ -16,9 +16,8 @@ interface Crd {
 
 const ANY: SchemaObject = { type: 'object' };
 
-/** TypeScript text for every CRD version in `files`; returns its total length. */
-export async function wrapper(files: readonly string[]): Promise<number> {
-  let chars = 0;
+/** The wrapper's TypeScript text for each CRD in `files`, named by the CRD. */
+export async function* wrapperModules(files: readonly string[]): AsyncGenerator<{ name: string; text: string }> {
   for (const file of files) {
     for (const doc of loadAll(await readFile(file, 'utf8')) as (Crd | null)[]) {
       if (doc?.kind !== 'CustomResourceDefinition') continue;
@@ -28,8 +27,14 @@ export async function wrapper(files: readonly string[]): Promise<number> {
       );
       const info = { title: doc.metadata?.name ?? file, version: '1' };
       const ast = await openapiTS({ openapi: '3.0.3', info, paths: {}, components: { schemas } });
-      chars += astToString(ast).length;
+      yield { name: info.title, text: astToString(ast) };
     }
   }
+}
+
+/** TypeScript text for every CRD version in `files`; returns its total length. */
+export async function wrapper(files: readonly string[]): Promise<number> {
+  let chars = 0;
+  for await (const module of wrapperModules(files)) chars += module.text.length;
   return chars;
 }
