@@ -11,6 +11,8 @@
  * (60 MB, 0.3 s), printed beside each figure with the ratio. Linux only (/proc).
  * KOPFGEN_BENCH_BASE=<a built checkout of another commit> also measures that kopfgen's `run` on the
  * JavaScript module, interleaved with this one, and prints the ratio (before/after in one run).
+ * Then memory per watched object: the idle RSS with 10,000 small objects listed
+ * (`KOPFGEN_BENCH_WATCHED` sets the count; target 100 MB), before and after.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -18,12 +20,15 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { messageOf } from '../src/runtime/error-message.js';
-import { applyCrd, skip, startCluster, stopCluster } from '../test/helpers/envtest.js';
+import { applyCrd, skip, startCluster, stopCluster, type Cluster } from '../test/helpers/envtest.js';
 
 const RUNS = Number(process.env.KOPFGEN_BENCH_RUNS ?? 3);
 const IDLE_SECONDS = 30;
 const EARLY_SECONDS = 5;
 const RSS_TARGET_MB = 60;
+/** Objects listed for the memory per watched object, and its target. */
+const OBJECTS = Number(process.env.KOPFGEN_BENCH_WATCHED ?? 10_000);
+const OBJECTS_RSS_TARGET_MB = 100;
 const CPU_TARGET_S = 0.3;
 /** USER_HZ: the unit of /proc/<pid>/stat's utime and stime (100 on every Linux this runs on). */
 const TICKS_PER_SECOND = 100;
@@ -94,12 +99,18 @@ interface Sample {
   wallMs: number;
 }
 
-async function once(kubeconfig: string, cwd: string, module: string, root = resolve('.')): Promise<Sample> {
+async function once(
+  kubeconfig: string,
+  cwd: string,
+  module: string,
+  root = resolve('.'),
+  args: string[] = [],
+): Promise<Sample> {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [join(root, 'bin/kopfgen.js'), 'run', module, '--health-port', String(port), '--health-host', '127.0.0.1'],
+    [join(root, 'bin/kopfgen.js'), 'run', module, '--health-port', String(port), '--health-host', '127.0.0.1', ...args],
     { cwd, env: { ...process.env, KUBECONFIG: kubeconfig }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -175,11 +186,69 @@ async function main(): Promise<void> {
           `ready after ${wall.toFixed(0)} ms wall`,
       );
     }
+    await watchedObjects(
+      cluster,
+      { dir, module: modules[0].file },
+      before && baseline ? { ...before, baseline } : undefined,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     if (before) rmSync(before.dir, { recursive: true, force: true });
     stopCluster(cluster);
   }
+}
+
+/**
+ * Memory per watched object: OBJECTS small MyResources (one handler's status and records each),
+ * handled once by an operator of this checkout, then listed by a fresh one (and one of the build
+ * before, when given) that finds nothing to do: idle RSS after IDLE_SECONDS (target 100 MB).
+ */
+async function watchedObjects(
+  cluster: Cluster,
+  now: { dir: string; module: string },
+  before?: { dir: string; modules: { file: string }[]; baseline: string },
+): Promise<void> {
+  const ns = 'weight-objects';
+  const path = `/apis/example.com/v1/namespaces/${ns}/myresources`;
+  await cluster.client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+  });
+  let next = 0;
+  const create = async () => {
+    while (next < OBJECTS) {
+      const name = `obj-${next++}`;
+      const body = { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name }, spec: { image: 'nginx' } };
+      await cluster.client.request('POST', path, { body });
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, create));
+  // Handled once, so that the operators measured list objects carrying a status and records, with nothing to do.
+  const first = spawn(process.execPath, [join(resolve('.'), 'bin/kopfgen.js'), 'run', now.module, '-n', ns], {
+    cwd: now.dir,
+    env: { ...process.env, KUBECONFIG: cluster.kubeconfig },
+    stdio: 'ignore',
+  });
+  try {
+    const deadline = Date.now() + 600_000;
+    for (;;) {
+      const list = await cluster.client.request<{ items: { status?: { myapp?: { phase?: string } } }[] }>('GET', path);
+      if (list.items.filter((o) => o.status?.myapp?.phase === 'Done').length >= OBJECTS) break;
+      if (Date.now() > deadline) throw new Error(`${OBJECTS} objects not handled within 10 minutes`);
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+  } finally {
+    first.kill('SIGTERM');
+    await new Promise((r) => first.on('exit', r));
+  }
+  const measure = (cwd: string, module: string, root?: string) =>
+    once(cluster.kubeconfig, cwd, module, root, ['-n', ns]).then((s) => s.rss);
+  const then = before ? await measure(before.dir, before.modules[0].file, resolve(before.baseline)) : undefined;
+  const rss = await measure(now.dir, now.module);
+  console.log(
+    `${OBJECTS} small objects listed (handled before: status and records on each), idle RSS after ${IDLE_SECONDS} s: ` +
+      `${rss.toFixed(0)} MB (target ${OBJECTS_RSS_TARGET_MB} MB: ${(rss / OBJECTS_RSS_TARGET_MB).toFixed(2)}×)` +
+      (then === undefined ? '' : `; before ${then.toFixed(0)} MB (now ${(rss / then).toFixed(2)}×)`),
+  );
 }
 
 await main();

@@ -47,6 +47,7 @@ import { defineResource, type KubernetesObject, type ResourceDescriptor } from '
 import { createLogger } from '../src/runtime/effects/log.js';
 import { watchResource } from '../src/runtime/watcher.js';
 import { applyCrd, skip, startCluster, stopCluster, type Cluster } from '../test/helpers/envtest.js';
+import { myResourceDescriptor } from '../test/helpers/resource-env.js';
 import { captureWrites } from './floor.js';
 
 const N = Number(process.env.KOPFGEN_BENCH_OBJECTS ?? process.argv[3] ?? 2_000);
@@ -71,16 +72,7 @@ interface Mode {
 }
 
 const descriptor = (group: string, statusRecords: boolean) =>
-  defineResource({
-    group,
-    version: 'v1',
-    plural: 'myresources',
-    kind: 'MyResource',
-    scope: 'Namespaced',
-    statusSubresource: true,
-    statusRecords,
-    printerColumns: [],
-  });
+  defineResource({ ...myResourceDescriptor(), group, statusRecords });
 
 /** `crds/myresource.yaml` under another group, its status schema strict: records cannot live there. */
 function strictCrd(dir: string): string {
@@ -414,39 +406,21 @@ async function main(): Promise<void> {
       console.log(
         `\n### ${mode.name}: the runtime writes ${templates.map((t) => `${t.method} ${t.path.replace('{{path}}', '<object>')}`).join(', then ')} per object`,
       );
-      const mine: Figures[] = [];
-      const floor: Figures[] = [];
-      const base: Figures[] = [];
-      for (let round = 1; round <= ROUNDS; round++) {
-        if (withBase)
-          base.push(
-            await run(
-              cluster,
-              mode.resource,
-              operatorOf(BASE, mode.resource),
-              `bench-base-${m}-${round}`,
-              `yardstick build, round ${round}`,
-            ),
-          );
-        mine.push(
-          await run(
-            cluster,
-            mode.resource,
-            operatorOf(NEW, mode.resource),
-            `bench-new-${m}-${round}`,
-            `this build, round ${round}`,
-          ),
-        );
-        floor.push(
-          await run(
-            cluster,
-            mode.resource,
-            floorOf(mode.resource, templatesFile),
-            `bench-floor-${m}-${round}`,
-            `floor, round ${round}`,
-          ),
-        );
-      }
+      // In this order each round: the build before, this build, the floor.
+      const contenders = [
+        ...(withBase ? [{ key: 'base', label: 'yardstick build', handler: operatorOf(BASE, mode.resource) }] : []),
+        { key: 'new', label: 'this build', handler: operatorOf(NEW, mode.resource) },
+        { key: 'floor', label: 'floor', handler: floorOf(mode.resource, templatesFile) },
+      ];
+      const figures = new Map<string, Figures[]>(contenders.map((c) => [c.key, []]));
+      for (let round = 1; round <= ROUNDS; round++)
+        for (const c of contenders) {
+          const ns = `bench-${c.key}-${m}-${round}`;
+          figures.get(c.key)?.push(await run(cluster, mode.resource, c.handler, ns, `${c.label}, round ${round}`));
+        }
+      const mine = figures.get('new') ?? [];
+      const floor = figures.get('floor') ?? [];
+      const base = figures.get('base') ?? [];
       const now = best(mine);
       const bare = best(floor);
       const before = withBase ? best(base) : undefined;

@@ -11,24 +11,13 @@
  * `KOPFGEN_BENCH_BASE=<checkout>` adds the same runs of another built kopfgen (the code before a
  * change), in the same bench run.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBigSet } from './big-set.js';
 import { fresh, type Fresh } from './fresh.js';
-import { wrapper } from './wrapper.js';
-
-/** Every YAML file below `dir`, without reading them. */
-function yamlFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .flatMap((name) => {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) return yamlFiles(path);
-      return /\.ya?ml$/.test(name) ? [path] : [];
-    })
-    .sort();
-}
+import { wrapper, yamlFiles } from './wrapper.js';
 
 if (process.argv[2] === '--wrapper') {
   const chars = await wrapper(yamlFiles(process.argv[3]));

@@ -31,7 +31,7 @@ import { readStubTemplates } from '../src/io/stub-templates.js';
 import { writeFilesAtomic } from '../src/io/write.js';
 import { STRICT_OPTIONS } from '../test/helpers/golden-support.js';
 import { median, rounds, row, userProject } from './tsc-project.js';
-import { wrapperModules } from './wrapper.js';
+import { wrapperModules, yamlFiles } from './wrapper.js';
 
 const TSC_ROUNDS = Number(process.env.KOPFGEN_BENCH_TSC_ROUNDS ?? 7);
 const RUNS = 5;
@@ -90,17 +90,6 @@ function check(
     types: program.getTypeCount(),
     instantiations: program.getInstantiationCount(),
   };
-}
-
-/** Every YAML file below `root`. */
-function yamlFiles(root: string): string[] {
-  return readdirSync(root)
-    .flatMap((name) => {
-      const path = join(root, name);
-      if (statSync(path).isDirectory()) return yamlFiles(path);
-      return /\.ya?ml$/.test(name) ? [path] : [];
-    })
-    .sort();
 }
 
 /** `kopfgen init` of the checkout at `checkout`, as a project kopfgen is installed in. */

@@ -4,7 +4,9 @@
  * (as a component schema of a minimal OpenAPI document), producing TypeScript text. Nothing is
  * written, which only flatters the wrapper.
  */
+import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import openapiTS, { astToString, type SchemaObject } from 'openapi-typescript';
 
@@ -15,6 +17,17 @@ interface Crd {
 }
 
 const ANY: SchemaObject = { type: 'object' };
+
+/** The wrapper's inputs: every YAML file below `dir`, without reading them. */
+export function yamlFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return yamlFiles(path);
+      return /\.ya?ml$/.test(name) ? [path] : [];
+    })
+    .sort();
+}
 
 /** The wrapper's TypeScript text for each CRD in `files`, named by the CRD. */
 export async function* wrapperModules(files: readonly string[]): AsyncGenerator<{ name: string; text: string }> {
