@@ -75,6 +75,30 @@ export function summariseFile(
   return { file: source.file, diagnostics, nodes };
 }
 
+/**
+ * The models alone, as `summariseFile` hands them over (the same indexes), for a file read again to
+ * emit it: its summary is known, so neither the identity hash nor the diagnostics are made again.
+ */
+export function modelFile(
+  source: SourceText,
+  onModel: (node: number, model: CrdModel) => void,
+  onReset: () => void,
+): void {
+  let index = 0;
+  parseSourceEach(
+    source,
+    (node) => {
+      const model = buildCrd(node, []);
+      if (model) onModel(index, model);
+      index++;
+    },
+    () => {
+      index = 0;
+      onReset();
+    },
+  );
+}
+
 /** `summariseFile` keeping every model, in the order of the summary's nodes. */
 export function loadFile(source: SourceText): LoadedFile {
   let models: (CrdModel | undefined)[] = [];

@@ -15,7 +15,7 @@ import type { GenerateOptions, GeneratedFile, SourceText } from '../api.js';
 import type { CrdModel } from '../model/ir.js';
 import type { StubTemplates } from '../stubs/templates.js';
 import { emitCrds, type CrdDecision, type CrdStageOutput } from './crd-stage.js';
-import { summariseFile, type FileSummary } from './file-stage.js';
+import { modelFile, summariseFile, type FileSummary } from './file-stage.js';
 
 export interface EmitRequest {
   /** The kept CRDs as `fileIndex:nodeIndex` (numbered as in this share's `load` reply), in run order. */
@@ -127,7 +127,7 @@ export class Share {
   private reread(file: number, onModel: (node: number, model: CrdModel) => void, onReset: () => void): void {
     const source = this.sources[file];
     if (!source) throw new Error(`kopfgen: share has no file ${file}`);
-    summariseFile({ file: source.file, text: source.text }, onModel, onReset);
+    modelFile({ file: source.file, text: source.text }, onModel, onReset);
   }
 }
 
