@@ -94,6 +94,8 @@ const operatorScript = (ns: string, resource: ResourceDescriptor) => `
 import { Operator } from './dist/src/runtime/operator.js';
 import { defineHandler, defineResource, Registry } from './dist/src/runtime/index.js';
 import { createLogger } from './dist/src/runtime/effects/log.js';
+// As \`kopfgen run\` does (heap-settings.ts; absent from builds before it).
+await import('./dist/src/runtime/heap-settings.js').then((m) => m.keepYoungGenerationSmall(), () => undefined);
 const registry = new Registry();
 const r = defineResource(${JSON.stringify(resource)});
 defineHandler(r, 'myapp').onCreate(() => ({ phase: 'Done' }), { registry });

@@ -12,6 +12,7 @@ import { readKubeconfig } from '../runtime/kube/kubeconfig.js';
 import { createLogger, type Level } from '../runtime/effects/log.js';
 import { DEFAULT_DRAIN_SECONDS, Operator, StartupError, type LeaderElectionOptions } from '../runtime/operator.js';
 import { defaultRegistry, type Registry } from '../runtime/api/registry.js';
+import { keepYoungGenerationSmall } from '../runtime/heap-settings.js';
 import { leaseNamespace } from '../runtime/leader/leader-identity.js';
 import type { WebhookEndpoint } from '../runtime/webhooks/configurations.js';
 import type { WebhookOptions } from '../runtime/webhooks/serve-webhooks.js';
@@ -93,6 +94,7 @@ export async function loadOperatorModule(modulePath: string): Promise<LoadFailur
 }
 
 export async function runOperator(modulePath: string, options: RunOptions = {}): Promise<number> {
+  keepYoungGenerationSmall();
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const level = options.logLevel ?? 'info';
   if (options.check) {
