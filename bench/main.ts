@@ -15,12 +15,18 @@ const SECTIONS: { name: string; file: string }[] = [
     name: 'generate (end to end, vs. the yaml-parse floor and the js-yaml + openapi-typescript wrapper)',
     file: 'generate.js',
   },
-  { name: 'a large CRD set (~2,000 CRDs, ~100 MB): time and peak memory vs. the wrapper', file: 'streaming.js' },
+  {
+    name: 'a large CRD set (~2,000 CRDs, ~100 MB, one per file and many per file): time and peak memory vs. the wrapper',
+    file: 'streaming.js',
+  },
   { name: 'one small CRD, cold, whole process', file: 'cold.js' },
   { name: 'bad input costs no more than good input: a 50 MB CRD, valid and with one mistake', file: 'bad-input.js' },
-  { name: 'runtime (objects/s created → status written, operator peak memory; envtest)', file: 'runtime.js' },
   {
-    name: 'operator weight (fresh `kopfgen run`, 0 objects: start-up CPU, idle RSS; envtest)',
+    name: 'runtime (objects/s created → status written, latency, memory; vs. the floor and the build before; envtest)',
+    file: 'runtime.js',
+  },
+  {
+    name: 'operator weight (fresh `kopfgen run`: start-up CPU, idle RSS with 0 and 10,000 objects; envtest)',
     file: 'operator-weight.js',
   },
   {
@@ -29,7 +35,10 @@ const SECTIONS: { name: string; file: string }[] = [
   },
   { name: 'warm generate (cache) vs cold, as a user runs it', file: 'warm.js' },
   { name: 'one wide object (10k, 20k, 40k keys), vs. the yaml-parse floor', file: 'wide-object.js' },
-  { name: "tsc over the generated output: the handler API's types (onField paths, old/new)", file: 'typecheck.js' },
+  {
+    name: "tsc over the generated output (one small CRD vs. an empty project, the corpus vs. openapi-typescript's output, the handler API's types)",
+    file: 'typecheck.js',
+  },
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
