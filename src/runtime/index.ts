@@ -32,6 +32,7 @@ export type {
   MutateFn,
   PrinterColumnDescriptor,
   ResourceDescriptor,
+  ResourceInfo,
   StatusPatch,
 } from './api/define.js';
 export type { Essence, FieldPath, FieldValue } from './api/field-paths.js';
