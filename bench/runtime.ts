@@ -12,13 +12,6 @@
  *  3. paced: 100 objects created 20/s: created→status latency without queueing.
  *  4. the process's peak RSS and CPU, and the API server's and etcd's CPU over the run
  *     (read from /proc), per object handled: where the time goes.
-<<<<<<< HEAD
- * The yardstick is another built checkout of kopfgen (`KOPFGEN_BENCH_BASE`, default `../base` when it
- * holds a `dist`): the code before a change, run against the same API server in a namespace of its
- * own, alternating with this build for `KOPFGEN_BENCH_ROUNDS` rounds (default 1; the yardstick goes first
- * in odd rounds, this build in even ones, since each run leaves the server a little busier for the
- * next); ratios are this build's figure over the yardstick's (the best round of each). Without a yardstick only this build runs.
-=======
  * Both ways the runtime keeps its records: in `status.kopfgen` (the CRD's status keeps unknown
  * fields: one `/status` write per object) and in annotations (a CRD whose status schema is strict:
  * the status through `/status`, the records through the object, two writes).
@@ -27,7 +20,6 @@
  * same API server in a namespace of its own, alternating with this build and the floor for
  * `KOPFGEN_BENCH_ROUNDS` rounds (default 1); ratios are this build's figure over the yardstick's (the
  * best round of each). Without a yardstick build only this build and the floor run.
->>>>>>> fc2a8ba (bench runtime: the floor (the writes the runtime makes per object, captured from the runtime itself, sent by a bare client over one keep-alive agent at the same concurrency), both ways of keeping records (status.kopfgen, and annotations under a strict status schema), throughput timed from ready)
  * `KOPFGEN_BENCH_NEW` names the checkout measured as "this build" (default: the current directory).
  * `KOPFGEN_BENCH_PROFILE=<dir>` runs each operator with `node --cpu-prof`, its profile written to <dir>.
  * `CONCURRENCY` sets the bound on objects handled at once, the same for the runtime and the floor
@@ -361,30 +353,6 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'kopfgen-bench-runtime-'));
   const cluster = startCluster();
   try {
-<<<<<<< HEAD
-    await applyCrd(cluster, 'crds/myresource.yaml', 'example.com', 'v1', 'myresources');
-    const mine: Figures[] = [];
-    const base: Figures[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      // Which build goes first alternates: a run leaves the API server and etcd a little busier for the next.
-      const yardstick = async () => {
-        if (withBase) base.push(await run(cluster, BASE, `bench-base-${round}`, `yardstick, round ${round}`));
-      };
-      const ours = async () =>
-        void mine.push(await run(cluster, NEW, `bench-new-${round}`, `this build, round ${round}`));
-      for (const turn of round % 2 === 1 ? [yardstick, ours] : [ours, yardstick]) await turn();
-    }
-    const now = best(mine);
-    const before = withBase ? best(base) : undefined;
-    console.log(`\n| figure (best of ${ROUNDS}) | this build | yardstick | ratio |\n|---|---:|---:|---:|`);
-    for (const row of ROWS) {
-      const a = now[row.key];
-      const b = before?.[row.key];
-      const digits = row.unit === 'ms' && a < 10 ? 2 : 0;
-      const ratio = b === undefined ? '' : `${(a / b).toFixed(2)}×`;
-      const old = b === undefined ? '' : `${b.toFixed(digits)} ${row.unit}`;
-      console.log(`| ${row.name} | ${a.toFixed(digits)} ${row.unit} | ${old} | ${ratio} |`);
-=======
     const modes: Mode[] = [
       { name: 'records in status.kopfgen', resource: descriptor('example.com', true), crd: 'crds/myresource.yaml' },
       {
@@ -408,7 +376,8 @@ async function main(): Promise<void> {
       console.log(
         `\n### ${mode.name}: the runtime writes ${templates.map((t) => `${t.method} ${t.path.replace('{{path}}', '<object>')}`).join(', then ')} per object`,
       );
-      // In this order each round: the build before, this build, the floor.
+      // In this order in odd rounds (the build before, this build, the floor), reversed in even ones: a run
+      // leaves the API server and etcd a little busier for the next.
       const contenders = [
         ...(withBase ? [{ key: 'base', label: 'yardstick build', handler: operatorOf(BASE, mode.resource) }] : []),
         { key: 'new', label: 'this build', handler: operatorOf(NEW, mode.resource) },
@@ -416,7 +385,7 @@ async function main(): Promise<void> {
       ];
       const figures = new Map<string, Figures[]>(contenders.map((c) => [c.key, []]));
       for (let round = 1; round <= ROUNDS; round++)
-        for (const c of contenders) {
+        for (const c of round % 2 === 1 ? contenders : [...contenders].reverse()) {
           const ns = `bench-${c.key}-${m}-${round}`;
           figures.get(c.key)?.push(await run(cluster, mode.resource, c.handler, ns, `${c.label}, round ${round}`));
         }
@@ -440,7 +409,6 @@ async function main(): Promise<void> {
           `| ${row.name} | ${cell(a)} | ${cell(f)} | ${ratio(f)}${row.target ? ` (${row.target})` : ''} | ${cell(b)} | ${ratio(b)} |`,
         );
       }
->>>>>>> fc2a8ba (bench runtime: the floor (the writes the runtime makes per object, captured from the runtime itself, sent by a bare client over one keep-alive agent at the same concurrency), both ways of keeping records (status.kopfgen, and annotations under a strict status schema), throughput timed from ready)
     }
   } finally {
     stopCluster(cluster);
