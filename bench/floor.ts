@@ -38,6 +38,15 @@ class RecordingClient extends KubeClient {
     super(config);
   }
 
+  /**
+   * The operator writes through its term's fenced client (`KubeClient.fenced`), a client of its own:
+   * the calibration runs without leader election, so its term's fence never closes, and the recording
+   * client stands for it.
+   */
+  override fenced(): KubeClient {
+    return this;
+  }
+
   override async request<T = Record<string, unknown>>(
     method: string,
     path: string,
