@@ -11,7 +11,7 @@
  *   but the code that needs it (not `index.ts`), so an operator never loads it.
  */
 import type { GeneratedFile } from '../api.js';
-import { writeName, type NamedConversion } from '../model/conversion-naming.js';
+import { writeName, type NamedConversion, type NamedSchemaData } from '../model/conversion-naming.js';
 import type { CrdModel, SchemaNode } from '../model/ir.js';
 import type { NamedVersion } from '../model/naming.js';
 import { headerLine } from './header.js';
@@ -137,8 +137,8 @@ export function schemaData(node: SchemaNode): Record<string, unknown> {
 }
 
 /** The schema data module: `{"kopfgen":1, crd, group, kind, plural, scope, storage, versions: {name: schema}}` as one string. */
-export function emitSchemaModule(crd: CrdModel, conversion: NamedConversion): GeneratedFile {
-  const versions = [conversion.hub, ...conversion.spokes.map((s) => s.version)];
+export function emitSchemaModule(crd: CrdModel, names: NamedSchemaData): GeneratedFile {
+  const versions = names.versions;
   const data = {
     kopfgen: 1,
     crd: crd.name,
@@ -146,7 +146,7 @@ export function emitSchemaModule(crd: CrdModel, conversion: NamedConversion): Ge
     kind: crd.kind,
     plural: crd.plural,
     scope: crd.scope,
-    storage: conversion.hub.version.name,
+    storage: names.storage.version.name,
     versions: Object.fromEntries(
       versions.map((v) => [v.version.name, v.version.schema ? schemaData(v.version.schema) : {}]),
     ),
@@ -155,9 +155,9 @@ export function emitSchemaModule(crd: CrdModel, conversion: NamedConversion): Ge
   pushJsDoc(
     out,
     '',
-    `The structural schema of every served version of ${crd.name}, as JSON text: parse it where it is needed (\`roundTrip\` and \`sampleObject\` of \`kopfgen/testing\` take it as it is). Format: README, "Schema data".`,
+    `The structural schema of every served version of ${crd.name}, as JSON text: parse it where it is needed (\`objectBuilder\`, \`fakeClient\`, \`roundTrip\` and \`sampleObject\` of \`kopfgen/testing\` take it as it is). Format: README, "Schema data".`,
     undefined,
   );
-  out.push(`export const ${conversion.schemaText}: string = ${stringLiteral(JSON.stringify(data))};\n`);
-  return { path: `${conversion.schemaModule}.ts`, content: out.join(''), role: 'generated' };
+  out.push(`export const ${names.schemaText}: string = ${stringLiteral(JSON.stringify(data))};\n`);
+  return { path: `${names.module}.ts`, content: out.join(''), role: 'generated' };
 }

@@ -27,14 +27,10 @@ export interface NamedConversion {
   spokes: NamedSpoke[];
   /** `<group>/<plural>.conversion` (no extension): the signatures and the definition. */
   module: string;
-  /** `<group>/<plural>.schemas` (no extension): the schemas as JSON text, imported only by what needs them. */
-  schemaModule: string;
   /** The interface of every spoke's functions. */
   conversions: string;
   /** The `defineConversion` constant. */
   definition: string;
-  /** The schema text constant. */
-  schemaText: string;
 }
 
 /** The write view's name of a version's resource (its read name where the views agree). */
@@ -45,13 +41,23 @@ export function writeName(version: NamedVersion): string {
 
 const camel = (name: string) => name[0].toLowerCase() + name.slice(1);
 
-export function nameConversion(named: NamedCrd): NamedConversion | undefined {
-  const { crd } = named;
-  const hub = named.versions.find((v) => v.version.storage);
-  const spokes = named.versions.filter((v) => !v.version.storage);
-  if (!hub || spokes.length === 0) return undefined;
-  const owned = named.versions.some((v) => v.handlers.length > 0) || crd.conversionStrategy === 'Webhook';
-  if (!owned) return undefined;
+/**
+ * The schema data of an operator's own CRD (it has handlers, or a conversion webhook): every version's
+ * structural schema as data, `<group>/<plural>.schemas.ts`, which `kopfgen/testing` builds objects from
+ * and validates them against. A CRD used only for its types gets none.
+ */
+export interface NamedSchemaData {
+  /** `<group>/<plural>.schemas` (no extension). */
+  module: string;
+  /** The schema text constant, `<Prefix>SchemaText`. */
+  schemaText: string;
+  /** The storage version, and every version the data holds. */
+  storage: NamedVersion;
+  versions: NamedVersion[];
+}
+
+/** The names the conversion module claims, so the schema text's name is the same with or without one. */
+function conversionScope(named: NamedCrd): NameScope {
   // The module imports the versions' resource, write-view and descriptor names: ours must not shadow them.
   const scope = new NameScope();
   for (const v of named.versions) {
@@ -59,6 +65,35 @@ export function nameConversion(named: NamedCrd): NamedConversion | undefined {
     scope.claim(v.names.descriptor);
     for (const input of v.inputTypes.values()) scope.claim(input);
   }
+  return scope;
+}
+
+function isOwn(named: NamedCrd): boolean {
+  return named.versions.some((v) => v.handlers.length > 0) || named.crd.conversionStrategy === 'Webhook';
+}
+
+export function nameSchemaData(named: NamedCrd): NamedSchemaData | undefined {
+  const storage = named.versions.find((v) => v.version.storage);
+  if (!storage || !isOwn(named)) return undefined;
+  const scope = conversionScope(named);
+  const prefix = storage.names.prefix;
+  scope.claim(`${prefix}Conversions`);
+  scope.claim(`${prefix}Conversion`);
+  return {
+    module: `${named.crd.group}/${named.crd.plural}.schemas`,
+    schemaText: scope.claim(`${prefix}SchemaText`),
+    storage,
+    versions: [storage, ...named.versions.filter((v) => v !== storage)],
+  };
+}
+
+export function nameConversion(named: NamedCrd): NamedConversion | undefined {
+  const { crd } = named;
+  const hub = named.versions.find((v) => v.version.storage);
+  const spokes = named.versions.filter((v) => !v.version.storage);
+  if (!hub || spokes.length === 0) return undefined;
+  if (!isOwn(named)) return undefined;
+  const scope = conversionScope(named);
   const prefix = hub.names.prefix;
   return {
     hub,
@@ -68,9 +103,7 @@ export function nameConversion(named: NamedCrd): NamedConversion | undefined {
       return { version, toHub, fromHub, toHubFunction: camel(toHub), fromHubFunction: camel(fromHub) };
     }),
     module: `${crd.group}/${crd.plural}.conversion`,
-    schemaModule: `${crd.group}/${crd.plural}.schemas`,
     conversions: scope.claim(`${prefix}Conversions`),
     definition: scope.claim(`${prefix}Conversion`),
-    schemaText: scope.claim(`${prefix}SchemaText`),
   };
 }

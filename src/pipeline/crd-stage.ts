@@ -50,10 +50,11 @@ export function emitCrds(
     }
     const stub = templates && owned(crd.crd, options) && target.stubFile(named, decisions[i], options, templates);
     if (stub) output.stubs.push(stub);
+    const data = target.schemaData?.(named);
+    if (data) output.data.push(data);
     const conversion = target.conversion?.(named, decisions[i], options, templates);
     if (conversion) {
       output.conversions.push(conversion.module);
-      output.data.push(conversion.data);
       if (conversion.stub && owned(crd.crd, options)) output.stubs.push(conversion.stub);
     }
   });

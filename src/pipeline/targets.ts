@@ -12,7 +12,7 @@ import { emitPyModule } from '../emit-kopf/py-module.js';
 import { groupPackages } from '../emit-kopf/py-names.js';
 import { emitPyPackage } from '../emit-kopf/py-package.js';
 import type { CrdModel } from '../model/ir.js';
-import { nameConversion } from '../model/conversion-naming.js';
+import { nameConversion, nameSchemaData } from '../model/conversion-naming.js';
 import type { NamedCrd, NamedVersion } from '../model/naming.js';
 import { conversionStubPath, emitConversionStubFile } from '../stubs/conversion-stubs.js';
 import { emitPyStubFile, pyStubPaths } from '../stubs/py-stub-files.js';
@@ -43,15 +43,16 @@ export interface TargetEmitter {
   packageFiles(modules: readonly EmittedModule[]): GeneratedFile[];
   /**
    * A multi-version CRD's conversion (the runtime's `/convert`, model/conversion-naming.ts): its
-   * module, its schema data and its stub file. The TypeScript runtime's only: kopf has no
-   * conversion webhook.
+   * module and its stub file. The TypeScript runtime's only: kopf has no conversion webhook.
    */
   conversion?(
     named: NamedCrd,
     decision: CrdDecision,
     options: GenerateOptions,
     templates: StubTemplates | undefined,
-  ): { module: EmittedModule; data: GeneratedFile; stub?: GeneratedFile } | undefined;
+  ): { module: EmittedModule; stub?: GeneratedFile } | undefined;
+  /** An operator's own CRD's schema data (`<plural>.schemas.ts`), for `kopfgen/testing`; TypeScript only. */
+  schemaData?(named: NamedCrd): GeneratedFile | undefined;
 }
 
 const typescript: TargetEmitter = {
@@ -66,9 +67,12 @@ const typescript: TargetEmitter = {
     const base = (options.generatedImportBase ?? '../generated').replace(/\/+$/, '');
     return {
       module: emitConversionModule(named.crd, conversion),
-      data: emitSchemaModule(named.crd, conversion),
       stub: templates && emitConversionStubFile(named.crd, conversion, conversionStubPath(decision.stubPath), base),
     };
+  },
+  schemaData: (named) => {
+    const names = nameSchemaData(named);
+    return names && emitSchemaModule(named.crd, names);
   },
 };
 
