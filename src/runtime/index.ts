@@ -1,4 +1,20 @@
 export { HandlerError, PermanentError, TemporaryError } from './api/errors.js';
+export { ApiError, FencedWriteError, UndeclaredKindError } from './api/client-api.js';
+export type {
+  ApplyOptions,
+  Client,
+  ClientKind,
+  ClientVerb,
+  CreateOptions,
+  DeleteOptions,
+  GetOptions,
+  ListOptions,
+  NamespaceOption,
+  PatchOptions,
+  ResourceRef,
+  Selector,
+  WriteBody,
+} from './api/client-api.js';
 export type { HandlerErrorOptions, TemporaryErrorOptions } from './api/errors.js';
 export { defineHandler, defineResource, handlerStatus } from './api/define.js';
 // The built-in kinds' descriptors and types are `kopfgen/runtime/builtins` (builtin-kinds.ts), loaded only where named.

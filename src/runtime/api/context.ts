@@ -4,6 +4,9 @@
  */
 import type { ObjectMeta } from './kube-types.js';
 import type { Essence } from './field-paths.js';
+import type { MergePatch } from './resource.js';
+
+export type { MergePatch } from './resource.js';
 
 /**
  * Why a handler runs: the changing causes (create, update, delete, resume, field; progress-tracked),
@@ -21,20 +24,6 @@ export interface Logger {
 
 type SpecOf<R> = R extends { spec?: infer S } ? S : unknown;
 type StatusOf<R> = R extends { status?: infer S } ? S : unknown;
-
-/**
- * RFC 7386 merge patch of a value of type `T` (the write view): every key may be left out, and
- * `null` deletes a key the write view lets a user omit (the server then fills its default in
- * again); lists are replaced whole.
- */
-export type MergePatch<T> = T extends readonly unknown[]
-  ? T
-  : T extends object
-    ? {
-        -readonly [K in keyof T]?:
-          MergePatch<Exclude<T[K], undefined>> | (Record<never, never> extends Pick<T, K> ? null : never);
-      }
-    : T;
 
 /** The patch of one section (`spec`, `status`) of `W`: typed where the resource types it, else open. */
 type SectionPatch<S> = [NonNullable<S>] extends [object]

@@ -18,12 +18,14 @@ import {
   type TimerOptions,
 } from './registry.js';
 import { builtinHandler, isBuiltin, type BuiltinDescriptor } from './builtins.js';
-import type { ResourceDescriptor, StatusPatch } from './resource.js';
+import type { Exact, ResourceDescriptor, StatusPatch } from './resource.js';
 
 // What generated modules and the rest of the runtime import from here, defined where the
 // errors, the registry and the built-in kinds can import them without importing this file.
 export {
   defineResource,
+  type Exact,
+  type MergePatch,
   type PrinterColumnDescriptor,
   type ResourceDescriptor,
   type ResourceInfo,
@@ -39,23 +41,6 @@ type Promisable<T> = T | Promise<T>;
 interface InRegistry {
   registry?: Registry;
 }
-
-/**
- * `R` exactly against `S`, deeply: every key of `R` that `S` lacks becomes `never`. Inferred
- * return types (async callbacks above all) skip TypeScript's excess-property check; requiring
- * `R & Exact<R, S>` restores it, and the error points at the offending field.
- */
-export type Exact<R, S> = R extends readonly (infer E)[]
-  ? S extends readonly (infer F)[]
-    ? readonly Exact<E, F>[]
-    : R
-  : R extends object
-    ? S extends object
-      ? string extends keyof S
-        ? R // an open status (index signature) accepts any further key by design
-        : { [K in keyof R]: K extends keyof S ? Exact<R[K], NonNullable<S[K]>> : never }
-      : R
-    : R;
 
 /**
  * A handler callback: returns the handler's status (merged into `status.<id>`) or nothing. `O` is

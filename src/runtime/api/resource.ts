@@ -83,3 +83,34 @@ export type StatusPatch<S> = S extends readonly unknown[]
           StatusPatch<S[K]> | (K extends symbol ? never : Record<never, never> extends Pick<S, K> ? null : never);
       }
     : S;
+
+/**
+ * `R` exactly against `S`, deeply: every key of `R` that `S` lacks becomes `never`. Inferred
+ * return types (async callbacks above all) skip TypeScript's excess-property check; requiring
+ * `R & Exact<R, S>` restores it, and the error points at the offending field.
+ */
+export type Exact<R, S> = R extends readonly (infer E)[]
+  ? S extends readonly (infer F)[]
+    ? readonly Exact<E, F>[]
+    : R
+  : R extends object
+    ? S extends object
+      ? string extends keyof S
+        ? R // an open status (index signature) accepts any further key by design
+        : { [K in keyof R]: K extends keyof S ? Exact<R[K], NonNullable<S[K]>> : never }
+      : R
+    : R;
+
+/**
+ * RFC 7386 merge patch of a value of type `T` (the write view): every key may be left out, and
+ * `null` deletes a key the write view lets a user omit (the server then fills its default in
+ * again); lists are replaced whole.
+ */
+export type MergePatch<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? {
+        -readonly [K in keyof T]?:
+          MergePatch<Exclude<T[K], undefined>> | (Record<never, never> extends Pick<T, K> ? null : never);
+      }
+    : T;
