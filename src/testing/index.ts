@@ -1,5 +1,11 @@
 export { expectOutcome, invoke, NotDue } from './invoke.js';
 export type { Attempted, Expected, InvokeCause, InvokeOptions, Invoked } from './invoke.js';
+export { objectBuilder } from './object-builder.js';
+export type { DeepPartial } from './object-builder.js';
+export { fakeClient, labelMatcher } from './fake-client.js';
+export type { FakeClient, FakeClientOptions, FakeRequest } from './fake-client.js';
+export { admitObject } from './schema-check.js';
+export type { FieldError } from './schema-check.js';
 export { assertRoundTrip, firstDifference, roundTrip } from './round-trip.js';
 export type { RoundTripFailure, RoundTripOptions } from './round-trip.js';
 export { parseSchemaData, random, sampleObject, sampleValue } from './sample-objects.js';

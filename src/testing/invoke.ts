@@ -12,7 +12,8 @@
 import type { Logger } from '../runtime/api/context.js';
 import type { HandlerDefinition, StatusPatch, Exact } from '../runtime/api/define.js';
 import type { KubernetesObject } from '../runtime/api/kube-types.js';
-import { defaultRegistry, type Cause, type Registry } from '../runtime/api/registry.js';
+import type { Client } from '../runtime/api/client-api.js';
+import { defaultRegistry, type Cause, type RegisteredHandler, type Registry } from '../runtime/api/registry.js';
 import { eventWorthy, outcomeEvent } from '../runtime/effects/events.js';
 import { callSpawned, failWithoutRunning, runHandler, type Result } from '../runtime/effects/handler-call.js';
 import { createLogger, logOutcome } from '../runtime/effects/log.js';
@@ -24,6 +25,7 @@ import type { EventInput } from '../runtime/observe/event-correlator.js';
 import { decide, essenceOf, withCompletion, type DecideInput } from '../runtime/reconcile/decide.js';
 import { encodeEssence } from '../runtime/reconcile/essence.js';
 import { matchesFilters } from '../runtime/reconcile/filter-match.js';
+import { fakeClient, type FakeClient } from './fake-client.js';
 import { resolveMarks, type Marks, type MarksOptions } from '../runtime/reconcile/marks.js';
 import type { OutcomeKind } from '../runtime/reconcile/outcome.js';
 import type { ObjectPatch } from '../runtime/reconcile/patches.js';
@@ -32,7 +34,7 @@ import { isRecordKey, placeRecords, recordsPlace, recordsView } from '../runtime
 /** The causes `invoke` can stand for: kopf's changing causes and the spawning handlers. */
 export type InvokeCause = Exclude<Cause, 'event'>;
 
-export interface InvokeOptions<Res> {
+export interface InvokeOptions<Res, C extends Client = FakeClient> {
   /** Where the handlers were registered (default: `defaultRegistry`, where generated definitions register). */
   registry?: Registry;
   /**
@@ -51,6 +53,11 @@ export interface InvokeOptions<Res> {
   signal?: AbortSignal;
   /** Where the handlers' and the runtime's log lines go (default: kept in `logs`, nowhere else). */
   logger?: Logger;
+  /**
+   * The handler's `ctx.client` (default: an empty `fakeClient()`): a `fakeClient` seeded with the
+   * objects the handler reads, or any other `Client`.
+   */
+  client?: C;
 }
 
 /** One handler attempt of an `invoke`, typed by the handler's status type `S`. */
@@ -76,7 +83,7 @@ export interface Attempted<S> {
   written: ObjectPatch;
 }
 
-export interface Invoked<Res, S> extends Attempted<S> {
+export interface Invoked<Res, S, C extends Client = FakeClient> extends Attempted<S> {
   /** Every attempt this reconcile made (several when more callbacks of the definition were due, e.g. field handlers). */
   attempts: Attempted<S>[];
   /** The object after the writes, as the API server would hold it (status merged, records placed). */
@@ -85,6 +92,8 @@ export interface Invoked<Res, S> extends Attempted<S> {
   events: EventInput[];
   /** The log lines of the reconcile (the handler's `logger` included), without timestamps. */
   logs: string[];
+  /** The client the handler had as `ctx.client` (`options.client`, or the fake made for the call): inspect what it wrote. */
+  client: C;
 }
 
 /** Why `invoke` ran nothing: thrown, as an expectation a test states is then wrong. */
@@ -198,9 +207,9 @@ interface Run {
   events: EventInput[];
 }
 
-function environment<Res, S, W>(
+function environment<Res, S, W, C extends Client>(
   definition: HandlerDefinition<Res, S, W>,
-  options: InvokeOptions<Res>,
+  options: InvokeOptions<Res, C>,
   now: () => Date,
 ): Run {
   const marks = resolveMarks(options.marks);
@@ -261,14 +270,25 @@ function attempted<S>(
  * `daemon`: one run, until its code ends (abort `options.signal` to stop it). Throws `NotDue` when the
  * runtime would run none (filters, a finished handler, no callback for the cause).
  */
-export async function invoke<Res, S, W>(
+export async function invoke<Res, S, W, C extends Client = FakeClient>(
   definition: HandlerDefinition<Res, S, W>,
   cause: InvokeCause,
   object: Res,
-  options: InvokeOptions<Res> = {},
-): Promise<Invoked<Res, S>> {
+  options: InvokeOptions<Res, C> = {},
+): Promise<Invoked<Res, S, C>> {
   const registry = options.registry ?? defaultRegistry;
-  const handlers = registry.handlersFor(definition.resource).filter((h) => h.id === definition.id);
+  const client = options.client ?? (fakeClient() as Client as C);
+  // The callbacks as registered, given the test's client as `ctx.client`; nothing else of the context changes.
+  const handlers = registry
+    .handlersFor(definition.resource)
+    .filter((h) => h.id === definition.id)
+    .map((h): RegisteredHandler => ({
+      ...h,
+      fn: (context) => {
+        const withClient = { ...context, client };
+        return h.fn(withClient);
+      },
+    }));
   if (!isKubernetesObject(object)) throw new TypeError('invoke: the object must be a Kubernetes object');
   const start = options.now ?? new Date();
   let offset = start.getTime() - Date.now();
@@ -279,9 +299,9 @@ export async function invoke<Res, S, W>(
     throw new TypeError('invoke: options.old must be a Kubernetes object');
   let body = served(object, definition.resource.scope === 'Namespaced');
   const attempts: Attempted<S>[] = [];
-  const finish = (): Invoked<Res, S> => {
+  const finish = (): Invoked<Res, S, C> => {
     const first = attempts[0];
-    return { ...first, attempts, object: body as Res, events: run.events, logs: run.logs };
+    return { ...first, attempts, object: body as Res, events: run.events, logs: run.logs, client };
   };
 
   if (cause === 'timer' || cause === 'daemon') {
@@ -328,9 +348,9 @@ export async function invoke<Res, S, W>(
     }
     if (ran.has(step.key)) break;
     ran.add(step.key);
-    const expected = cause === 'field' ? 'field' : cause;
-    if (step.cause !== expected && !(cause === 'update' && step.handler.cause === 'field'))
-      throw new NotDue(`the object's state is a ${step.cause}, not a ${cause}, for handler ${definition.id}`);
+    // A field handler runs within an update (kopf's cause is the update; the callback is the field's).
+    const fits = step.cause === cause || (step.handler.cause === 'field' && (cause === 'field' || cause === 'update'));
+    if (!fits) throw new NotDue(`the object's state is a ${step.cause}, not a ${cause}, for handler ${definition.id}`);
     let result: Result;
     if (step.kind === 'fail') result = failWithoutRunning(step, input.now, marks);
     else {

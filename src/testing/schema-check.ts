@@ -1,0 +1,199 @@
+/**
+ * What the API server does to a custom resource before it stores it, against the version's structural
+ * schema (the schema data module, `<plural>.schemas.ts`), in its order (apiextensions-apiserver's
+ * `customresource_handler.go`): unknown fields pruned (`structuralpruning.Prune`: not under
+ * `x-kubernetes-preserve-unknown-fields`; an embedded resource keeps apiVersion, kind and metadata),
+ * `null` dropped where the schema is not `nullable` and defaults filled in (`structuraldefaulting`), then
+ * the value validated (kube-openapi's `validate`: type, `nullable`, `required`, `enum`, bounds,
+ * lengths, item counts, `pattern`, the formats the server checks, int-or-string) and the metadata's
+ * name (a DNS subdomain, as the server demands of a custom resource). What it does not check: CEL rules
+ * (`x-kubernetes-validations`), list-type uniqueness and admission webhooks; a test of those needs a
+ * server (`startOperator`).
+ */
+import type { KubernetesObject } from '../runtime/api/kube-types.js';
+import { clone, isPlainObject } from '../runtime/json.js';
+import { parseSchemaData, type JsonSchema, type SchemaData } from './sample-objects.js';
+
+/** One refusal, as the API server words a field error: `spec.replicas: Invalid value: -1: …`. */
+export interface FieldError {
+  /** The field's path, `spec.ports[0].port`. */
+  path: string;
+  message: string;
+}
+
+/** A DNS-1123 subdomain: the name the API server demands of a custom resource. */
+const SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Formats kube-openapi checks on strings (the others, and unknown ones, pass as any string). */
+const FORMATS: Record<string, RegExp> = {
+  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  byte: /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
+  uuid: /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/,
+  ipv4: /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/,
+};
+
+const EMBEDDED_KEYS = ['apiVersion', 'kind', 'metadata'];
+
+function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+/**
+ * Prunes unknown fields, drops non-nullable nulls and fills defaults, in place of a copy; returns it.
+ * `root`: the object's root, whose apiVersion, kind and metadata are the server's, never pruned.
+ */
+function pruneAndDefault(value: unknown, schema: JsonSchema, root: boolean): unknown {
+  if (Array.isArray(value))
+    return schema.items ? value.map((v) => pruneAndDefault(v, schema.items ?? {}, false)) : value;
+  if (!isPlainObject(value)) return value;
+  const properties = schema.properties ?? {};
+  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
+  const keep = root || schema['x-kubernetes-embedded-resource'] === true ? EMBEDDED_KEYS : [];
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    const sub =
+      properties[key] ?? (isPlainObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+    if (child === null && sub && !sub.nullable) continue; // pruned before defaulting (structural defaulting)
+    if (sub) out[key] = pruneAndDefault(child, sub, false);
+    else if (preserve || schema.additionalProperties === true || keep.includes(key)) out[key] = child;
+  }
+  for (const [key, sub] of Object.entries(properties)) {
+    if (out[key] === undefined && sub.default !== undefined) out[key] = pruneAndDefault(clone(sub.default), sub, false);
+  }
+  return out;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function fits(type: JsonSchema['type'], value: unknown): boolean {
+  switch (type) {
+    case undefined:
+      return true;
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isPlainObject(value);
+    default:
+      return typeof value === type;
+  }
+}
+
+function check(value: unknown, schema: JsonSchema, path: string, out: FieldError[]): void {
+  const invalid = (message: string) =>
+    out.push({ path, message: `Invalid value: ${JSON.stringify(value)}: ${path} in body ${message}` });
+  if (value === null) {
+    if (!schema.nullable)
+      out.push({
+        path,
+        message: `Invalid value: "null": ${path} in body must be of type ${schema.type ?? 'object'}: "null"`,
+      });
+    return;
+  }
+  if (schema['x-kubernetes-int-or-string']) {
+    if (!(typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))))
+      out.push({
+        path,
+        message: `Invalid value: ${JSON.stringify(value)}: ${path} in body must be of type integer or string`,
+      });
+    return;
+  }
+  if (!fits(schema.type, value)) {
+    out.push({
+      path,
+      message: `Invalid value: "${typeName(value)}": ${path} in body must be of type ${schema.type}: "${typeName(value)}"`,
+    });
+    return;
+  }
+  if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)))
+    out.push({
+      path,
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`,
+    });
+  if (typeof value === 'number') {
+    if (schema.minimum !== undefined && (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum))
+      invalid(`should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`);
+    if (schema.maximum !== undefined && (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum))
+      invalid(`should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`);
+  }
+  if (typeof value === 'string') {
+    const length = [...value].length;
+    if (schema.minLength !== undefined && length < schema.minLength)
+      invalid(`should be at least ${schema.minLength} chars long`);
+    if (schema.maxLength !== undefined && length > schema.maxLength)
+      invalid(`may not be longer than ${schema.maxLength}`);
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
+      invalid(`should match '${schema.pattern}'`);
+    const format = schema.format === undefined ? undefined : FORMATS[schema.format];
+    if (format && !format.test(value)) invalid(`must be of type ${schema.format}`);
+  }
+  if (Array.isArray(value)) {
+    if (schema.minItems !== undefined && value.length < schema.minItems)
+      invalid(`should have at least ${schema.minItems} items`);
+    if (schema.maxItems !== undefined && value.length > schema.maxItems)
+      invalid(`should have at most ${schema.maxItems} items`);
+    if (schema.items) value.forEach((item, i) => check(item, schema.items ?? {}, `${path}[${i}]`, out));
+  }
+  if (isPlainObject(value)) {
+    for (const key of schema.required ?? [])
+      if (value[key] === undefined) out.push({ path: join(path, key), message: `Required value` });
+    for (const [key, child] of Object.entries(value)) {
+      const sub =
+        schema.properties?.[key] ??
+        (isPlainObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
+      if (sub) check(child, sub, join(path, key), out);
+    }
+  }
+}
+
+/** The version's schema out of the schema data, or a thrown Error naming the versions it has. */
+export function versionSchema(data: SchemaData | string, version: string): { data: SchemaData; schema: JsonSchema } {
+  const parsed = typeof data === 'string' ? parseSchemaData(data) : data;
+  const schema = parsed.versions[version];
+  if (!schema) throw new Error(`${parsed.crd} has no version ${version} (${Object.keys(parsed.versions).join(', ')})`);
+  return { data: parsed, schema };
+}
+
+/**
+ * `object` as the API server would store it (pruned, nulls dropped, defaults filled in) and the field
+ * errors it would refuse it with (none: it is accepted). `version`: default the storage version.
+ */
+export function admitObject(
+  data: SchemaData | string,
+  object: unknown,
+  version?: string,
+): { object: KubernetesObject; errors: FieldError[] } {
+  const parsed = typeof data === 'string' ? parseSchemaData(data) : data;
+  const { schema } = versionSchema(parsed, version ?? parsed.storage);
+  const errors: FieldError[] = [];
+  if (!isPlainObject(object)) return { object: {}, errors: [{ path: '', message: 'must be an object' }] };
+  const apiVersion = `${parsed.group}/${version ?? parsed.storage}`;
+  if (object.apiVersion !== apiVersion) errors.push({ path: 'apiVersion', message: `must be ${apiVersion}` });
+  if (object.kind !== parsed.kind) errors.push({ path: 'kind', message: `must be ${parsed.kind}` });
+  const metadata = isPlainObject(object.metadata) ? object.metadata : {};
+  const name = metadata.name;
+  if (typeof name !== 'string' || name === '') {
+    if (metadata.generateName === undefined)
+      errors.push({ path: 'metadata.name', message: 'Required value: name or generateName is required' });
+  } else if (!SUBDOMAIN.test(name))
+    errors.push({
+      path: 'metadata.name',
+      message: `Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`,
+    });
+  const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = schema.properties ?? {};
+  const body = { ...schema, properties: rest };
+  const admitted = pruneAndDefault(object, body, true);
+  const stored = isPlainObject(admitted) ? admitted : {};
+  const { apiVersion: _av, kind: _kd, metadata: _md, ...fields } = stored;
+  check(fields, { ...body, type: 'object' }, '', errors);
+  return { object: stored, errors };
+}
