@@ -95,6 +95,7 @@ export const STRICT_OPTIONS: ts.CompilerOptions = {
   paths: {
     'kopfgen/runtime': [join(REPO, 'src/runtime/index.ts')],
     'kopfgen/runtime/builtins': [join(REPO, 'src/runtime/builtin-kinds.ts')],
+    'kopfgen/testing': [join(REPO, 'src/testing/index.ts')],
   },
 };
 
