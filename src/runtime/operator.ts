@@ -110,6 +110,12 @@ export interface OperatorOptions {
    * (the Lease's), when any handled resource has sensitive fields.
    */
   digestKey?: Uint8Array;
+  /**
+   * The operator's clock (default: the wall clock), as every decision reads it (a retry's delay, a
+   * handler's timeout, a timer's schedule). For tests (`kopfgen/testing`'s `startOperator`): moving it
+   * forward makes a delayed retry due at the object's next event instead of after the real delay.
+   */
+  now?: () => Date;
 }
 
 /** The default drain timeout, seconds (OperatorOptions.drainTimeoutSeconds). */
@@ -372,7 +378,7 @@ export class Operator {
         resource,
         logger: this.logger,
         signal,
-        now: () => new Date(),
+        now: this.options.now ?? (() => new Date()),
         metrics: this.metrics,
         marks: this.marks,
         events,

@@ -10,3 +10,5 @@ export { assertRoundTrip, firstDifference, roundTrip } from './round-trip.js';
 export type { RoundTripFailure, RoundTripOptions } from './round-trip.js';
 export { parseSchemaData, random, sampleObject, sampleValue } from './sample-objects.js';
 export type { JsonSchema, SchemaData } from './sample-objects.js';
+export { startApiServer, startOperator } from './start-operator.js';
+export type { ApiServer, RunningOperator, StartOperatorOptions, WaitOptions } from './start-operator.js';
