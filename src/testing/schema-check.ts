@@ -143,6 +143,12 @@ function check(value: unknown, schema: JsonSchema, path: string, out: FieldError
       invalid(`should have at most ${schema.maxItems} items`);
     if (schema.items) value.forEach((item, i) => check(item, schema.items ?? {}, `${path}[${i}]`, out));
   }
+  if (isPlainObject(value) && schema['x-kubernetes-embedded-resource']) {
+    // An embedded resource needs its apiVersion and kind (apiextensions' validateEmbeddedResource), not metadata.
+    for (const key of ['apiVersion', 'kind'])
+      if (typeof value[key] !== 'string' || value[key] === '')
+        out.push({ path: join(path, key), message: 'Required value: must not be empty' });
+  }
   if (isPlainObject(value)) {
     for (const key of schema.required ?? [])
       if (value[key] === undefined) out.push({ path: join(path, key), message: `Required value` });
@@ -190,7 +196,9 @@ export function admitObject(
       message: `Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`,
     });
   const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = schema.properties ?? {};
-  const body = { ...schema, properties: rest };
+  // apiVersion, kind and metadata are the server's own (always there): the root's `required` of them holds.
+  const required = (schema.required ?? []).filter((key) => !['apiVersion', 'kind', 'metadata'].includes(key));
+  const body = { ...schema, properties: rest, required };
   const admitted = pruneAndDefault(object, body, true);
   const stored = isPlainObject(admitted) ? admitted : {};
   const { apiVersion: _av, kind: _kd, metadata: _md, ...fields } = stored;
