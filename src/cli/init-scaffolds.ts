@@ -14,6 +14,8 @@ export interface Scaffold {
   imports(stubs: readonly string[]): string;
   /** Render `deploy/` (RBAC and a Deployment running `kopfgen run`). */
   deploy: boolean;
+  /** Write a unit test beside each handler stub file (init-tests.ts; `npm test` runs them). */
+  tests: boolean;
   /** Commands to run in the project after kopfgen is installed, and what to do next (`stubs`: the stubs directory, as shown). */
   next(stubs: string): string[];
 }
@@ -27,7 +29,8 @@ const typescript: Scaffold = {
       .map((s) => `import './${s.slice('src/'.length).replace(/\.ts$/, '.js')}';`)
       .join('\n') || '// (no handlers yet: add handler ids to your CRD and run `npm run generate`)',
   deploy: true,
-  next: (stubs) => ['npm run typecheck', `edit ${stubs}, then npm run build && npm start`],
+  tests: true,
+  next: (stubs) => ['npm run typecheck', 'npm test', `edit ${stubs}, then npm run build && npm start`],
 };
 
 /**
@@ -47,6 +50,7 @@ const kopf: Scaffold = {
     return [...lines, '', `MODULES = (${modules.map((m) => m[m.length - 1]).join(', ')},)`].join('\n');
   },
   deploy: false,
+  tests: false,
   next: (stubs) => [
     'pip install -r requirements.txt',
     'npm run typecheck',

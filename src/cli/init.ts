@@ -29,6 +29,7 @@ import { resolveRun } from './options.js';
 import { Reporter, type Streams } from './report.js';
 import { mergePackageJson } from './init-package.js';
 import { scaffoldOf, type Scaffold } from './init-scaffolds.js';
+import { handlerTestFile } from './init-tests.js';
 import type { Target } from '../api.js';
 
 /** The package root (holding package.json, templates/ and crds/), from dist/src/cli/ or src/cli/. */
@@ -166,6 +167,7 @@ async function scaffold(
   });
   if (hasErrors(plan.diagnostics)) return fail(plan.diagnostics);
   fillImports(files, target, scaffold, run.stubsDir, result.files);
+  if (scaffold.tests) files.push(...handlerTests(target, run.stubsDir, result.files));
   if (scaffold.deploy) files.push(...deployFiles(read.sources));
 
   const writes: { path: string; content: string }[] = [];
@@ -347,6 +349,19 @@ function fillImports(
     );
   const entry = files.find((f) => f.path === scaffold.entry);
   if (entry) entry.content = entry.content.replace('{{imports}}', scaffold.imports(stubs));
+}
+
+/** One unit test file per stub file (init-tests.ts), beside it in the stubs directory; written only where absent, like every scaffold file. */
+function handlerTests(target: string, stubsDir: string | undefined, generated: GeneratedFile[]): NewFile[] {
+  if (stubsDir === undefined) return [];
+  const modules = generated.filter((f) => f.role === 'generated');
+  return generated
+    .filter((f) => f.role === 'stub' && f.path.endsWith('.ts') && !f.path.endsWith('.conversion.ts'))
+    .flatMap((stub) => {
+      const test = handlerTestFile(stub, modules);
+      if (!test) return [];
+      return [{ path: relative(target, join(stubsDir, test.path)).split(sep).join('/'), content: test.content }];
+    });
 }
 
 /** Every file under the scaffold's templates (templates/init, templates/init-kopf), with `{{name}}`-style placeholders filled in. */

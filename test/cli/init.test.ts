@@ -28,6 +28,12 @@ async function linkDependencies(project: string): Promise<void> {
   await fs.symlink(resolve(REPO, 'node_modules/@types/node'), join(project, 'node_modules/@types/node'), 'dir');
 }
 
+function withoutTestContext(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
+
 test('init scaffolds a project that type-checks and is up to date', async () => {
   const parent = await tempProject();
   const r = await kopfgen(['init', 'my-operator'], parent);
@@ -47,8 +53,10 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
     'kopfgen.config.json',
     'package.json',
     'src/generated/.kopfgen-manifest.json',
+    'src/generated/example.com/myresources.schemas.ts',
     'src/generated/example.com/v1/myresources.ts',
     'src/generated/index.ts',
+    'src/handlers/myresources.test.ts',
     'src/handlers/myresources.ts',
     'src/operator.ts',
     'tsconfig.json',
@@ -60,7 +68,16 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
     dependencies: Record<string, string>;
   };
   assert.equal(pkg.name, 'my-operator');
-  assert.deepEqual(Object.keys(pkg.scripts).sort(), ['build', 'check', 'generate', 'manifests', 'start', 'typecheck']);
+  assert.deepEqual(Object.keys(pkg.scripts).sort(), [
+    'build',
+    'check',
+    'generate',
+    'manifests',
+    'start',
+    'test',
+    'typecheck',
+  ]);
+  assert.equal(pkg.scripts.test, 'tsc -p tsconfig.json && node --test');
   assert.equal(pkg.scripts.check, 'kopfgen generate --check');
   assert.match(pkg.scripts.start, /^kopfgen run /);
   assert.ok(pkg.dependencies.kopfgen);
@@ -74,6 +91,23 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
   assert.equal(typecheck.code, 0, typecheck.out);
   const check = await kopfgen(['generate', '--check'], project);
   assert.equal(check.code, 0, check.stdout + check.stderr);
+
+  // The scaffolded unit tests (one per handler stub) pass on the stubs, as `npm test` runs them.
+  const tests = await read(project, 'src/handlers/myresources.test.ts');
+  assert.deepEqual(
+    [...tests.matchAll(/^test\('(\w+): (\w+)'/gm)].map((m) => `${m[1]} ${m[2]}`),
+    ['myappOnCreate create', 'myappOnUpdate update', 'myappOnResume resume'],
+  );
+  const build = await tsc(project, true);
+  assert.equal(build.code, 0, build.out);
+  const run = await new Promise<{ code: number; out: string }>((done) =>
+    // Run as a user runs it: not as a child of this test runner (NODE_TEST_CONTEXT would make it report to us).
+    execFile(process.execPath, ['--test'], { cwd: project, env: withoutTestContext() }, (error, stdout, stderr) =>
+      done({ code: error ? Number(error.code ?? 1) : 0, out: stdout + stderr }),
+    ),
+  );
+  assert.equal(run.code, 0, run.out);
+  assert.match(run.out, /^# pass 3$/m);
 });
 
 test('init in an existing project: package.json merged, files written only where absent, each skipped one named', async () => {
@@ -84,7 +118,7 @@ test('init in an existing project: package.json merged, files written only where
   assert.match(r.stdout, /^ {2}skipped README\.md: it exists \(--force overwrites\)$/m);
   assert.match(
     r.stdout,
-    /^ {2}package\.json: added "type": "module", script generate, script check, .*dependency kopfgen, devDependency @types\/node; kept your script build, devDependencies typescript$/m,
+    /^ {2}package\.json: added "type": "module", script generate, script check, .*dependency kopfgen, devDependency @types\/node; kept your script build, script test, devDependencies typescript$/m,
   );
   assert.equal(await read(dir, 'README.md'), 'mine\n');
   assert.equal(await read(dir, 'notes.txt'), 'x');
