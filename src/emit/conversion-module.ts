@@ -1,12 +1,13 @@
 /**
- * A multi-version CRD's conversion output, from the conversion pass's names (model/conversion-naming.ts):
+ * A multi-version CRD's conversion output, and the schema data of every CRD the operator owns, from the
+ * conversion pass's names (model/conversion-naming.ts):
  *
  * - `<group>/<plural>.conversion.ts`: per spoke version the signatures to and from the hub (the
  *   storage version), `ConversionFn<From, To>` with the source's read view and the target's write
  *   view, so the compiler demands every required field of the target; the interface of every spoke's
  *   functions; and the `defineConversion` constant the user's conversion file registers them with.
  * - `<group>/<plural>.schemas.ts`: every served version's structural schema as one JSON string (see
- *   `schemaData`), which the round-trip helper (`kopfgen/testing`) parses at run time: a string costs
+ *   `schemaData`), which `kopfgen/testing` (object builders, the fake client, the round trip) parses at run time: a string costs
  *   the type-checker nothing (a literal object type of a whole schema would), and nothing imports it
  *   but the code that needs it (not `index.ts`), so an operator never loads it.
  */

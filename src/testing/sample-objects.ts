@@ -1,6 +1,6 @@
 /**
  * Objects made from a CRD version's structural schema (the schema data module `kopfgen generate`
- * emits beside a multi-version CRD's conversion, `<plural>.schemas.ts`): deterministic for a seed,
+ * emits for every CRD with handlers or a conversion webhook, `<plural>.schemas.ts`): deterministic for a seed,
  * valid for the schema (types, required, enums, bounds, lengths, item counts, nullability), varied in
  * which optional fields are present, so a property check over many seeds reaches most shapes. A
  * `pattern` is not generated for (a regular expression has no general inverse): such strings are
