@@ -6,46 +6,27 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiError, type ResourceRef } from '../../src/runtime/api/client-api.js';
-import { defineResource } from '../../src/runtime/api/define.js';
 import type { KubernetesObject } from '../../src/runtime/api/kube-types.js';
-import { fakeClient, labelMatcher, type SchemaData } from '../../src/testing/index.js';
+import { fakeClient, labelMatcher } from '../../src/testing/index.js';
+import { gizmoData, gizmoDescriptor } from '../helpers/gizmos.js';
 
 const configMaps: ResourceRef = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' };
 interface Gizmo extends KubernetesObject {
   spec?: { size?: number };
   status?: { phase?: string };
 }
-const gizmos = defineResource<Gizmo>({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'gizmos',
-  kind: 'Gizmo',
-  scope: 'Namespaced',
-  statusSubresource: true,
-  printerColumns: [],
-});
-const data: SchemaData = {
-  kopfgen: 1,
-  crd: 'gizmos.example.com',
-  group: 'example.com',
-  kind: 'Gizmo',
-  plural: 'gizmos',
-  scope: 'Namespaced',
-  storage: 'v1',
-  versions: {
-    v1: {
+const gizmos = gizmoDescriptor<Gizmo>(true);
+const data = gizmoData({
+  type: 'object',
+  properties: {
+    spec: {
       type: 'object',
-      properties: {
-        spec: {
-          type: 'object',
-          required: ['size'],
-          properties: { size: { type: 'integer', minimum: 1 }, mode: { type: 'string', default: 'a' } },
-        },
-        status: { type: 'object', properties: { phase: { type: 'string' } } },
-      },
+      required: ['size'],
+      properties: { size: { type: 'integer', minimum: 1 }, mode: { type: 'string', default: 'a' } },
     },
+    status: { type: 'object', properties: { phase: { type: 'string' } } },
   },
-};
+});
 const cm = (name: string, labels: Record<string, string> = {}, extra: Partial<KubernetesObject> = {}) => ({
   metadata: { name, namespace: 'ns', labels },
   ...extra,

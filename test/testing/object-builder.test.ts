@@ -1,8 +1,8 @@
 /** `objectBuilder`: the smallest valid object of a schema, defaults filled in, the override merged. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { defineResource } from '../../src/runtime/api/define.js';
-import { admitObject, objectBuilder, type SchemaData } from '../../src/testing/index.js';
+import { admitObject, objectBuilder } from '../../src/testing/index.js';
+import { gizmoData, gizmoDescriptor } from '../helpers/gizmos.js';
 
 interface Gizmo {
   apiVersion: 'example.com/v1';
@@ -10,43 +10,24 @@ interface Gizmo {
   metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
   spec: { size: number; mode?: string; name: string; tags?: string[]; limits?: { cpu?: number } };
 }
-const data: SchemaData = {
-  kopfgen: 1,
-  crd: 'gizmos.example.com',
-  group: 'example.com',
-  kind: 'Gizmo',
-  plural: 'gizmos',
-  scope: 'Namespaced',
-  storage: 'v1',
-  versions: {
-    v1: {
+const data = gizmoData({
+  type: 'object',
+  required: ['spec'],
+  properties: {
+    spec: {
       type: 'object',
-      required: ['spec'],
+      required: ['size', 'name', 'tags'],
       properties: {
-        spec: {
-          type: 'object',
-          required: ['size', 'name', 'tags'],
-          properties: {
-            size: { type: 'integer', minimum: 3 },
-            mode: { type: 'string', default: 'fast' },
-            name: { type: 'string', minLength: 2 },
-            tags: { type: 'array', minItems: 1, items: { type: 'string', enum: ['x', 'y'] } },
-            limits: { type: 'object', properties: { cpu: { type: 'number', default: 1 } }, default: {} },
-          },
-        },
+        size: { type: 'integer', minimum: 3 },
+        mode: { type: 'string', default: 'fast' },
+        name: { type: 'string', minLength: 2 },
+        tags: { type: 'array', minItems: 1, items: { type: 'string', enum: ['x', 'y'] } },
+        limits: { type: 'object', properties: { cpu: { type: 'number', default: 1 } }, default: {} },
       },
     },
   },
-};
-const gizmos = defineResource<Gizmo>({
-  group: 'example.com',
-  version: 'v1',
-  plural: 'gizmos',
-  kind: 'Gizmo',
-  scope: 'Namespaced',
-  statusSubresource: false,
-  printerColumns: [],
 });
+const gizmos = gizmoDescriptor<Gizmo>(false);
 const gizmo = objectBuilder(gizmos, data);
 
 test('the minimal object: required fields at their least, defaults filled in, valid', () => {

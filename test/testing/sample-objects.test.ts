@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { firstDifference, sampleObject, type JsonSchema, type SchemaData } from '../../src/testing/index.js';
+import { firstDifference, sampleObject, type JsonSchema } from '../../src/testing/index.js';
+import { gizmoData } from '../helpers/gizmos.js';
 
 const spec: JsonSchema = {
   type: 'object',
@@ -22,16 +23,7 @@ const spec: JsonSchema = {
     note: { type: 'string', nullable: true },
   },
 };
-const data: SchemaData = {
-  kopfgen: 1,
-  crd: 'gizmos.example.com',
-  group: 'example.com',
-  kind: 'Gizmo',
-  plural: 'gizmos',
-  scope: 'Namespaced',
-  storage: 'v1',
-  versions: { v1: { type: 'object', required: ['spec'], properties: { spec } } },
-};
+const data = gizmoData({ type: 'object', required: ['spec'], properties: { spec } });
 
 /** The schema rules the sampler promises, checked independently of it. */
 function valid(value: unknown, s: JsonSchema): boolean {

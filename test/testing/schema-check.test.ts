@@ -4,39 +4,29 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { admitObject, type SchemaData } from '../../src/testing/index.js';
+import { admitObject } from '../../src/testing/index.js';
+import { gizmoData } from '../helpers/gizmos.js';
 
-const data: SchemaData = {
-  kopfgen: 1,
-  crd: 'gizmos.example.com',
-  group: 'example.com',
-  kind: 'Gizmo',
-  plural: 'gizmos',
-  scope: 'Namespaced',
-  storage: 'v1',
-  versions: {
-    v1: {
+const data = gizmoData({
+  type: 'object',
+  properties: {
+    spec: {
       type: 'object',
+      required: ['size'],
       properties: {
-        spec: {
-          type: 'object',
-          required: ['size'],
-          properties: {
-            size: { type: 'integer', minimum: 1, maximum: 10 },
-            mode: { type: 'string', enum: ['a', 'b'], default: 'a' },
-            name: { type: 'string', minLength: 2, maxLength: 4, pattern: '^[a-z]+$' },
-            at: { type: 'string', format: 'date-time' },
-            port: { 'x-kubernetes-int-or-string': true },
-            note: { type: 'string', nullable: true },
-            tags: { type: 'array', maxItems: 2, items: { type: 'string' } },
-            env: { type: 'object', additionalProperties: { type: 'integer' } },
-            extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-          },
-        },
+        size: { type: 'integer', minimum: 1, maximum: 10 },
+        mode: { type: 'string', enum: ['a', 'b'], default: 'a' },
+        name: { type: 'string', minLength: 2, maxLength: 4, pattern: '^[a-z]+$' },
+        at: { type: 'string', format: 'date-time' },
+        port: { 'x-kubernetes-int-or-string': true },
+        note: { type: 'string', nullable: true },
+        tags: { type: 'array', maxItems: 2, items: { type: 'string' } },
+        env: { type: 'object', additionalProperties: { type: 'integer' } },
+        extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
       },
     },
   },
-};
+});
 const gizmo = (spec: unknown, name = 'g') => ({
   apiVersion: 'example.com/v1',
   kind: 'Gizmo',
