@@ -68,7 +68,7 @@ test('--check on a fresh project: every file missing, exit 1, nothing written', 
   );
   assert.match(
     r.stderr,
-    /2 files out of date \(2 missing, 0 changed, 0 extra\); run `kopfgen generate crds --no-stubs` to update/,
+    /3 files out of date \(3 missing, 0 changed, 0 extra\); run `kopfgen generate crds --no-stubs` to update/,
   );
   assert.deepEqual([...(await snapshot(dir)).keys()], ['crds/my.yaml']);
   await fs.access(join(dir, '.kopfgen-cache')).then(
@@ -109,7 +109,7 @@ test('--check on stale, missing and extra outputs: diffs, exit 1, files untouche
   );
   assert.match(r.stdout, /--- \/dev\/null\n\+\+\+ b\/generated\/index\.ts/);
   assert.match(r.stdout, /--- a\/generated\/example\.com\/v1\/widgets\.ts\n\+\+\+ \/dev\/null/);
-  assert.match(r.stderr, /3 files out of date \(1 missing, 1 changed, 1 extra\)/);
+  assert.match(r.stderr, /4 files out of date \(1 missing, 2 changed, 1 extra\)/);
   assert.match(r.stderr, /missing generated\/index\.ts/);
   assert.match(r.stderr, /extra +generated\/example\.com\/v1\/widgets\.ts/);
   assert.deepEqual(await snapshot(dir), before, '--check writes nothing');
@@ -124,6 +124,7 @@ test('--check on stale, missing and extra outputs: diffs, exit 1, files untouche
   assert.deepEqual(
     json.outOfDate.map((f) => [f.path, f.change]),
     [
+      ['generated/example.com/myresources.schemas.ts', 'update'],
       ['generated/example.com/v1/myresources.ts', 'update'],
       ['generated/example.com/v1/widgets.ts', 'remove'],
       ['generated/index.ts', 'create'],

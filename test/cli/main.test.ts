@@ -67,10 +67,11 @@ test('generate writes the output, then a second run rewrites nothing (mtimes sta
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD });
   const first = await kopfgen(['generate', 'crds', '--no-stubs'], dir);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stdout, /files 2 written, 0 unchanged, 0 removed/);
+  assert.match(first.stdout, /files 3 written, 0 unchanged, 0 removed/);
   assert.deepEqual(await tree(dir), [
     'crds/my.yaml',
     'generated/.kopfgen-manifest.json',
+    'generated/example.com/myresources.schemas.ts',
     'generated/example.com/v1/myresources.ts',
     'generated/index.ts',
   ]);
@@ -80,7 +81,7 @@ test('generate writes the output, then a second run rewrites nothing (mtimes sta
   for (const extra of [[], ['--no-cache']]) {
     const again = await kopfgen(['generate', 'crds', '--no-stubs', ...extra], dir);
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /files 0 written, 2 unchanged, 0 removed/);
+    assert.match(again.stdout, /files 0 written, 3 unchanged, 0 removed/);
     assert.deepEqual(await snapshot(dir), before, `nothing rewritten ${extra.join(' ')}`);
   }
   const cached = await kopfgen(['generate', 'crds', '--no-stubs', '--format', 'json'], dir);
@@ -101,7 +102,10 @@ test('the cache is not trusted when an output was edited or deleted', async () =
   const again = JSON.parse(
     (await kopfgen(['generate', 'crds', '--no-stubs', '--format', 'json'], dir)).stdout,
   ) as typeof report;
-  assert.deepEqual(again.summary.written, ['generated/example.com/v1/myresources.ts']);
+  assert.deepEqual(again.summary.written, [
+    'generated/example.com/myresources.schemas.ts',
+    'generated/example.com/v1/myresources.ts',
+  ]);
 });
 
 test('a cache hit leaves the cache file alone unless an output was touched; --no-cache neither reads nor writes it', async () => {
@@ -142,6 +146,7 @@ test('stale generated files are removed; files without the header are never touc
   assert.deepEqual(await tree(dir), [
     'crds/my.yaml',
     'generated/.kopfgen-manifest.json',
+    'generated/example.com/myresources.schemas.ts',
     'generated/example.com/v1/helper.ts',
     'generated/example.com/v1/myresources.ts',
     'generated/index.ts',

@@ -81,7 +81,7 @@ test(
     assert.match(r.stdout, /^removed generated\/example\.com\/v1\/widgets\.ts$/m);
     assert.deepEqual(JSON.parse(await fs.readFile(join(dir, 'generated/.kopfgen-manifest.json'), 'utf8')), {
       kopfgen: 1,
-      files: ['example.com/v1/myresources.ts', 'index.ts'],
+      files: ['example.com/myresources.schemas.ts', 'example.com/v1/myresources.ts', 'index.ts'],
     });
   },
 );

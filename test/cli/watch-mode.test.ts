@@ -137,7 +137,7 @@ test('watch --format json: one JSON object per run on stdout, nothing else', asy
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as ReturnType<typeof runs>[number]);
   await w.until('the first run', () => w.stdout.endsWith('\n') && runs().length === 1);
-  assert.deepEqual([runs()[0].command, runs()[0].exitCode, runs()[0].summary?.written.length], ['generate', 0, 2]);
+  assert.deepEqual([runs()[0].command, runs()[0].exitCode, runs()[0].summary?.written.length], ['generate', 0, 3]);
   // JSON mode prints no "watching" line: save again until a run picks the edit up.
   let saved = 0;
   await w.until('a run with the edit', async () => {

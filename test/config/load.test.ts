@@ -106,6 +106,7 @@ test('generate with no arguments uses kopfgen.config.json; flags override it', a
     'crds/my.yaml',
     'kopfgen.config.json',
     'src/gen/.kopfgen-manifest.json',
+    'src/gen/example.com/myresources.schemas.ts',
     'src/gen/example.com/v1/myresources.ts',
     'src/gen/index.ts',
     'src/handlers/myresources.ts',
