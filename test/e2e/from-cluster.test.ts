@@ -56,6 +56,7 @@ describe('generate --from-cluster', { skip, timeout: START_TIMEOUT + 10 * TEST_T
     const generated = (await tree(dir)).filter((f) => f.startsWith('cluster/'));
     assert.deepEqual(generated, [
       'cluster/.kopfgen-manifest.json',
+      'cluster/example.com/myresources.schemas.ts',
       'cluster/example.com/v1/myresources.ts',
       'cluster/index.ts',
     ]);
