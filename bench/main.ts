@@ -34,6 +34,10 @@ const SECTIONS: { name: string; file: string }[] = [
     file: 'webhooks.js',
   },
   { name: 'warm generate (cache) vs cold, as a user runs it', file: 'warm.js' },
+  {
+    name: "the story as a handler unit test (kopfgen/testing's invoke), in process and under node --test",
+    file: 'testing-unit.js',
+  },
   { name: 'one wide object (10k, 20k, 40k keys), vs. the yaml-parse floor', file: 'wide-object.js' },
   {
     name: "tsc over the generated output (one small CRD vs. an empty project, the corpus vs. openapi-typescript's output, the handler API's types)",

@@ -20,7 +20,7 @@ import { createLogger } from '../runtime/effects/log.js';
 import { isPlainObject } from '../runtime/json.js';
 import { KubeClient, KubeError, resourcePath } from '../runtime/kube/client.js';
 import { readKubeconfig } from '../runtime/kube/kubeconfig.js';
-import { Operator, type OperatorOptions } from '../runtime/operator.js';
+import type { Operator, OperatorOptions } from '../runtime/operator.js';
 
 const run = promisify(execFile);
 
@@ -168,6 +168,8 @@ export async function startOperator(
   const kept = createLogger({ level: 'debug', write: (line) => void logs.push(line.slice(line.indexOf(' ') + 1)) });
   const logger: Logger = rest.logger ?? kept;
   let offset = 0;
+  // Loaded here, not with kopfgen/testing: a unit test of handlers loads no operator (metrics, watches, leases).
+  const { Operator } = await import('../runtime/operator.js');
   const operator = new Operator({
     ...rest,
     logger,
