@@ -31,8 +31,8 @@ import type { OutcomeKind } from '../runtime/reconcile/outcome.js';
 import type { ObjectPatch } from '../runtime/reconcile/patches.js';
 import { isRecordKey, placeRecords, recordsPlace, recordsView } from '../runtime/reconcile/records.js';
 
-/** The causes `invoke` can stand for: kopf's changing causes and the spawning handlers. */
-export type InvokeCause = Exclude<Cause, 'event'>;
+/** The causes `invoke` can stand for: kopf's changing causes, and a timer's tick or a daemon's run. */
+export type InvokeCause = Extract<Cause, 'create' | 'update' | 'resume' | 'delete' | 'field' | 'timer' | 'daemon'>;
 
 export interface InvokeOptions<Res, C extends Client = FakeClient> {
   /** Where the handlers were registered (default: `defaultRegistry`, where generated definitions register). */
@@ -95,6 +95,9 @@ export interface Invoked<Res, S, C extends Client = FakeClient> extends Attempte
   /** The client the handler had as `ctx.client` (`options.client`, or the fake made for the call): inspect what it wrote. */
   client: C;
 }
+
+/** The causes decide chooses among (kopf's changing handlers); the others are spawned or raw. */
+const CHANGING: ReadonlySet<Cause> = new Set<Cause>(['create', 'update', 'delete', 'resume', 'field']);
 
 /** Why `invoke` ran nothing: thrown, as an expectation a test states is then wrong. */
 export class NotDue extends Error {
@@ -329,7 +332,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
   const place = recordsPlace(env.resource);
   body = stateFor(cause, body, old, marks, start);
   const ran = new Set<string>();
-  const changing = handlers.filter((h) => h.cause !== 'timer' && h.cause !== 'daemon' && h.cause !== 'event');
+  const changing = handlers.filter((h) => CHANGING.has(h.cause));
   for (let steps = 0; steps < 100; steps++) {
     const view = recordsView(body, marks, place);
     const input: DecideInput = { body: view, handlers: changing, now: env.now(), initial: cause === 'resume', marks };
