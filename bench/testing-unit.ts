@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { median } from './fresh.js';
-import { expectOutcome, invoke, objectBuilder } from '../src/testing/index.js';
-import { MyResourceDescriptor, MyResourceMyapp } from '../examples/myresource/generated/index.js';
-import { MyResourceSchemaText } from '../examples/myresource/generated/example.com/myresources.schemas.js';
+import { expectOutcome, invoke } from '../src/testing/index.js';
+import { MyResourceMyapp } from '../examples/myresource/generated/index.js';
+import { buildMyResource as myResource } from '../examples/myresource/generated/example.com/myresources.schemas.js';
 import '../examples/myresource/handlers/myresources.js';
 
 const ROUNDS = 7;
@@ -27,7 +27,6 @@ function nodeTest(file: string): number {
   return ms;
 }
 const STORIES = 200;
-const myResource = objectBuilder(MyResourceDescriptor, MyResourceSchemaText);
 
 async function story(): Promise<number> {
   const started = performance.now();

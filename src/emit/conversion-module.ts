@@ -153,6 +153,10 @@ export function emitSchemaModule(crd: CrdModel, names: NamedSchemaData): Generat
     ),
   };
   const out: string[] = [headerLine(crd.file)];
+  out.push('import { objectBuilder } from "kopfgen/testing";\n');
+  for (const { version } of names.builders)
+    out.push(`import { ${version.names.descriptor} } from ${stringLiteral(relativeImport(version))};\n`);
+  out.push('\n');
   pushJsDoc(
     out,
     '',
@@ -160,5 +164,15 @@ export function emitSchemaModule(crd: CrdModel, names: NamedSchemaData): Generat
     undefined,
   );
   out.push(`export const ${names.schemaText}: string = ${stringLiteral(JSON.stringify(data))};\n`);
+  for (const { version, name } of names.builders) {
+    out.push('\n');
+    pushJsDoc(
+      out,
+      '',
+      `The smallest valid ${crd.kind} (${crd.group}/${version.version.name}): every required field at the least value its schema allows, the server's defaults filled in; what you pass (a deep partial of ${version.names.resource}) is merged over it. For tests (\`kopfgen/testing\`).`,
+      undefined,
+    );
+    out.push(`export const ${name} = objectBuilder(${version.names.descriptor}, ${names.schemaText});\n`);
+  }
   return { path: `${names.module}.ts`, content: out.join(''), role: 'generated' };
 }

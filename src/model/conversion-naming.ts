@@ -54,6 +54,8 @@ export interface NamedSchemaData {
   /** The storage version, and every version the data holds. */
   storage: NamedVersion;
   versions: NamedVersion[];
+  /** Each version's object builder (`build<Prefix>`, kopfgen/testing's `objectBuilder` bound to its descriptor and the schema text). */
+  builders: { version: NamedVersion; name: string }[];
 }
 
 /** The names the conversion module claims, so the schema text's name is the same with or without one. */
@@ -79,11 +81,14 @@ export function nameSchemaData(named: NamedCrd): NamedSchemaData | undefined {
   const prefix = storage.names.prefix;
   scope.claim(`${prefix}Conversions`);
   scope.claim(`${prefix}Conversion`);
+  const schemaText = scope.claim(`${prefix}SchemaText`);
+  const versions = [storage, ...named.versions.filter((v) => v !== storage)];
   return {
     module: `${named.crd.group}/${named.crd.plural}.schemas`,
-    schemaText: scope.claim(`${prefix}SchemaText`),
+    schemaText,
     storage,
-    versions: [storage, ...named.versions.filter((v) => v !== storage)],
+    versions,
+    builders: versions.map((version) => ({ version, name: scope.claim(`build${version.names.prefix}`) })),
   };
 }
 

@@ -1,5 +1,6 @@
 /**
- * Typed object builders: for a generated resource, the smallest object its schema accepts (every
+ * Typed object builders (`kopfgen generate` binds one per version in the schema data module,
+ * `build<Prefix>`): for a generated resource, the smallest object its schema accepts (every
  * required field with the least value its schema allows, the server's defaults filled in), with what a
  * test cares about laid over it. The override is typed as a deep partial of the resource, so a field
  * the CRD does not have, or a value of the wrong type, is a compile error, and a test that names a

@@ -32,7 +32,7 @@ test(
       extra: { 'cases/expectations.ts': readFixture(CASE) },
     });
     const expected = expectedErrors('cases/expectations.ts', readFixture(CASE));
-    assert.equal(expected.length, 10);
+    assert.equal(expected.length, 11);
     assert.deepEqual(
       formatErrors(errors),
       expected,

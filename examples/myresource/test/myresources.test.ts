@@ -1,16 +1,15 @@
 /**
  * The story's handler, tested without a cluster (`npm test` runs this file): `invoke` runs the
  * `myapp` handler as one reconcile of the operator would and returns what it would write;
- * `myResource` builds the smallest valid MyResource, with what a test cares about laid over it.
+ * `buildMyResource` (generated beside the types) builds the smallest valid MyResource, with what a
+ * test cares about laid over it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectOutcome, invoke, objectBuilder } from 'kopfgen/testing';
-import { MyResourceDescriptor, MyResourceMyapp } from '../generated/index.js';
-import { MyResourceSchemaText } from '../generated/example.com/myresources.schemas.js';
+import { expectOutcome, invoke } from 'kopfgen/testing';
+import { MyResourceMyapp } from '../generated/index.js';
+import { buildMyResource as myResource } from '../generated/example.com/myresources.schemas.js';
 import '../handlers/myresources.js';
-
-const myResource = objectBuilder(MyResourceDescriptor, MyResourceSchemaText);
 
 test('first attempt waits for an image (Pending, retried in 30 s); the retry starts it and clears the reason', async () => {
   const first = await invoke(MyResourceMyapp, 'create', myResource({ metadata: { name: 'web' } }));
