@@ -81,8 +81,9 @@ test('a user-edited stub file survives generate, --check and stale-file removal 
   await fs.rm(join(dir, 'handlers/gadgets.ts'));
   const r = await kopfgen(['generate', 'crds'], dir);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /1 removed/);
+  assert.match(r.stdout, /2 removed/);
   assert.ok(!(await tree(dir)).includes('generated/example.com/v1/gadgets.ts'));
+  assert.ok(!(await tree(dir)).includes('generated/example.com/gadgets.schemas.ts'));
   assert.equal(await read(dir, STUB), edited);
   assert.equal((await fs.stat(join(dir, STUB))).mtimeMs, mtime, 'never rewritten, not even with the same text');
 });
