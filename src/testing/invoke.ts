@@ -13,7 +13,13 @@ import type { Logger } from '../runtime/api/context.js';
 import type { HandlerDefinition, StatusPatch, Exact } from '../runtime/api/define.js';
 import type { KubernetesObject } from '../runtime/api/kube-types.js';
 import type { Client } from '../runtime/api/client-api.js';
-import { defaultRegistry, type Cause, type RegisteredHandler, type Registry } from '../runtime/api/registry.js';
+import {
+  defaultRegistry,
+  sensitiveFields,
+  type Cause,
+  type RegisteredHandler,
+  type Registry,
+} from '../runtime/api/registry.js';
 import { eventWorthy, outcomeEvent } from '../runtime/effects/events.js';
 import { callSpawned, failWithoutRunning, runHandler, type Result } from '../runtime/effects/handler-call.js';
 import { createLogger, logOutcome } from '../runtime/effects/log.js';
@@ -53,6 +59,11 @@ export interface InvokeOptions<Res, C extends Client = FakeClient> {
   signal?: AbortSignal;
   /** Where the handlers' and the runtime's log lines go (default: kept in `logs`, nowhere else). */
   logger?: Logger;
+  /**
+   * The key sensitive fields are digested with in `diff`, `old` and `new` and the stored essence (as
+   * `OperatorOptions.digestKey`; default: a fixed test key), when the resource has sensitive fields.
+   */
+  digestKey?: Uint8Array;
   /**
    * The handler's `ctx.client` (default: an empty `fakeClient()`): a `fakeClient` seeded with the
    * objects the handler reads, or any other `Client`.
@@ -98,6 +109,9 @@ export interface Invoked<Res, S, C extends Client = FakeClient> extends Attempte
 
 /** The causes decide chooses among (kopf's changing handlers); the others are spawned or raw. */
 const CHANGING: ReadonlySet<Cause> = new Set<Cause>(['create', 'update', 'delete', 'resume', 'field']);
+
+/** The digest key of sensitive fields unless a test gives one: fixed, so digests are the same in every run. */
+const TEST_DIGEST_KEY = new TextEncoder().encode('kopfgen/testing digest key, 32 bytes or more');
 
 /** Why `invoke` ran nothing: thrown, as an expectation a test states is then wrong. */
 export class NotDue extends Error {
@@ -146,24 +160,26 @@ function stateFor(
   cause: InvokeCause,
   body: KubernetesObject,
   old: KubernetesObject | undefined,
-  marks: Marks,
+  keys: Pick<DecideInput, 'marks' | 'secrecy'>,
   at: Date,
 ) {
+  const { marks } = keys;
+  // The essence as the runtime stores it: sensitive fields concealed under the object's uid.
+  const essence = (o: KubernetesObject) =>
+    encodeEssence(essenceOf(keys, { ...o, metadata: { ...o.metadata, uid: body.metadata?.uid } }));
   const lastHandled = body.metadata?.annotations?.[marks.lastHandled];
   switch (cause) {
     case 'create':
       return withAnnotation(body, marks.lastHandled, undefined);
     case 'update':
     case 'field': {
-      if (old) return withAnnotation(body, marks.lastHandled, encodeEssence(essenceOf({ marks }, old)));
+      if (old) return withAnnotation(body, marks.lastHandled, essence(old));
       if (lastHandled === undefined)
         throw new NotDue(`invoke(${cause}) needs options.old: the object as the operator last handled it`);
       return body;
     }
     case 'resume':
-      return lastHandled === undefined
-        ? withAnnotation(body, marks.lastHandled, encodeEssence(essenceOf({ marks }, body)))
-        : body;
+      return lastHandled === undefined ? withAnnotation(body, marks.lastHandled, essence(body)) : body;
     case 'delete': {
       const finalizers = body.metadata?.finalizers ?? [];
       return {
@@ -212,6 +228,7 @@ interface Run {
 
 function environment<Res, S, W, C extends Client>(
   definition: HandlerDefinition<Res, S, W>,
+  registry: Registry,
   options: InvokeOptions<Res, C>,
   now: () => Date,
 ): Run {
@@ -238,6 +255,9 @@ function environment<Res, S, W, C extends Client>(
     events: { record: (input) => void events.push(input) },
     backoff: DEFAULT_BACKOFF,
   };
+  // The resource's sensitive fields (its descriptor's and every registration's), as the operator conceals them.
+  const paths = sensitiveFields(definition.resource, registry.handlers);
+  if (paths.length > 0) env.secrecy = { paths, key: options.digestKey ?? TEST_DIGEST_KEY };
   return { env, marks, logs, events };
 }
 
@@ -295,7 +315,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
   if (!isKubernetesObject(object)) throw new TypeError('invoke: the object must be a Kubernetes object');
   const start = options.now ?? new Date();
   let offset = start.getTime() - Date.now();
-  const run = environment(definition, options, () => new Date(Date.now() + offset));
+  const run = environment(definition, registry, options, () => new Date(Date.now() + offset));
   const { env, marks } = run;
   const old = options.old === undefined ? undefined : options.old;
   if (old !== undefined && !isKubernetesObject(old))
@@ -330,12 +350,19 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
   }
 
   const place = recordsPlace(env.resource);
-  body = stateFor(cause, body, old, marks, start);
+  body = stateFor(cause, body, old, env, start);
   const ran = new Set<string>();
   const changing = handlers.filter((h) => CHANGING.has(h.cause));
   for (let steps = 0; steps < 100; steps++) {
     const view = recordsView(body, marks, place);
-    const input: DecideInput = { body: view, handlers: changing, now: env.now(), initial: cause === 'resume', marks };
+    const input: DecideInput = {
+      body: view,
+      handlers: changing,
+      now: env.now(),
+      initial: cause === 'resume',
+      marks,
+      secrecy: env.secrecy,
+    };
     const step = decide(input);
     if (step.kind === 'none') break;
     if (step.kind === 'sleep') {

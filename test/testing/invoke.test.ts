@@ -265,3 +265,22 @@ test('timer: one tick; daemon: runs until its signal', async () => {
   assert.ok(stopped);
   assert.equal(ended.cause, 'daemon');
 });
+
+test('sensitive fields: diff, old and new hold digests, as the operator conceals them', async () => {
+  let context: HandlerContext<Thing> | undefined;
+  const { main, registry } = setUp(
+    'onUpdate',
+    async (ctx) => {
+      context = ctx;
+    },
+    { sensitive: ['spec.image'] },
+  );
+  const result = await invoke(main, 'update', thing({ image: 'secret-b' }), {
+    registry,
+    old: thing({ image: 'secret-a' }),
+  });
+  assert.equal(context?.diff.length, 1);
+  assert.deepEqual(context?.diff[0]?.[1], ['spec', 'image']);
+  assert.doesNotMatch(JSON.stringify([context?.diff, context?.old, context?.new]), /secret-/);
+  assert.doesNotMatch(JSON.stringify(result.object.metadata?.annotations), /secret-/);
+});
