@@ -179,9 +179,10 @@ export async function startOperator(
     health: rest.health ?? { port: 0, host: '127.0.0.1' },
     now: () => new Date(Date.now() + offset),
   });
-  await operator.start();
-  const port = operator.health?.port;
   try {
+    // A start that fails (a CRD missing, no access) or never gets ready leaves nothing running behind.
+    await operator.start();
+    const port = operator.health?.port;
     await poll(
       'the operator to be ready (/readyz)',
       async () => (port !== undefined && (await readyz(port)) ? true : undefined),

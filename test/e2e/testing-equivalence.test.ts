@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
   defineHandler,
+  defineResource,
   PermanentError,
   Registry,
   TemporaryError,
@@ -231,6 +232,16 @@ describe('invoke equals the runtime on a real API server', { skip }, () => {
       outcomeLines(unit.logs, 'deleted', 'deleted'),
     );
     assert.deepEqual(unit.object.metadata?.finalizers, [], 'the finalizer released on both sides');
+  });
+
+  it('startOperator refuses a resource the cluster does not serve, naming it', { timeout: TEST_TIMEOUT }, async () => {
+    const other = new Registry();
+    const gizmos = defineResource({ ...MyResourceDescriptor, plural: 'gizmos', kind: 'Gizmo' });
+    defineHandler(gizmos, 'main').onCreate(async () => undefined, { registry: other });
+    await assert.rejects(
+      startOperator(other, { kubeconfig: cluster?.kubeconfig, namespace: ns, cacheSyncTimeoutSeconds: 5 }),
+      /gizmos/,
+    );
   });
 
   it('resume: a restarted operator resumes the handled object', { timeout: TEST_TIMEOUT }, async () => {
