@@ -50,6 +50,8 @@ export interface RunningOperator {
    * (a change, or the requeue); no real time passes.
    */
   advance(seconds: number): void;
+  /** The operator's clock now (the wall clock plus what `advance` added). */
+  now(): Date;
   /** Creates `object` (apiVersion and kind from the descriptor; namespace from the object, else `default`). */
   create<R, W>(resource: ResourceDescriptor<R, W>, object: WriteBody<W>): Promise<R>;
   /** A JSON merge patch of the object (its main endpoint: status goes through the operator). */
@@ -168,6 +170,7 @@ export async function startOperator(
   const kept = createLogger({ level: 'debug', write: (line) => void logs.push(line.slice(line.indexOf(' ') + 1)) });
   const logger: Logger = rest.logger ?? kept;
   let offset = 0;
+  const clock = () => new Date(Date.now() + offset);
   // Loaded here, not with kopfgen/testing: a unit test of handlers loads no operator (metrics, watches, leases).
   const { Operator } = await import('../runtime/operator.js');
   const operator = new Operator({
@@ -177,7 +180,7 @@ export async function startOperator(
     client: clientFor(file),
     leaderElection: false,
     health: rest.health ?? { port: 0, host: '127.0.0.1' },
-    now: () => new Date(Date.now() + offset),
+    now: clock,
   });
   try {
     // A start that fails (a CRD missing, no access) or never gets ready leaves nothing running behind.
@@ -234,6 +237,7 @@ export async function startOperator(
     advance(seconds) {
       offset += seconds * 1000;
     },
+    now: clock,
     async create(resource, object) {
       const body = object as KubernetesObject;
       const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;

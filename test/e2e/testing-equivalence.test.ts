@@ -63,6 +63,13 @@ retried.def.onCreate(async (ctx) => {
   if (ctx.retry === 0) throw new TemporaryError('not yet', { delay: 120, status: { phase: 'Pending', note: 'first' } });
   return { phase: 'Ready', note: null };
 }, retried.options);
+const expired = row('expired');
+expired.def.onCreate(
+  async () => {
+    throw new TemporaryError('slow', { delay: 5, status: { phase: 'Waiting' } });
+  },
+  { ...expired.options, timeout: 10 },
+);
 const patched = row('patched');
 patched.def.onCreate(async (ctx) => {
   ctx.patch.metadata.labels = { touched: 'yes' };
@@ -195,6 +202,27 @@ describe('invoke equals the runtime on a real API server', { skip }, () => {
       assert.deepEqual(statusOf(live, 'retried'), statusOf(second.object, 'retried'));
     },
   );
+
+  it('timeout: past it, the handler fails for good without running again', { timeout: TEST_TIMEOUT }, async () => {
+    const o = running();
+    const started = o.now();
+    const first = await invoke(expired.def, 'create', object('expired', ns), { registry, now: started });
+    const second = await invoke(expired.def, 'create', first.object, {
+      registry,
+      now: new Date(started.getTime() + 20_000),
+    });
+    await compare('expired', first);
+    o.advance(20);
+    await o.patch(MyResourceDescriptor, 'expired', { metadata: { annotations: { poke: '1' } } }, { namespace: ns });
+    await waitLines('expired', 2);
+    const live = await o.get(MyResourceDescriptor, 'expired', { namespace: ns });
+    assert.deepEqual(outcomeLines(o.logs, 'expired', 'expired'), [
+      ...outcomeLines(first.logs, 'expired', 'expired'),
+      ...outcomeLines(second.logs, 'expired', 'expired'),
+    ]);
+    assert.match(outcomeLines(second.logs, 'expired', 'expired')[0] ?? '', /failed permanently: timed out after 10s/);
+    assert.deepEqual(statusOf(live, 'expired'), statusOf(second.object, 'expired'));
+  });
 
   it('update with a field handler: diff, old and new', { timeout: TEST_TIMEOUT }, async () => {
     const before = object('updated', ns);
