@@ -1,8 +1,9 @@
 /**
  * `invoke` (kopfgen/testing) against the real runtime on a real API server: for each row of the
  * runtime's decide table that ends in a handler outcome (causes create, update with a field handler,
- * resume, delete; success, TemporaryError and PermanentError with status, an ignored error, a limit
- * that turns a temporary failure permanent, the retry, a handler's own patch, filters), the same
+ * resume, delete, a delete handler failing for good; success, TemporaryError and PermanentError with
+ * status, an ignored error, `retries` turning a temporary failure permanent, `timeout` passed before
+ * the retry, the retry, a handler's own patch, filters), the same
  * callbacks run once through `invoke` and once in an operator (`startOperator`) on envtest, and
  * both must come to the same outcome: the same outcome log line (kind, delay, message, cause), the
  * same `status.<id>`, the same Warning Event message, the same handler patch written.
@@ -89,6 +90,11 @@ resumed.def.onResume(async (ctx) => ({ phase: 'Resumed', note: String(ctx.retry)
 const deleted = row('deleted');
 deleted.def.onCreate(async () => ({ phase: 'Created' }), deleted.options);
 deleted.def.onDelete(async () => ({ phase: 'Deleting' }), deleted.options);
+const refusing = row('refusing');
+refusing.def.onCreate(async () => ({ phase: 'Created' }), refusing.options);
+refusing.def.onDelete(async () => {
+  throw new PermanentError('cannot clean up', { status: { phase: 'Stuck' } });
+}, refusing.options);
 
 const object = (id: string, ns: string, spec: MyResource['spec'] = { image: 'nginx', replicas: 1 }): MyResource => ({
   apiVersion: 'example.com/v1',
@@ -247,20 +253,26 @@ describe('invoke equals the runtime on a real API server', { skip }, () => {
     assert.deepEqual(statusOf(live, 'updated'), statusOf(unit.object, 'updated'));
   });
 
-  it('delete: the delete handler runs while the finalizer holds the object', { timeout: TEST_TIMEOUT }, async () => {
-    const created = await invoke(deleted.def, 'create', object('deleted', ns), { registry });
-    const unit = await invoke(deleted.def, 'delete', created.object, { registry });
-    const o = running();
-    await compare('deleted', created);
-    const done = outcomeLines(created.logs, 'deleted', 'deleted').length;
-    await o.delete(MyResourceDescriptor, 'deleted', { namespace: ns });
-    await waitLines('deleted', done + 1);
-    assert.deepEqual(
-      outcomeLines(o.logs, 'deleted', 'deleted').slice(done),
-      outcomeLines(unit.logs, 'deleted', 'deleted'),
-    );
-    assert.deepEqual(unit.object.metadata?.finalizers, [], 'the finalizer released on both sides');
-  });
+  for (const [id, def, why] of [
+    ['deleted', deleted.def, 'succeeds'],
+    ['refusing', refusing.def, 'fails for good, and the object is released all the same'],
+  ] as const)
+    it(`delete: the delete handler ${why}`, { timeout: TEST_TIMEOUT }, async () => {
+      const created = await invoke(def, 'create', object(id, ns), { registry });
+      const unit = await invoke(def, 'delete', created.object, { registry });
+      const o = running();
+      await compare(id, created);
+      const done = outcomeLines(created.logs, id, id).length;
+      await o.delete(MyResourceDescriptor, id, { namespace: ns });
+      await waitLines(id, done + 1);
+      assert.deepEqual(outcomeLines(o.logs, id, id).slice(done), outcomeLines(unit.logs, id, id));
+      assert.deepEqual(unit.object.metadata?.finalizers, [], 'invoke: the finalizer released');
+      // The runtime released it too: the object goes once its finalizer is off.
+      for (const deadline = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 100))) {
+        if ((await o.get(MyResourceDescriptor, id, { namespace: ns })) === undefined) break;
+        if (Date.now() > deadline) assert.fail(`${id} is still there 30 s after its delete handler ran`);
+      }
+    });
 
   it('startOperator refuses a resource the cluster does not serve, naming it', { timeout: TEST_TIMEOUT }, async () => {
     const other = new Registry();
