@@ -19,6 +19,7 @@ import { Store, uidOf } from './store.js';
 import type { WatchConsumer } from './watcher.js';
 import { Daemons } from './daemons.js';
 import { Timers } from './timers.js';
+import { Children, type ChildNews } from './children.js';
 import { WatchEvents } from './watch-events.js';
 import type { SpawnHost } from './spawn-host.js';
 import { buildEssence } from './reconcile/essence.js';
@@ -52,6 +53,7 @@ export class Controller implements WatchConsumer {
   private readonly events: WatchEvents;
   private readonly timers: Timers;
   private readonly daemons: Daemons;
+  private readonly children: Children;
 
   constructor(
     private readonly env: ResourceEnv,
@@ -74,6 +76,18 @@ export class Controller implements WatchConsumer {
     this.events = new WatchEvents(env, of('event'));
     this.timers = new Timers(env, of('timer'), host);
     this.daemons = new Daemons(env, of('daemon'), host, (uid) => this.queue.add(uid));
+    this.children = new Children(env, of('child'), host);
+  }
+
+  /** The owned kinds (`describe()`) this resource's child handlers watch. */
+  ownedKinds(): Set<string> {
+    return this.children.kinds();
+  }
+
+  /** News of an object that `owner` (a uid of this resource) controls: its child handlers run. */
+  childChanged(owner: string, news: ChildNews): void {
+    if (this.queue.stopped) return;
+    this.children.deliver(owner, news);
   }
 
   upsert(body: KubernetesObject, event?: 'ADDED' | 'MODIFIED'): void {
@@ -94,7 +108,7 @@ export class Controller implements WatchConsumer {
 
   /** Resolves once no timer run, daemon or event handler of this controller is under way. */
   async drained(): Promise<void> {
-    await Promise.all([this.timers.drained(), this.daemons.drained(), this.events.drained()]);
+    await Promise.all([this.timers.drained(), this.daemons.drained(), this.events.drained(), this.children.drained()]);
   }
 
   get resource(): ResourceDescriptor {
@@ -115,6 +129,7 @@ export class Controller implements WatchConsumer {
     this.queue.stop();
     this.timers.stopAll();
     this.daemons.stopAll('the operator stops leading');
+    this.children.stopAll();
   }
 
   /** Starts or stops the object's timers and daemons for its newest known state. */

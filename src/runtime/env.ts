@@ -20,6 +20,7 @@ import type { Attempts } from './attempts.js';
 import type { CrashGuard } from './crash-journal.js';
 import type { Secrecy } from './reconcile/essence.js';
 import type { SelfUpdateLimits } from './reconcile/self-updates.js';
+import type { TypedClient } from './effects/typed-client.js';
 
 export interface ResourceEnv {
   client: KubeClient;
@@ -40,4 +41,9 @@ export interface ResourceEnv {
   crash?: CrashGuard;
   /** The per-object limit on self-caused updates (reconcile/self-updates.ts); default DEFAULT_SELF_UPDATE_LIMITS. */
   selfUpdates?: SelfUpdateLimits;
+  /**
+   * The handlers' typed client (effects/typed-client.ts) over `client`, with the operator's field manager
+   * and declared access; default: one over `client` with the default field manager, every kind allowed.
+   */
+  typed?: TypedClient;
 }

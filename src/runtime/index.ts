@@ -1,5 +1,10 @@
 export { HandlerError, PermanentError, TemporaryError } from './api/errors.js';
 export { ApiError, FencedWriteError, UndeclaredKindError } from './api/client-api.js';
+export { uses } from './api/access.js';
+export type { AccessVerb } from './api/access.js';
+export { operatorClient } from './api/operator-client.js';
+export { defineIndex } from './api/indexes.js';
+export type { Index, IndexEntries, IndexOptions } from './api/indexes.js';
 export type {
   ApplyOptions,
   Client,
@@ -42,6 +47,7 @@ export type {
 export type { WebhookOptions } from './webhooks/serve-webhooks.js';
 export type { WebhookEndpoint } from './webhooks/configurations.js';
 export type {
+  ChildFn,
   Exact,
   HandlerDefinition,
   HandlerFn,
@@ -54,8 +60,12 @@ export type {
 export type { Essence, FieldPath, FieldValue } from './api/field-paths.js';
 export { Registry, defaultRegistry } from './api/registry.js';
 export type {
+  AccessKind,
   Cause,
   DaemonOptions,
+  DeclaredAccess,
+  IndexFeed,
+  RegisteredIndex,
   ErrorsMode,
   HandlerOptions,
   HookContext,
@@ -72,6 +82,9 @@ export type { EventContext, WatchEventType } from './api/event-context.js';
 export { onCleanup, onStartup } from './api/hooks.js';
 export type { HookOptions } from './api/hooks.js';
 export type {
+  AdoptOptions,
+  ChildContext,
+  ChildEvent,
   DiffItem,
   DiffOperation,
   HandlerContext,

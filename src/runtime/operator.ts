@@ -37,8 +37,12 @@ import { DEFAULT_STALL_SECONDS, liveness, readiness, type Role, type WatchState 
 import { Slots } from './queue.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import { DEFAULT_MARKS, resolveMarks, type Marks, type MarksOptions } from './reconcile/marks.js';
-import { watchResource, type WatchReporter } from './watcher.js';
+import { watchResource, type WatchConsumer, type WatchReporter } from './watcher.js';
 import { messageOf } from './error-message.js';
+import { AccessTable } from './api/access.js';
+import { clientSlot } from './api/operator-client.js';
+import { DEFAULT_FIELD_MANAGER, TypedClient } from './effects/typed-client.js';
+import { SecondaryWatch } from './secondary-watch.js';
 import type { WebhookOptions } from './webhooks/serve-webhooks.js';
 import type { WebhookServer } from './webhooks/webhook-server.js';
 
@@ -104,6 +108,11 @@ export interface OperatorOptions {
    * writes refused, and the stop goes on (the lease is released).
    */
   drainTimeoutSeconds?: number;
+  /**
+   * The field manager of the typed client's server-side applies (`ctx.client.apply`): the operator's
+   * name, so the fields it applies are its own in managedFields (default `kopfgen`).
+   */
+  fieldManager?: string;
   /**
    * The key sensitive fields (a Secret's data) are digested with in the last-handled state (at least 32
    * bytes). Default: read from, or made in, the Secret `kopfgen-digest-key` of the operator's namespace
@@ -178,6 +187,8 @@ export class Operator {
   private readonly onExit = (code: number) => this.exiting(code);
   /** The running term's fenced client (the exit listener's crash record goes through it). */
   private termClient?: KubeClient;
+  /** The typed client of hooks and of `operatorClient()` outside a term: unfenced, the declared access. */
+  private typed?: TypedClient;
 
   constructor(private readonly options: OperatorOptions = {}) {
     this.registry = options.registry ?? defaultRegistry;
@@ -219,7 +230,14 @@ export class Operator {
       leaseNamespace: election ? leaseNamespace(election.namespace) : undefined,
       timeoutSeconds: this.options.cacheSyncTimeoutSeconds,
       conversions: new Set(this.registry.conversions.keys()),
+      declared: this.registry.access,
     });
+    this.typed = new TypedClient(client, {
+      fieldManager: this.options.fieldManager ?? DEFAULT_FIELD_MANAGER,
+      access: new AccessTable(this.registry.access, registered),
+      onRetry: (message) => this.logger.warn(message),
+    });
+    clientSlot().base = this.typed;
     for (const warning of report.warnings) this.logger.warn(warning);
     await this.loadSecrecy(client, report.resources, election);
     await this.runHooks('startup');
@@ -354,6 +372,9 @@ export class Operator {
     setMaxListeners(0, fence.signal);
     const client = unfenced.fenced(fence);
     this.termClient = client;
+    const typed = this.typed?.over(client);
+    const slot = clientSlot();
+    slot.term = typed;
     this.role = 'leader';
     this.metrics.leader(true);
     const fixed = this.options.concurrency;
@@ -386,25 +407,44 @@ export class Operator {
         attempts: this.attempts,
         secrecy: this.secrecy.get(describe(resource)),
         crash,
+        typed,
       };
-      const controller = new Controller(env, this.registry.handlersFor(resource), slots);
-      term.controllers.push(controller);
+      term.controllers.push(new Controller(env, this.registry.handlersFor(resource), slots));
+    }
+    const watch = (resource: ResourceDescriptor, consumer: WatchConsumer, namespace = this.options.namespace) => {
       const state: WatchState = { resource: describe(resource), listed: false, lastSeen: new Date() };
       term.watches.push(state);
-      watching.push(
-        watchResource(client, resource, controller, {
-          namespace: this.options.namespace,
+      const listed = new Promise<void>((resolve) => {
+        const reporter = this.reporter(state);
+        const options = {
+          namespace,
           signal,
           logger: this.logger,
-          reporter: this.reporter(state),
+          reporter: { ...reporter, listed: () => (reporter.listed(), resolve()) },
           timeoutSeconds: this.options.watchTimeoutSeconds,
           idleSeconds: this.options.watchIdleSeconds,
-        }),
-      );
+        };
+        watching.push(watchResource(client, resource, consumer, options));
+      });
       this.logger.info(
-        `watching ${describe(resource)}${this.options.namespace ? ` in namespace ${this.options.namespace}` : ' in all namespaces'}`,
+        `watching ${describe(resource)}${namespace ? ` in namespace ${namespace}` : ' in all namespaces'}`,
       );
+      return listed;
+    };
+    // Owned and indexed kinds first: handlers start once every index holds a complete list (kopf's handlers
+    // wait for their indexes too), so none reads a partial one.
+    const indexed: Promise<void>[] = [];
+    for (const kind of this.registry.secondaryKinds()) {
+      const owners = term.controllers.filter((controller) => controller.ownedKinds().has(describe(kind)));
+      const indexes = this.registry.indexes.filter((index) => describe(index.resource) === describe(kind));
+      for (const index of indexes) index.store.reset();
+      const listed = watch(kind, new SecondaryWatch(describe(kind), owners, indexes, this.logger));
+      if (indexes.length > 0) indexed.push(listed);
     }
+    const sync = this.watchSyncBound(term, signal);
+    const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    if (indexed.length > 0) await Promise.race([Promise.all(indexed), aborted]);
+    if (!signal.aborted) for (const controller of term.controllers) void watch(controller.resource, controller);
     // No reconcile starts once the term ends; the ones running finish (their writes are fenced if the lease is lost).
     const stopped = new Promise<void>((resolve) => {
       const end = () => {
@@ -414,7 +454,6 @@ export class Operator {
       if (signal.aborted) end();
       else signal.addEventListener('abort', end, { once: true });
     });
-    const sync = this.watchSyncBound(term, signal);
     const before = new Set(this.attempts.list());
     await stopped;
     clearTimeout(sync);
@@ -442,6 +481,7 @@ export class Operator {
     clearTimeout(timer);
     await events.flush(5000); // Events recorded by the last handlers, a bounded wait
     fence.close('the term ended');
+    if (slot.term === typed) slot.term = undefined;
     this.metrics.standby(); // a standby exports no queue depth nor watch age (alerts are for the leader)
     if (this.term === term) this.term = undefined;
     if (!this.abort.signal.aborted) this.role = 'standby';
@@ -535,7 +575,9 @@ export class Operator {
     for (const hook of this.registry[kind]) {
       const signal = kind === 'startup' ? this.abort.signal : AbortSignal.timeout(60_000);
       try {
-        await hook.fn({ logger: this.logger, signal });
+        const client = this.typed ?? clientSlot().base;
+        if (!client) throw new Error('the operator has no client yet');
+        await hook.fn({ logger: this.logger, signal, client });
       } catch (error) {
         if (kind === 'startup') throw new StartupError(`startup hook ${hook.id} failed: ${messageOf(error)}`);
         this.logger.error(`cleanup hook ${hook.id} failed: ${messageOf(error)}`);

@@ -17,8 +17,11 @@ export function uidOf(body: KubernetesObject): string {
  * practice; else any difference counts.
  */
 export function isNewer(a: KubernetesObject, b: KubernetesObject): boolean {
-  const ra = resourceVersionOf(a);
-  const rb = resourceVersionOf(b);
+  return newerVersion(resourceVersionOf(a), resourceVersionOf(b));
+}
+
+/** Whether resourceVersion `ra` is newer than `rb` (see isNewer). */
+export function newerVersion(ra: string | undefined, rb: string | undefined): boolean {
   if (ra && rb && /^\d+$/.test(ra) && /^\d+$/.test(rb)) return BigInt(ra) > BigInt(rb);
   return ra !== rb;
 }

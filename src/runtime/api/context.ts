@@ -2,6 +2,7 @@
  * What a handler callback receives, typed by the resource. Mirrors kopf's kwargs
  * (body, spec, status, meta, name, namespace, patch, logger, retry, started, runtime, diff, old, new).
  */
+import type { Client, ClientKind, WriteBody } from './client-api.js';
 import type { ObjectMeta } from './kube-types.js';
 import type { Essence } from './field-paths.js';
 import type { MergePatch } from './resource.js';
@@ -10,10 +11,10 @@ export type { MergePatch } from './resource.js';
 
 /**
  * Why a handler runs: the changing causes (create, update, delete, resume, field; progress-tracked),
- * a raw watch event (`event`), a timer tick (`timer`) or a daemon (`daemon`): the last two are
- * kopf's spawning handlers, whose result lands in `status.<id>` without progress records.
+ * a raw watch event (`event`), a timer tick (`timer`), a daemon (`daemon`) or a change of an owned
+ * object (`child`): the last three land their result in `status.<id>` without progress records.
  */
-export type Cause = 'create' | 'update' | 'delete' | 'resume' | 'field' | 'event' | 'timer' | 'daemon';
+export type Cause = 'create' | 'update' | 'delete' | 'resume' | 'field' | 'event' | 'timer' | 'daemon' | 'child';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -90,4 +91,37 @@ export interface HandlerContext<R, W = R, O = Essence<R>> {
   new: O | undefined;
   /** Aborted when the operator shuts down or the handler's timeout passes. */
   signal: AbortSignal;
+  /**
+   * The typed client (client-api.ts): other objects read and written with the operator's credentials,
+   * retry policy and metrics, under the term's lease fence, waiting at most until `signal` aborts.
+   */
+  client: Client;
+  /**
+   * `child` made this object's (kopf's `adopt`, controller-runtime's `SetControllerReference`): a
+   * controller owner reference to this object (blockOwnerDeletion), this object's namespace, and,
+   * when it has none, this object's name; with `labels`, this object's labels under the child's own.
+   * Throws for a cluster-scoped child of a namespaced object, a child in another namespace, or one
+   * another object controls (the garbage collector would delete or keep it against the intent).
+   */
+  adopt<CR, CW>(kind: ClientKind<CR, CW>, child: WriteBody<CW>, options?: AdoptOptions): WriteBody<CW>;
+}
+
+export interface AdoptOptions {
+  /** Copy this object's labels onto the child, under the child's own (kopf's `label`). Default false. */
+  labels?: boolean;
+}
+
+/** What happened to an owned object: the watch event that woke its owner's `child` handler. */
+export type ChildEvent = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/**
+ * What a `child` handler receives (`onChild`): the owner's context (its object, `patch`, status type)
+ * and the owned object that changed. `C`: the owned kind's object type.
+ */
+export interface ChildContext<R, W, C> extends HandlerContext<R, W> {
+  /** The owned object as the watch delivered it; undefined when it was deleted. */
+  child: C | undefined;
+  childEvent: ChildEvent;
+  /** The owned object's name (also when it was deleted). */
+  childName: string;
 }

@@ -5,7 +5,8 @@
  * operator (`kopfgen run`, or `Operator` directly) executes.
  */
 import type { AdmissionOptions, MutationContext, ValidateFn } from './admission.js';
-import type { HandlerContext } from './context.js';
+import type { ChildContext, HandlerContext } from './context.js';
+import { OWNED_ACCESS } from './access.js';
 import type { EventContext } from './event-context.js';
 import type { CheckedFieldPath, Essence, FieldValue } from './field-paths.js';
 import {
@@ -48,6 +49,11 @@ interface InRegistry {
  */
 export type HandlerFn<Res, S, Ret extends StatusPatch<S> | void, W = Res, O = Essence<Res>> = (
   context: HandlerContext<Res, W, O>,
+) => Promisable<Ret & Exact<Ret, StatusPatch<S>>>;
+
+/** A child handler's callback (`onChild`): the owner's context and the owned object; returns the owner's status. */
+export type ChildFn<Res, S, Ret extends StatusPatch<S> | void, W, C> = (
+  context: ChildContext<Res, W, C>,
 ) => Promisable<Ret & Exact<Ret, StatusPatch<S>>>;
 
 /**
@@ -96,6 +102,18 @@ export interface HandlerDefinition<Res, S, W = Res> {
   onDaemon<Ret extends StatusPatch<S> | void>(
     fn: HandlerFn<Res, S, Ret, W>,
     options?: HandlerOptions<Res> & DaemonOptions,
+  ): void;
+  /**
+   * Runs when an object of `kind` that this resource's object controls (a controller owner reference,
+   * `ctx.adopt`) is added, changed or deleted, with the owner's context and `child`/`childEvent`; its
+   * result lands in `status.<id>` (a Deployment's readiness mirrored into the owner's status). Declares
+   * `kind` as owned: the leader watches it, `kopfgen manifests` grants get, list, watch, create, patch
+   * and delete on it. Not run for owners the operator does not handle or whose deletion is marked.
+   */
+  onChild<C, CW, Ret extends StatusPatch<S> | void>(
+    kind: ResourceDescriptor<C, CW>,
+    fn: ChildFn<Res, S, Ret, W, C>,
+    options?: HandlerOptions<Res>,
   ): void;
   /**
    * A validating admission webhook (kopf's on.validate): return nothing to allow, warnings to allow with
@@ -147,13 +165,28 @@ export function defineHandler<Res, S, W = Res>(
       fn: (context: never) => unknown,
       options: HandlerOptions<Res> & Partial<TimerOptions & DaemonOptions> = {},
       field?: string,
+      child?: ResourceDescriptor<unknown, unknown>,
     ): void => {
       const registry: Registry = options.registry ?? defaultRegistry;
       const { common, extra } = scheduleOf(cause, options);
       const callback = fn as never;
       // An event handler writes nothing, so a built-in kind's needs no guard against status writes.
       const guarded = builtin && cause !== 'event' ? builtinHandler(id, callback) : callback;
-      registry.register({ resource, id, cause, fn: guarded, options: common, field, ...extra });
+      registry.register({
+        resource,
+        id,
+        cause,
+        fn: guarded,
+        options: common,
+        field,
+        ...extra,
+        ...(child && { child }),
+      });
+      if (child) {
+        const { group, version, plural, kind, scope } = child;
+        const via = `${id}.onChild(${kind}, …)`;
+        registry.declare({ resource: { group, version, plural, kind, scope }, verbs: OWNED_ACCESS, via });
+      }
     };
   const admission =
     (kind: 'validate' | 'mutate') =>
@@ -172,6 +205,7 @@ export function defineHandler<Res, S, W = Res>(
     onEvent: (fn, options) => register('event')(fn, options),
     onTimer: (fn, options) => register('timer')(fn, options),
     onDaemon: (fn, options) => register('daemon')(fn, options),
+    onChild: (kind, fn, options) => register('child')(fn, options, undefined, kind),
     onValidate: (fn, options) => admission('validate')(fn, options),
     onMutate: (fn, options) => admission('mutate')(fn, options),
   };

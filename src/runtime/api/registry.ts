@@ -3,6 +3,7 @@
  * default registry unless `options.registry` names another (tests use their own).
  */
 import type { AdmissionContext, AdmissionOptions, MutationContext } from './admission.js';
+import type { Client } from './client-api.js';
 import type { Cause, HandlerContext, Logger } from './context.js';
 import type { ConversionFn } from './conversion-fn.js';
 import type { Filters } from './filters.js';
@@ -80,6 +81,11 @@ export interface OperatorHook {
 
 export interface HookContext {
   logger: Logger;
+  /**
+   * The typed client (client-api.ts), not fenced: hooks run on every replica, leader or not (a
+   * startup hook before leader election, a cleanup hook after the term).
+   */
+  client: Client;
   /** Startup: aborted when the operator is stopped while the hook runs. Cleanup: aborted after 60 s. */
   signal: AbortSignal;
 }
@@ -96,6 +102,51 @@ export interface RegisteredHandler {
   timer?: TimerOptions;
   /** For `daemon` handlers: the start delay and cancellation timeout. */
   daemon?: DaemonOptions;
+  /** For `child` handlers: the owned kind whose objects wake the handler. */
+  child?: ResourceDescriptor;
+}
+
+/** The verbs RBAC grants (a server-side apply is a `patch`, and a `create` when the object is new). */
+export type AccessVerb = 'get' | 'list' | 'watch' | 'create' | 'patch' | 'delete';
+
+/** The coordinates of a kind the operator's code uses, from a descriptor or a `ResourceRef`. */
+export interface AccessKind {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  scope: 'Namespaced' | 'Cluster';
+}
+
+/**
+ * A kind the operator's code uses beyond its handled resources (api/access.ts), with the RBAC verbs
+ * it needs and the declaration that asked for them (for messages).
+ */
+export interface DeclaredAccess {
+  resource: AccessKind;
+  verbs: readonly AccessVerb[];
+  via: string;
+}
+
+/**
+ * An index kept from a watch (api/indexes.ts): the kind watched and the store the operator feeds. The
+ * store's methods are the operator's; handlers read it through the `Index` `defineIndex` returned.
+ */
+export interface RegisteredIndex {
+  id: string;
+  resource: ResourceDescriptor;
+  /** The namespace watched (default: the operator's). */
+  namespace?: string;
+  store: IndexFeed;
+}
+
+/** What the operator does to an index as its watch goes (api/indexes.ts `IndexStore`). */
+export interface IndexFeed {
+  reset(): void;
+  upsert(uid: string, object: unknown): void;
+  remove(uid: string): void;
+  retain(uids: ReadonlySet<string>): void;
+  listed(): void;
 }
 
 /** A validating or mutating callback as the webhook server runs it (api/admission.ts). */
@@ -149,6 +200,32 @@ export class Registry {
   readonly webhooks: RegisteredWebhook[] = [];
   /** Conversion functions by CRD name (`<plural>.<group>`), served at `/convert`. */
   readonly conversions = new Map<string, RegisteredConversion>();
+  /** Kinds the operator's code uses beyond the handled resources (`uses`, `onChild`, `defineIndex`). */
+  readonly access: DeclaredAccess[] = [];
+  /** Indexes kept from watches (`defineIndex`). */
+  readonly indexes: RegisteredIndex[] = [];
+
+  declare(access: DeclaredAccess): void {
+    this.access.push(access);
+  }
+
+  registerIndex(index: RegisteredIndex): void {
+    if (this.indexes.some((known) => known.id === index.id))
+      throw new Error(`an index named ${index.id} is already registered`);
+    this.indexes.push(index);
+  }
+
+  /**
+   * The kinds watched beside the handled resources (owned kinds of `child` handlers, indexed kinds),
+   * once each, in registration order.
+   */
+  secondaryKinds(): ResourceDescriptor[] {
+    const seen = new Map<string, ResourceDescriptor>();
+    for (const h of this.handlers)
+      if (h.child && !seen.has(resourceKey(h.child))) seen.set(resourceKey(h.child), h.child);
+    for (const i of this.indexes) if (!seen.has(resourceKey(i.resource))) seen.set(resourceKey(i.resource), i.resource);
+    return [...seen.values()];
+  }
 
   register(handler: RegisteredHandler): void {
     const clash = this.handlers.find(
@@ -156,7 +233,8 @@ export class Registry {
         resourceKey(h.resource) === resourceKey(handler.resource) &&
         h.id === handler.id &&
         h.cause === handler.cause &&
-        h.field === handler.field,
+        h.field === handler.field &&
+        (h.child && resourceKey(h.child)) === (handler.child && resourceKey(handler.child)),
     );
     // Two callbacks for one id and cause would race for the same status.<id> and progress record.
     if (clash)

@@ -20,6 +20,9 @@ import { recordAttempt } from '../observe/handler-metrics.js';
 import { childLogger, objectRef } from './log.js';
 import type { CrashWrite, RunningAttempt } from '../attempts.js';
 import { describe } from '../kube/client.js';
+import { accessKind } from '../api/access.js';
+import { adoptChild } from '../ownership.js';
+import { DEFAULT_FIELD_MANAGER, TypedClient } from './typed-client.js';
 import { messageOf } from '../error-message.js';
 
 /** A timed-out attempt is permanent: the brand marks it so without a PermanentError instance. */
@@ -123,10 +126,24 @@ interface Clock {
   now: Date;
 }
 
+/**
+ * The handler's typed client: the term's (its fence, field manager, declared access) waiting at most
+ * until the handler's signal, knowing the handled object so that it refuses a cluster-scoped child of
+ * a namespaced one.
+ */
+function handlerClient(env: ResourceEnv, body: KubernetesObject, signal: AbortSignal): TypedClient {
+  const base = env.typed ?? new TypedClient(env.client, { fieldManager: DEFAULT_FIELD_MANAGER });
+  const namespaced = env.resource.scope === 'Namespaced';
+  const meta = body.metadata ?? {};
+  const owner = { uid: String(meta.uid), namespaced, describe: `${String(body.kind)} ${String(meta.name)}` };
+  return base.with({ signal, owner });
+}
+
 function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clock: Clock, signal: AbortSignal) {
   const { started, now } = clock;
   const view = clone(body);
   const meta = view.metadata ?? {};
+  const owner = { body, namespaced: env.resource.scope === 'Namespaced' };
   const context: HandlerContext<unknown, unknown, unknown> = {
     body: view,
     spec: view.spec,
@@ -145,6 +162,8 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
     old: step.old,
     new: step.new,
     signal,
+    client: handlerClient(env, body, signal),
+    adopt: (kind, child, options) => adoptChild(owner, accessKind(kind), child, options) as never,
   };
   return context;
 }
@@ -170,7 +189,8 @@ function begin(
       cause: step.cause,
       attempt: (step.record?.retries ?? 0) + 1,
       started,
-      spawned: step.record === undefined && (step.cause === 'timer' || step.cause === 'daemon'),
+      spawned:
+        step.record === undefined && (step.cause === 'timer' || step.cause === 'daemon' || step.cause === 'child'),
     },
     onCrash,
   );
@@ -293,7 +313,8 @@ function serialisable(id: string, outcome: Outcome, handlerPatch: unknown, build
 }
 
 /**
- * One call of a timer or daemon (kopf's spawning handlers): the same context, timeout and
+ * One call of a timer, daemon or child handler (kopf's spawning handlers; `extra`: a child handler's
+ * owned object): the same context, timeout and
  * classification as a changing handler's attempt, told to stop through `stop` (the object's
  * deletion, its filters no longer matching) as well as the operator's shutdown. No progress
  * record: the outcome and the patch carrying its status. A call that ends with an ordinary error
@@ -305,6 +326,7 @@ export async function callSpawned(
   handler: RegisteredHandler,
   body: KubernetesObject,
   stop: AbortSignal,
+  extra: Record<string, unknown> = {},
 ): Promise<{ outcome: Outcome; patch: ObjectPatch; cancelled: boolean }> {
   const now = env.now();
   const abort = new AbortController();
@@ -321,7 +343,7 @@ export async function callSpawned(
     old: undefined,
     new: undefined,
   };
-  const context = contextFor(env, step, body, { started: now, now }, abort.signal);
+  const context = Object.assign(contextFor(env, step, body, { started: now, now }, abort.signal), extra);
   if (env.signal.aborted || stop.aborted) onStop();
   const running = begin(env, step, body, now);
   try {

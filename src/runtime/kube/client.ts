@@ -66,7 +66,12 @@ const READS = new Set(['GET', 'HEAD']);
  * term, see `KubeClient.fenced`). Reads still pass; nothing the cluster holds changes.
  */
 export class FencedError extends KubeError {
-  constructor(method: string, path: string, reason: string) {
+  constructor(
+    method: string,
+    path: string,
+    /** Why the term ended. */
+    readonly reason: string,
+  ) {
     // status 0: no answer to retry on; the write retry policy gives up on it at once
     super(`${method} ${path} not sent: ${reason}`, 0, undefined);
     this.name = 'FencedError';
@@ -78,6 +83,8 @@ export interface RequestOptions {
   contentType?: string;
   query?: Record<string, string | number | boolean | undefined>;
   timeoutMs?: number;
+  /** Aborts the request, its socket destroyed (a handler's signal: its timeout, the operator's stop). */
+  signal?: AbortSignal;
 }
 
 /** A response body as text; node delivers Buffers when no encoding is set. */
@@ -283,9 +290,13 @@ export class KubeClient {
     let response: http.IncomingMessage;
     let text: string;
     let opened: http.ClientRequest | undefined;
+    const signal = options.signal;
+    const abort = () => opened?.destroy(new Error(`${method} ${path}: aborted (${String(signal?.reason)})`));
     try {
       const { req, res } = await this.open(method, path, { ...options, timeoutMs });
       opened = req;
+      if (signal?.aborted) abort();
+      else signal?.addEventListener('abort', abort, { once: true });
       response = await res;
       text = await readText(response);
     } catch (error) {
@@ -293,6 +304,7 @@ export class KubeClient {
       throw error;
     } finally {
       if (opened) this.inFlight.delete(opened);
+      signal?.removeEventListener('abort', abort);
     }
     this.report(method, response.statusCode, started);
     let body: unknown = text;

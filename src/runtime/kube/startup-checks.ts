@@ -9,10 +9,13 @@
  *  - an initial list of each resource succeeds (a real call: what the watch does first);
  *  - the other verbs the runtime uses are allowed (SelfSubjectAccessReview, which every authenticated user
  *    may create): watch and patch on the resource, patch on its status, create/patch Events, and on Leases
- *    get/create/update when leader election is on.
+ *    get/create/update when leader election is on, and every verb declared on a kind the operator's code
+ *    uses (owned kinds, indexed kinds, `uses`: api/access.ts), so a missing grant is one line at startup
+ *    rather than a 403 inside a handler.
  */
 import { isBuiltin } from '../api/builtins.js';
 import type { ResourceDescriptor } from '../api/define.js';
+import type { DeclaredAccess } from '../api/registry.js';
 import { isPlainObject } from '../json.js';
 import { describe, KubeError, resourcePath, type KubeClient } from './client.js';
 import { checkCluster, checkResource, StartupError } from './discovery.js';
@@ -35,6 +38,8 @@ export interface StartupCheckOptions {
   timeoutSeconds?: number;
   /** The CRDs (`<plural>.<group>`) whose conversion functions are registered. */
   conversions?: ReadonlySet<string>;
+  /** Kinds the operator's code uses beyond its resources, with their verbs (api/access.ts). */
+  declared?: readonly DeclaredAccess[];
 }
 
 /**
@@ -85,6 +90,19 @@ export function resourceAccesses(resource: ResourceDescriptor, namespace: string
   ];
   if (resource.statusSubresource) accesses.push({ ...base, verb: 'patch', subresource: 'status' });
   return accesses;
+}
+
+/** The accesses the declarations ask for, once each (a kind declared twice asks once per verb). */
+export function declaredAccesses(declared: readonly DeclaredAccess[], namespace: string | undefined): Access[] {
+  const seen = new Map<string, Access>();
+  for (const { resource, verbs } of declared) {
+    const ns = resource.scope === 'Namespaced' ? (namespace ?? '') : '';
+    for (const verb of verbs) {
+      const access = { verb, group: resource.group, resource: resource.plural, namespace: ns };
+      seen.set(accessName(access), access);
+    }
+  }
+  return [...seen.values()];
 }
 
 export function sharedAccesses(namespace: string | undefined, leaseNamespace: string | undefined): Access[] {
@@ -260,6 +278,7 @@ async function checks(client: KubeClient, resources: ResourceDescriptor[], optio
   const accesses = [
     ...checked.flatMap((resource) => resourceAccesses(resource, options.namespace)),
     ...sharedAccesses(options.namespace, options.leaseNamespace),
+    ...declaredAccesses(options.declared ?? [], options.namespace),
   ];
   for (const access of accesses) if (!(await allowed(client, access))) denied.push(access);
   user ??= tokenSubject(await client.authorization()) ?? "the operator's user";

@@ -1,0 +1,105 @@
+/**
+ * What the leader watches beside its handled resources: the owned kinds of `child` handlers and the
+ * indexed kinds of `defineIndex`, one watch per kind and namespace for all of them (controller-runtime's
+ * shared informers). The consumer keeps no objects, only each one's resourceVersion and controller
+ * (a relist or a repeated event is dropped, as the store does for handled objects; a deletion missed
+ * while disconnected is still told), feeds the indexes, and tells the controller of an object's owner
+ * (by its controller owner reference: group and kind of a handled resource, the owner's uid) that it
+ * changed, so the owner's child handlers run.
+ */
+import type { KubernetesObject } from './api/kube-types.js';
+import type { Logger } from './api/context.js';
+import type { IndexFeed } from './api/registry.js';
+import type { ChildNews } from './children.js';
+import type { Controller } from './controller.js';
+import { messageOf } from './error-message.js';
+import { resourceVersionOf } from './reconcile/decide.js';
+import { controllerOf } from './ownership.js';
+import { newerVersion, uidOf } from './store.js';
+import type { WatchConsumer } from './watcher.js';
+
+interface Known {
+  resourceVersion: string | undefined;
+  name: string;
+  /** The controller's uid and the controller that handles its kind, when the object has one handled here. */
+  owner?: { uid: string; controller: Controller };
+}
+
+/** `group/Kind` of an apiVersion and kind (an owner reference names any served version). */
+function groupKind(apiVersion: string, kind: string): string {
+  const slash = apiVersion.lastIndexOf('/');
+  return `${slash < 0 ? '' : apiVersion.slice(0, slash)}/${kind}`;
+}
+
+export class SecondaryWatch implements WatchConsumer {
+  private readonly known = new Map<string, Known>();
+  /** Handled resources whose child handlers own this kind, by `group/Kind`. */
+  private readonly owners = new Map<string, Controller>();
+
+  constructor(
+    /** `describe()` of the watched kind. */
+    private readonly kind: string,
+    owners: readonly Controller[],
+    private readonly indexes: readonly { id: string; store: IndexFeed }[],
+    private readonly logger: Logger,
+  ) {
+    for (const controller of owners)
+      this.owners.set(`${controller.resource.group}/${controller.resource.kind}`, controller);
+  }
+
+  upsert(body: KubernetesObject, event?: 'ADDED' | 'MODIFIED'): void {
+    const uid = uidOf(body);
+    const resourceVersion = resourceVersionOf(body);
+    const before = this.known.get(uid);
+    if (before && !newerVersion(resourceVersion, before.resourceVersion)) return;
+    for (const index of this.indexes) {
+      try {
+        index.store.upsert(uid, body);
+      } catch (error) {
+        this.logger.error(`index ${index.id}: its function failed for ${this.kind} ${uid}: ${messageOf(error)}`);
+      }
+    }
+    const name = String(body.metadata?.name);
+    const ref = controllerOf(body);
+    const controller = ref && this.owners.get(groupKind(ref.apiVersion, ref.kind));
+    const owner = ref && controller ? { uid: ref.uid, controller } : undefined;
+    this.known.set(uid, { resourceVersion, name, owner });
+    // an owner that let go of the object hears of it as a deletion of its child
+    if (before?.owner && before.owner.uid !== owner?.uid) this.tell(before.owner, uid, before.name, undefined);
+    if (owner) this.tell(owner, uid, name, body, before ? 'MODIFIED' : (event ?? 'ADDED'));
+  }
+
+  delete(body: KubernetesObject): void {
+    this.forget(uidOf(body));
+  }
+
+  listed(uids: Set<string>): void {
+    for (const uid of [...this.known.keys()]) if (!uids.has(uid)) this.forget(uid);
+    for (const index of this.indexes) {
+      index.store.retain(uids);
+      index.store.listed();
+    }
+  }
+
+  /** Objects known (for tests and the benchmark). */
+  get size(): number {
+    return this.known.size;
+  }
+
+  private forget(uid: string): void {
+    const before = this.known.get(uid);
+    this.known.delete(uid);
+    for (const index of this.indexes) index.store.remove(uid);
+    if (before?.owner) this.tell(before.owner, uid, before.name, undefined);
+  }
+
+  private tell(
+    owner: NonNullable<Known['owner']>,
+    uid: string,
+    name: string,
+    object: KubernetesObject | undefined,
+    event: ChildNews['event'] = 'DELETED',
+  ): void {
+    owner.controller.childChanged(owner.uid, { kind: this.kind, uid, name, event, object });
+  }
+}
