@@ -95,7 +95,8 @@ export async function runManifests(
   if (resolved.target === undefined) throw new UsageError(resolved.problems.join('\n'));
   const outDir = resolve(cwd, flags.out ?? 'deploy');
   const sensitive = resources.some((r) => sensitiveFields(r, registry.handlers).length > 0);
-  const files = renderManifests(resources, resolved.target, webhooks, { sensitive });
+  const owners = resources.filter((r) => registry.handlersFor(r).some((h) => h.cause === 'child'));
+  const files = renderManifests(resources, resolved.target, webhooks, { sensitive, declared: registry.access, owners });
   const plan = onlyManifests(await planWrite(files, { outDir, cwd }));
   if (plan.diagnostics.length > 0) return fail(plan.diagnostics);
   const stale = outOfDate(plan);

@@ -17,9 +17,15 @@
  * - `get` on the Secret `kopfgen-digest-key` and `create` on secrets, in the operator's own namespace,
  *   when a resource has sensitive fields (a Secret's data): the key their digests are made with
  *   (RBAC cannot limit `create` to one name; `get` is limited to that Secret).
+ * - On each kind the operator's code declares (runtime/api/access.ts: owned kinds of `onChild`, indexed
+ *   kinds of `defineIndex`, `uses`): exactly the verbs declared, in the role of the kind's scope.
+ * - `update` on `<plural>/finalizers` of a resource whose handlers own children: an owner reference with
+ *   blockOwnerDeletion needs it where the OwnerReferencesPermissionEnforcement admission plugin is on
+ *   (controller-runtime's scaffolds grant the same).
  */
 import { isBuiltin } from '../runtime/api/builtins.js';
 import type { ResourceDescriptor } from '../runtime/api/define.js';
+import type { AccessVerb, DeclaredAccess } from '../runtime/api/registry.js';
 import type { ManifestTarget } from './manifest-target.js';
 import { webhookRules, type WebhookSet } from './webhook-manifest.js';
 import { DIGEST_KEY_SECRET } from '../runtime/kube/digest-key.js';
@@ -70,6 +76,46 @@ export function resourceRules(resources: readonly GrantedResource[]): PolicyRule
     if (r.status) rules.push({ apiGroups: [r.group], resources: [`${r.plural}/status`], verbs: ['patch'] });
   }
   return rules;
+}
+
+/** The order verbs are listed in a rule (kubectl's, for the verbs the runtime uses). */
+const VERB_ORDER: readonly AccessVerb[] = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
+
+export interface RbacOptions {
+  /** Some handled resource has sensitive fields: the digest key's Secret. */
+  sensitive?: boolean;
+  /** Kinds the operator's code uses, with their verbs. */
+  declared?: readonly DeclaredAccess[];
+  /** Handled resources whose handlers own children (blockOwnerDeletion). */
+  owners?: readonly ResourceDescriptor[];
+}
+
+/** One rule per declared kind (group and plural), the verbs of all its declarations, in `scope`. */
+export function declaredRules(declared: readonly DeclaredAccess[], scope: 'Namespaced' | 'Cluster'): PolicyRule[] {
+  const verbs = new Map<string, { group: string; plural: string; verbs: Set<AccessVerb> }>();
+  for (const access of declared) {
+    if (access.resource.scope !== scope) continue;
+    const key = `${access.resource.group}/${access.resource.plural}`;
+    const entry = verbs.get(key) ?? { group: access.resource.group, plural: access.resource.plural, verbs: new Set() };
+    for (const verb of access.verbs) entry.verbs.add(verb);
+    verbs.set(key, entry);
+  }
+  return [...verbs.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([, entry]) => ({
+      apiGroups: [entry.group],
+      resources: [entry.plural],
+      verbs: VERB_ORDER.filter((verb) => entry.verbs.has(verb)),
+    }));
+}
+
+/** `update` on the finalizers of owners (see the header), one rule per resource, in `scope`. */
+export function ownerRules(owners: readonly ResourceDescriptor[], scope: 'Namespaced' | 'Cluster'): PolicyRule[] {
+  return grantedResources(owners.filter((r) => r.scope === scope)).map((r) => ({
+    apiGroups: [r.group],
+    resources: [`${r.plural}/finalizers`],
+    verbs: ['update'],
+  }));
 }
 
 export const EVENTS_RULE: PolicyRule = { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] };
@@ -141,7 +187,7 @@ export function rbacObjects(
   resources: readonly ResourceDescriptor[],
   target: ManifestTarget,
   webhooks?: WebhookSet,
-  options: { sensitive?: boolean } = {},
+  options: RbacOptions = {},
 ): KubeObject[] {
   const granted = grantedResources(resources);
   const crd = crdRule(granted);
@@ -153,14 +199,25 @@ export function rbacObjects(
     out.push(binding(kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding', name, target, namespace));
   };
   const ns = target.watchNamespace;
+  const declared = options.declared ?? [];
+  const owners = options.owners ?? [];
+  const code = (scope: 'Namespaced' | 'Cluster') => [...ownerRules(owners, scope), ...declaredRules(declared, scope)];
   if (ns === undefined) {
-    pair('ClusterRole', target.name, [...resourceRules(granted), EVENTS_RULE, ...(crd ? [crd] : []), ...hooks.cluster]);
+    pair('ClusterRole', target.name, [
+      ...resourceRules(granted),
+      ...code('Namespaced'),
+      ...code('Cluster'),
+      EVENTS_RULE,
+      ...(crd ? [crd] : []),
+      ...hooks.cluster,
+    ]);
   } else {
     const namespaced = granted.filter((r) => r.scope === 'Namespaced');
     const clusterScoped = granted.filter((r) => r.scope === 'Cluster');
-    pair('Role', target.name, [...resourceRules(namespaced), EVENTS_RULE], ns);
+    pair('Role', target.name, [...resourceRules(namespaced), ...code('Namespaced'), EVENTS_RULE], ns);
     pair('ClusterRole', `${target.name}-${ns}`, [
       ...resourceRules(clusterScoped),
+      ...code('Cluster'),
       ...(crd ? [crd] : []),
       ...hooks.cluster,
     ]);

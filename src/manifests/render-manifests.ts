@@ -9,7 +9,7 @@ import type { ResourceDescriptor } from '../runtime/api/define.js';
 import { yamlHeaderLine } from '../emit/header.js';
 import { deploymentObject, namespaceObject } from './deployment-manifest.js';
 import type { ManifestTarget } from './manifest-target.js';
-import { rbacObjects, serviceAccount, type KubeObject } from './rbac-manifest.js';
+import { rbacObjects, serviceAccount, type KubeObject, type RbacOptions } from './rbac-manifest.js';
 import { hasWebhooks, webhookObjects, type WebhookSet } from './webhook-manifest.js';
 
 export const MANIFEST_FILES = {
@@ -34,7 +34,7 @@ export function renderManifests(
   resources: readonly ResourceDescriptor[],
   target: ManifestTarget,
   webhooks?: WebhookSet,
-  options: { sensitive?: boolean } = {},
+  options: RbacOptions = {},
 ): GeneratedFile[] {
   const serving = hasWebhooks(webhooks);
   const file = (path: string, objects: KubeObject[]): GeneratedFile => ({
