@@ -5,16 +5,17 @@
  * arguments and that token only. The story runs with no 403; without `list` it is not handled.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, promises as fs } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parse, parseAllDocuments } from 'yaml';
-import { MANIFEST_FILES } from '../../src/manifests/render-manifests.js';
 import type { PolicyRule } from '../../src/manifests/rbac-manifest.js';
-import { KubeClient } from '../../src/runtime/kube/client.js';
-import { kopfgen, REPO, tempProject } from '../helpers/cli-support.js';
+import {
+  allowed,
+  install as installAs,
+  rbacDocuments,
+  runInstalled,
+  stopRun,
+  type Install,
+  type Run,
+} from '../helpers/rbac-install.js';
 import { clientFor, eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
 import {
@@ -33,16 +34,6 @@ const NAME = `rbac-e2e-${process.pid}`;
 const OPERATOR_NS = `${NAME}-system`;
 const FORBIDDEN = /\b403\b|forbidden/i;
 
-/** One installation of the generated manifests (minus the Deployment) and its ServiceAccount's kubeconfig. */
-interface Install {
-  name: string;
-  namespace: string;
-  dir: string;
-  kubeconfig: string;
-  /** The Deployment container's arguments to `kopfgen`. */
-  args: string[];
-}
-
 let wide: Install;
 const suite = new E2eSuite({
   crds: [MYRESOURCES_CRD],
@@ -52,109 +43,9 @@ const suite = new E2eSuite({
   },
 });
 
-/** A kubeconfig with the envtest server and CA, authenticating with the ServiceAccount's token only. */
-async function serviceAccountKubeconfig(dir: string, namespace: string, name: string): Promise<string> {
-  const answer = await suite.client.request<{ status: { token: string } }>(
-    'POST',
-    `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
-    { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } },
-  );
-  const admin = parse(await fs.readFile(suite.cluster.kubeconfig, 'utf8')) as {
-    clusters: { cluster: Record<string, string> }[];
-  };
-  const { server, 'certificate-authority-data': ca } = admin.clusters[0].cluster;
-  const file = join(dir, 'service-account.kubeconfig');
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    'current-context': 'operator',
-    clusters: [{ name: 'envtest', cluster: { server, 'certificate-authority-data': ca } }],
-    users: [{ name, user: { token: answer.status.token } }],
-    contexts: [{ name: 'operator', context: { cluster: 'envtest', user: name } }],
-  };
-  await fs.writeFile(file, JSON.stringify(config), { mode: 0o600 });
-  return file;
-}
-
-/** What the ServiceAccount may do, asked as itself (SelfSubjectAccessReview). */
-async function allowed(client: KubeClient, attributes: Record<string, string>): Promise<boolean> {
-  const review = await client.request<{ status: { allowed: boolean } }>(
-    'POST',
-    '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-    {
-      body: {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SelfSubjectAccessReview',
-        spec: { resourceAttributes: attributes },
-      },
-    },
-  );
-  return review.status.allowed;
-}
-
-/** Renders the manifests, applies all but the Deployment as the admin, and gets the ServiceAccount a token. */
-async function install(name: string, flags: string[]): Promise<Install> {
-  const dir = await tempProject();
-  const rendered = await kopfgen(['manifests', EXAMPLE, '--out', dir, '--name', name, ...flags], REPO);
-  assert.equal(rendered.code, 0, rendered.stderr);
-  for (const file of [MANIFEST_FILES.namespace, MANIFEST_FILES.serviceAccount, MANIFEST_FILES.rbac]) {
-    if (existsSync(join(dir, file))) suite.cluster.kubectl('apply', '-f', join(dir, file));
-  }
-  const deployment = parse(await fs.readFile(join(dir, MANIFEST_FILES.deployment), 'utf8')) as Body;
-  const container = deployment.spec.template.spec.containers[0];
-  assert.deepEqual(container.command, ['kopfgen']);
-  const namespace = deployment.metadata.namespace as string;
-  const kubeconfig = await serviceAccountKubeconfig(dir, namespace, name);
-  return { name, namespace, dir, kubeconfig, args: container.args };
-}
-
-/** A port nothing listens on now (the health server's; 8080 may be taken by a test running beside this one). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/**
- * `kopfgen <the Deployment's args>` as the Deployment's container would run it, with the pod's env; as in a
- * pod, KUBERNETES_SERVICE_HOST is set, so leader election is on by default (its Lease under the generated Role).
- */
-async function runOperator(
-  at: Install,
-): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    KUBECONFIG: at.kubeconfig,
-    KUBERNETES_SERVICE_HOST: '127.0.0.1',
-    POD_NAME: `${at.name}-0`,
-    POD_NAMESPACE: at.namespace,
-  };
-  const port = String(await freePort());
-  const args = [...at.args, '--kubeconfig', at.kubeconfig, '--health-port', port, '--health-host', '127.0.0.1'];
-  const child = spawn(process.execPath, ['dist/src/cli/main.js', ...args], {
-    cwd: REPO,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-type Run = Awaited<ReturnType<typeof runOperator>>;
-
-async function stop(run: Run): Promise<void> {
-  run.child.kill('SIGTERM');
-  await Promise.race([run.exited, new Promise((r) => setTimeout(r, 10_000))]);
-  run.child.kill('SIGKILL');
-}
-
-const rbacDocuments = async (at: Install) =>
-  parseAllDocuments(await fs.readFile(join(at.dir, MANIFEST_FILES.rbac), 'utf8')).map((d) => d.toJS() as Body);
+const install = (name: string, flags: string[]) => installAs(suite, EXAMPLE, name, flags);
+const runOperator = runInstalled;
+const stop = stopRun;
 
 /** The story: Starting, then Pending with its Warning Event, then deleted; the operator still running, no 403. */
 async function story(ns: string, run: Run): Promise<void> {

@@ -27,6 +27,7 @@ export const MYRESOURCES_CRD = v1Crd('crds/myresource.yaml', 'example.com', 'myr
 export const PAIRS_CRD = v1Crd('test/fixtures/runtime/twoids.yaml', 'test.kopfgen.dev', 'pairs');
 export const BLOBS_CRD = v1Crd('test/fixtures/runtime/blobs.yaml', 'policy.kopfgen.dev', 'blobs');
 export const GADGETS_CRD = v1Crd('test/fixtures/runtime/gadgets.yaml', 'policy.kopfgen.dev', 'gadgets');
+export const WEBAPPS_CRD = v1Crd('examples/webapp/webapp.yaml', 'example.com', 'webapps');
 
 export interface SuiteOptions {
   /** Applied in order, each waited for until served. */

@@ -35,7 +35,8 @@ function deployment(ctx: HandlerContext<WebApp>) {
             {
               name: "web",
               image: ctx.spec.image,
-              ports: [{ containerPort: ctx.spec.port ?? 8080 }],
+              // protocol: a key of the list for server-side apply (Kubernetes < 1.21 has no default for it there)
+              ports: [{ containerPort: ctx.spec.port ?? 8080, protocol: "TCP" }],
               volumeMounts: [{ name: "content", mountPath: "/content" }],
             },
           ],
@@ -55,7 +56,7 @@ async function applyService(ctx: HandlerContext<WebApp>): Promise<void> {
   await ctx.client.apply(
     builtins.services,
     ctx.adopt(builtins.services, {
-      spec: { selector: { app: ctx.name }, ports: [{ port: 80, targetPort: ctx.spec.port ?? 8080 }] },
+      spec: { selector: { app: ctx.name }, ports: [{ port: 80, targetPort: ctx.spec.port ?? 8080, protocol: "TCP" }] },
     }),
   );
 }

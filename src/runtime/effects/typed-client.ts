@@ -268,7 +268,12 @@ export class TypedClient implements Client {
     const signal = this.options.signal;
     for (let attempt = 1; ; attempt++) {
       try {
-        if (signal?.aborted) throw new Error(`${call.verb} ${resourceName(call.info)} not sent: ${reasonOf(signal)}`);
+        if (signal?.aborted) {
+          // the term's end aborts its handlers' signals too: that refusal is the fence's
+          const fenced = this.kube.refusal(method);
+          if (fenced !== undefined) throw new FencedWriteError(call.verb, resourceName(call.info), fenced);
+          throw new Error(`${call.verb} ${resourceName(call.info)} not sent: ${reasonOf(signal)}`);
+        }
         return await this.kube.request(method, path, { ...request, signal });
       } catch (error) {
         const fenced = fencedOf(error);

@@ -155,6 +155,11 @@ export class KubeClient {
     return { timeoutMs: Math.max(1, Math.floor(left / TIMEOUT_STEP_MS) * TIMEOUT_STEP_MS) };
   }
 
+  /** Why a request with `method` would be refused by the term's fence now, or undefined when it would be sent. */
+  refusal(method: string): string | undefined {
+    return this.admit(method, {}).refused;
+  }
+
   /** Every request and watch is reported here (the metrics' API request counters). */
   observe(observer: (record: RequestRecord) => void): void {
     this.connection.observer = observer;
