@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   crdRule,
+  declaredRules,
   grantedResources,
   isCustomResource,
   rbacObjects,
@@ -11,6 +12,8 @@ import {
   type PolicyRule,
 } from '../../src/manifests/rbac-manifest.js';
 import { builtins } from '../../src/runtime/builtin-kinds.js';
+import type { DeclaredAccess } from '../../src/runtime/api/registry.js';
+import { accessKind as kindOf } from '../../src/runtime/api/access.js';
 import { resource, target } from '../helpers/manifest-fixtures.js';
 
 const pod = resource({ group: '', plural: 'pods', kind: 'Pod', statusSubresource: true });
@@ -245,5 +248,61 @@ describe('rbacObjects', () => {
         'app.kubernetes.io/managed-by': 'kopfgen',
       },
     });
+  });
+});
+
+describe('declared kinds (onChild, defineIndex, uses)', () => {
+  const declared: DeclaredAccess[] = [
+    {
+      resource: { ...kindOf(builtins.deployments) },
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      via: 'a',
+    },
+    { resource: { ...kindOf(builtins.configMaps) }, verbs: ['list', 'watch'], via: 'b' },
+    { resource: { ...kindOf(builtins.configMaps) }, verbs: ['get'], via: 'c' },
+    { resource: { ...kindOf(builtins.namespaces) }, verbs: ['get'], via: 'd' },
+  ];
+
+  it('one rule per kind of the scope asked for, the verbs of all its declarations in a fixed order', () => {
+    assert.deepEqual(declaredRules(declared, 'Namespaced'), [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+    ]);
+    assert.deepEqual(declaredRules(declared, 'Cluster'), [
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get'] },
+    ]);
+  });
+
+  it('cluster-wide: in the ClusterRole with update on the owners’ finalizers; -n: namespaced ones in the Role', () => {
+    const owners = [resource()];
+    const wide = rbacObjects([resource()], target([resource()]), undefined, { declared, owners });
+    const rules = (o: KubeObject | undefined) =>
+      rulesOf(o).map((r) => `${r.apiGroups[0]}/${r.resources[0]}:${r.verbs.join(',')}`);
+    assert.deepEqual(rules(find(wide, 'ClusterRole', 'myresource-operator')), [
+      'example.com/myresources:get,list,watch,patch',
+      'example.com/myresources/status:patch',
+      'example.com/myresources/finalizers:update',
+      '/configmaps:get,list,watch',
+      'apps/deployments:get,list,watch,create,patch,delete',
+      '/namespaces:get',
+      '/events:create,patch',
+      'apiextensions.k8s.io/customresourcedefinitions:get',
+    ]);
+    const scoped = rbacObjects([resource()], target([resource()], { namespace: 'team' }), undefined, {
+      declared,
+      owners,
+    });
+    assert.deepEqual(rules(find(scoped, 'Role', 'myresource-operator')), [
+      'example.com/myresources:get,list,watch,patch',
+      'example.com/myresources/status:patch',
+      'example.com/myresources/finalizers:update',
+      '/configmaps:get,list,watch',
+      'apps/deployments:get,list,watch,create,patch,delete',
+      '/events:create,patch',
+    ]);
+    assert.deepEqual(rules(find(scoped, 'ClusterRole', 'myresource-operator-team')), [
+      '/namespaces:get',
+      'apiextensions.k8s.io/customresourcedefinitions:get',
+    ]);
   });
 });
