@@ -33,6 +33,10 @@ const SECTIONS: { name: string; file: string }[] = [
     name: 'webhooks (admission p50/p99 at 200 requests/s, conversion of 1,000 objects, peak RSS; vs. a constant-answer HTTPS floor)',
     file: 'webhooks.js',
   },
+  {
+    name: 'children (1,000 WebApps × 3 applied children vs. the bare apply loop; an index over 10,000 ConfigMaps; envtest)',
+    file: 'children.js',
+  },
   { name: 'warm generate (cache) vs cold, as a user runs it', file: 'warm.js' },
   {
     name: "the story as a handler unit test (kopfgen/testing's invoke), in process and under node --test",

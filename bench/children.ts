@@ -1,0 +1,312 @@
+/**
+ * Operators that manage other resources, against a real API server (../shared/envtest, or
+ * KOPFGEN_E2E_KUBECONFIG):
+ *  1. 1,000 WebApps (`KOPFGEN_BENCH_PARENTS`), each handled by a create handler that applies 3 owned
+ *     children through `ctx.client` (a Deployment, a Service, a ConfigMap, `ctx.adopt`ed), the operator
+ *     in a process of its own with leader election: parents/s and children/s from the operator being
+ *     ready to the last parent's status written, API requests per parent (`kopfgen_api_requests_total`),
+ *     the process's peak RSS (the Services are headless: envtest's service IP range is small). Beside it, the floor: a bare loop in a process of its own that sends the
+ *     same 3 applies per parent with the same client (the typed client over the runtime's KubeClient, no
+ *     watch, no status), at the same concurrency (32). Ratios: the operator's figure over the floor's.
+ *  2. An index (`defineIndex`) over 10,000 ConfigMaps: time to its first complete list (the leader's
+ *     watch of the kind, through the secondary watch that feeds it), and the memory it holds per
+ *     object (the index and the watch's per-object record, heap after GC; the objects themselves are
+ *     dropped once indexed).
+ */
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { IndexStore } from '../src/runtime/api/indexes.js';
+import { defineResource, type KubernetesObject } from '../src/runtime/index.js';
+import { createLogger } from '../src/runtime/effects/log.js';
+import { builtins } from '../src/runtime/builtin-kinds.js';
+import { SecondaryWatch } from '../src/runtime/secondary-watch.js';
+import { watchResource } from '../src/runtime/watcher.js';
+import { applyCrd, skip, startCluster, stopCluster, type Cluster } from '../test/helpers/envtest.js';
+
+const PARENTS = Number(process.env.KOPFGEN_BENCH_PARENTS ?? 1_000);
+const CONFIGMAPS = 10_000;
+const CONCURRENCY = 32;
+const webapps = defineResource({
+  group: 'example.com',
+  version: 'v1',
+  plural: 'webapps',
+  kind: 'WebApp',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
+});
+
+/** The three children of parent `name` (uid `uid`), as the operator's handler and the floor send them. */
+const CHILDREN = `
+const children = (name, namespace, uid) => {
+  const ownerReferences = [{ apiVersion: 'example.com/v1', kind: 'WebApp', name, uid, controller: true, blockOwnerDeletion: true }];
+  const metadata = { name, namespace, ownerReferences, labels: { app: name } };
+  return [
+    [builtins.configMaps, { metadata, data: { greeting: 'hello' } }],
+    [builtins.deployments, { metadata, spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'nginx', ports: [{ containerPort: 8080, protocol: 'TCP' }] }] } } } }],
+    [builtins.services, { metadata, spec: { clusterIP: 'None', selector: { app: name }, ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }] } }],
+  ];
+};
+const report = (extra) => {
+  const usage = process.resourceUsage();
+  process.stdout.write(JSON.stringify({ ...extra, peakRssMB: usage.maxRSS / 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 }) + '\\n');
+};
+`;
+
+/** The operator: a create handler applying the three children, adopted, through ctx.client. */
+const operatorScript = (ns: string) => `
+import { Operator } from './dist/src/runtime/operator.js';
+import { defineHandler, defineResource, Registry, uses } from './dist/src/runtime/index.js';
+import { builtins } from './dist/src/runtime/builtin-kinds.js';
+import { createLogger } from './dist/src/runtime/effects/log.js';
+await import('./dist/src/runtime/heap-settings.js').then((m) => m.keepYoungGenerationSmall());
+${CHILDREN}
+const registry = new Registry();
+const webapps = defineResource({ group: 'example.com', version: 'v1', plural: 'webapps', kind: 'WebApp', scope: 'Namespaced', statusSubresource: true, printerColumns: [] });
+for (const kind of [builtins.configMaps, builtins.deployments, builtins.services]) uses(kind, ['apply'], { registry });
+defineHandler(webapps, 'deploy').onCreate(async (ctx) => {
+  for (const [kind, body] of children(ctx.name, ctx.namespace, ctx.uid)) await ctx.client.apply(kind, body);
+  return { phase: 'Deploying' };
+}, { registry });
+const operator = new Operator({ registry, namespace: '${ns}', logger: createLogger({ level: 'warn' }), concurrency: ${CONCURRENCY}, leaderElection: { id: 'kopfgen-bench', namespace: '${ns}' } });
+await operator.start();
+while (!operator.isLeader()) await new Promise((r) => setTimeout(r, 10));
+process.stdout.write('ready\\n');
+process.on('SIGTERM', async () => {
+  await operator.stop();
+  const text = await operator.metrics.scrape();
+  let requests = 0;
+  for (const line of text.split('\\n')) if (line.startsWith('kopfgen_api_requests_total{')) requests += Number(line.split(' ').pop());
+  report({ requests });
+  process.exit(0);
+});
+`;
+
+/** The floor: the same three applies per parent, the same typed client and KubeClient, 32 at a time, nothing else. */
+const floorScript = (ns: string) => `
+import { KubeClient } from './dist/src/runtime/kube/client.js';
+import { TypedClient } from './dist/src/runtime/effects/typed-client.js';
+import { builtins } from './dist/src/runtime/builtin-kinds.js';
+${CHILDREN}
+const kube = await KubeClient.fromDefault();
+let requests = 0;
+kube.observe(() => requests++);
+const client = new TypedClient(kube, { fieldManager: 'kopfgen' });
+const list = await kube.request('GET', '/apis/example.com/v1/namespaces/${ns}/webapps');
+const parents = list.items.map((p) => [p.metadata.name, p.metadata.uid]);
+process.stdout.write('ready\\n');
+const started = performance.now();
+let next = 0;
+await Promise.all(Array.from({ length: ${CONCURRENCY} }, async () => {
+  while (next < parents.length) {
+    const [name, uid] = parents[next++];
+    for (const [kind, body] of children(name, '${ns}', uid)) await client.apply(kind, body);
+  }
+}));
+report({ requests: requests - 1, seconds: (performance.now() - started) / 1000 });
+kube.close();
+`;
+
+async function inParallel(count: number, width: number, run: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await run(next++);
+    }),
+  );
+}
+
+async function namespace(cluster: Cluster, name: string): Promise<string> {
+  await cluster.client.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
+  return name;
+}
+
+async function createParents(cluster: Cluster, ns: string): Promise<void> {
+  await inParallel(PARENTS, CONCURRENCY, (i) =>
+    cluster.client.request('POST', `/apis/example.com/v1/namespaces/${ns}/webapps`, {
+      body: { apiVersion: 'example.com/v1', kind: 'WebApp', metadata: { name: `app-${i}` }, spec: { image: 'nginx' } },
+    }),
+  );
+}
+
+interface Report {
+  requests: number;
+  peakRssMB: number;
+  cpuSeconds: number;
+  seconds?: number;
+}
+
+/** Runs a script in this checkout; resolves when it prints `ready` and gives the way to end it and read its report. */
+function start(cluster: Cluster, script: string) {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...process.env, KUBECONFIG: cluster.kubeconfig },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  const ready = new Promise<number>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (out.includes('ready\n')) {
+        clearInterval(timer);
+        resolve(performance.now());
+      }
+    }, 5);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`exited ${code} before ready: ${out}`));
+    });
+  });
+  const report = new Promise<Report>((resolve) =>
+    child.on('exit', () => resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Report)),
+  );
+  return { child, ready, report };
+}
+
+/** Resolves when every parent's status says the handler ran (a watch of the bench's own, not polling lists). */
+function allDone(cluster: Cluster, ns: string, signal: AbortSignal): Promise<number> {
+  const done = new Set<string>();
+  return new Promise((resolve) => {
+    const consumer = {
+      upsert(object: KubernetesObject) {
+        const status = object.status as { deploy?: { phase?: string } } | undefined;
+        if (status?.deploy?.phase !== 'Deploying') return;
+        done.add(String(object.metadata?.uid));
+        if (done.size === PARENTS) resolve(performance.now());
+      },
+      delete() {},
+      listed() {},
+    };
+    void watchResource(cluster.client, webapps, consumer, {
+      namespace: ns,
+      signal,
+      logger: createLogger({ level: 'error' }),
+    });
+  });
+}
+
+async function operatorRun(cluster: Cluster, ns: string) {
+  await createParents(cluster, ns);
+  const abort = new AbortController();
+  const finished = allDone(cluster, ns, abort.signal);
+  const run = start(cluster, operatorScript(ns));
+  const ready = await run.ready;
+  const seconds = ((await finished) - ready) / 1000;
+  abort.abort();
+  run.child.kill('SIGTERM');
+  return { seconds, report: await run.report };
+}
+
+async function floorRun(cluster: Cluster, ns: string) {
+  await createParents(cluster, ns);
+  const run = start(cluster, floorScript(ns));
+  await run.ready;
+  const report = await run.report;
+  return { seconds: report.seconds ?? Number.NaN, report };
+}
+
+async function indexFigures(cluster: Cluster) {
+  const ns = await namespace(cluster, `bench-index-${process.pid}`);
+  await inParallel(CONFIGMAPS, 48, (i) =>
+    cluster.client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${i}`, labels: { team: `team-${i % 50}`, app: 'bench' } },
+        data: { config: `key-${i}=value-${i}` },
+      },
+    }),
+  );
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const index = new IndexStore<string, string>(
+    'by-team',
+    (cm: { metadata: { name: string; labels: { team: string } } }) => ({
+      [cm.metadata.labels.team]: cm.metadata.name,
+    }),
+  );
+  const logger = createLogger({ level: 'error' });
+  const consumer = new SecondaryWatch('configmaps/v1', [], [{ id: 'by-team', store: index }], logger);
+  const abort = new AbortController();
+  const started = performance.now();
+  let listed = 0;
+  const watching = watchResource(cluster.client, builtins.configMaps, consumer, {
+    namespace: ns,
+    signal: abort.signal,
+    logger,
+    reporter: { seen: () => undefined, restarted: () => undefined, listed: () => (listed ||= performance.now()) },
+  });
+  while (!listed) await new Promise((r) => setTimeout(r, 5));
+  const seconds = (listed - started) / 1000;
+  abort.abort();
+  await watching;
+  gc();
+  const bytes = process.memoryUsage().heapUsed - before;
+  if (index.size !== CONFIGMAPS) throw new Error(`index holds ${index.size} objects, not ${CONFIGMAPS}`);
+  return { seconds, bytesPerObject: bytes / CONFIGMAPS, size: index.size };
+}
+
+async function main(): Promise<void> {
+  if (skip) {
+    console.log(`skipped: ${skip}`);
+    return;
+  }
+  const cluster = startCluster();
+  try {
+    await applyCrd(cluster, 'examples/webapp/webapp.yaml', 'example.com', 'v1', 'webapps');
+    const floor = await floorRun(cluster, await namespace(cluster, `bench-floor-${process.pid}`));
+    const operator = await operatorRun(cluster, await namespace(cluster, `bench-op-${process.pid}`));
+    const rows = [
+      ['', 'operator', 'floor', 'ratio'],
+      [
+        'parents/s',
+        (PARENTS / operator.seconds).toFixed(0),
+        (PARENTS / floor.seconds).toFixed(0),
+        `${(floor.seconds / operator.seconds).toFixed(2)}x`,
+      ],
+      [
+        'children/s',
+        ((3 * PARENTS) / operator.seconds).toFixed(0),
+        ((3 * PARENTS) / floor.seconds).toFixed(0),
+        `${(floor.seconds / operator.seconds).toFixed(2)}x`,
+      ],
+      [
+        'API requests per parent',
+        (operator.report.requests / PARENTS).toFixed(2),
+        (floor.report.requests / PARENTS).toFixed(2),
+        `${(operator.report.requests / floor.report.requests).toFixed(2)}x`,
+      ],
+      [
+        'CPU seconds (process)',
+        operator.report.cpuSeconds.toFixed(1),
+        floor.report.cpuSeconds.toFixed(1),
+        `${(operator.report.cpuSeconds / floor.report.cpuSeconds).toFixed(2)}x`,
+      ],
+      [
+        'peak RSS (MB)',
+        operator.report.peakRssMB.toFixed(0),
+        floor.report.peakRssMB.toFixed(0),
+        `${(operator.report.peakRssMB / floor.report.peakRssMB).toFixed(2)}x`,
+      ],
+    ];
+    console.log(`${PARENTS} WebApps × 3 children applied (concurrency ${CONCURRENCY}):`);
+    for (const row of rows)
+      console.log(
+        `  ${row[0].padEnd(26)}${row
+          .slice(1)
+          .map((c) => c.padStart(10))
+          .join('')}`,
+      );
+    const index = await indexFigures(cluster);
+    console.log(
+      `index over ${index.size} ConfigMaps: first complete list ${index.seconds.toFixed(2)} s, ` +
+        `${index.bytesPerObject.toFixed(0)} bytes per object held (${((index.bytesPerObject * 10_000) / 1024 / 1024).toFixed(1)} MB per 10,000)`,
+    );
+  } finally {
+    stopCluster(cluster);
+  }
+}
+
+await main();
