@@ -5,7 +5,8 @@
  *     children through `ctx.client` (a Deployment, a Service, a ConfigMap, `ctx.adopt`ed), the operator
  *     in a process of its own with leader election: parents/s and children/s from the operator being
  *     ready to the last parent's status written, API requests per parent (`kopfgen_api_requests_total`),
- *     the process's peak RSS (the Services are headless: envtest's service IP range is small). Beside it, the floor: a bare loop in a process of its own that sends the
+ *     the process's peak RSS (the Services are headless: envtest's service IP range is small).
+ *     Beside it, the floor: a bare loop in a process of its own that sends the
  *     same 3 applies per parent with the same client (the typed client over the runtime's KubeClient, no
  *     watch, no status), at the same concurrency (32). Ratios: the operator's figure over the floor's.
  *  2. An index (`defineIndex`) over 10,000 ConfigMaps: time to its first complete list (the leader's
