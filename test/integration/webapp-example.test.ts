@@ -2,18 +2,22 @@
  * The example of an operator that manages other resources (`examples/webapp`: a WebApp owning a
  * Deployment, a Service and a ConfigMap): its generated code is what `kopfgen generate` writes
  * today, its handler file is a merge fixed point (the child and delete handlers added by hand are
- * kept, nothing is appended), and it type-checks under strict with `kopfgen/runtime/builtins`.
+ * kept, nothing is appended), it type-checks under strict with `kopfgen/runtime/builtins`, and loading
+ * it registers its handlers and declares exactly its three owned kinds, which the RBAC grants.
  * What it does against an API server is test/e2e/webapp.test.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { generate } from '../../src/generate.js';
 import { mergeStubFile } from '../../src/io/stub-merge.js';
 import { readStubTemplates } from '../../src/io/stub-templates.js';
 import { filesUnder, typecheck } from '../helpers/golden-support.js';
 import { formatErrors } from '../helpers/handler-typecheck.js';
+import { declaredRules } from '../../src/manifests/rbac-manifest.js';
+import { defaultRegistry } from '../../src/runtime/api/registry.js';
 
 const EXAMPLE = resolve(process.cwd(), 'examples/webapp');
 const CRD = 'examples/webapp/webapp.yaml';
@@ -44,4 +48,36 @@ test('the generated code is current, and the filled-in stub file is a merge fixe
 test('the example type-checks under strict', () => {
   const files = filesUnder(EXAMPLE).filter((p) => p.endsWith('.ts'));
   assert.deepEqual(formatErrors(typecheck(files)), []);
+});
+
+test('loaded, it registers the deploy handler and its child handlers, declaring the three owned kinds', async (t) => {
+  if (!existsSync(resolve(process.cwd(), 'dist/src/runtime/index.js')))
+    return t.skip('needs the build (kopfgen/runtime resolves to dist)');
+  const { register } = await import('tsx/esm/api');
+  const unregister = register();
+  try {
+    const example = (await import(
+      pathToFileURL(join(EXAMPLE, 'operator.ts')).href
+    )) as typeof import('../../examples/webapp/operator.js');
+    const handlers = defaultRegistry.handlersFor(example.WebAppDescriptor);
+    assert.deepEqual(
+      handlers.map((h) => `${h.id} ${h.cause}${h.child ? ` ${h.child.plural}` : ''}`),
+      [
+        'deploy create',
+        'deploy update',
+        'deploy resume',
+        'deploy child deployments',
+        'deploy child services',
+        'deploy child configmaps',
+        'deploy delete',
+      ],
+    );
+    assert.deepEqual(declaredRules(defaultRegistry.access, 'Namespaced'), [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+      { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+    ]);
+  } finally {
+    await unregister();
+  }
 });
