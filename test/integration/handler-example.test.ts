@@ -5,14 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { generate } from '../../src/generate.js';
 import { defaultRegistry, TemporaryError } from '../../src/runtime/index.js';
 import { mergeStubFile } from '../../src/io/stub-merge.js';
 import { filesUnder, typecheck } from '../helpers/golden-support.js';
 import { formatErrors } from '../helpers/handler-typecheck.js';
+import { needsBuild, withTsx } from '../helpers/example-support.js';
 import { readStubTemplates } from '../../src/io/stub-templates.js';
 
 const EXAMPLE = resolve(process.cwd(), 'examples/myresource');
@@ -41,44 +41,42 @@ test('the example type-checks under strict', () => {
   assert.deepEqual(formatErrors(typecheck(files)), []);
 });
 
-test("the example runs: Starting from the handler, Pending from the helpers' TemporaryErrors", async (t) => {
-  if (!existsSync(resolve(process.cwd(), 'dist/src/runtime/index.js')))
-    return t.skip('needs the build (kopfgen/runtime resolves to dist)');
-  const { register } = await import('tsx/esm/api');
-  const unregister = register();
-  try {
-    const example = (await import(
-      pathToFileURL(join(EXAMPLE, 'operator.ts')).href
-    )) as typeof import('../../examples/myresource/operator.js');
-    const registered = defaultRegistry.handlers
-      .filter((h) => h.resource.plural === 'myresources')
-      .map((h) => `${h.id}/${h.cause}`);
-    assert.deepEqual(registered.sort(), ['myapp/create', 'myapp/resume', 'myapp/update']);
+test(
+  "the example runs: Starting from the handler, Pending from the helpers' TemporaryErrors",
+  { skip: needsBuild },
+  async () => {
+    await withTsx(async (load) => {
+      const example = (await load(
+        join(EXAMPLE, 'operator.ts'),
+      )) as typeof import('../../examples/myresource/operator.js');
+      const registered = defaultRegistry.handlers
+        .filter((h) => h.resource.plural === 'myresources')
+        .map((h) => `${h.id}/${h.cause}`);
+      assert.deepEqual(registered.sort(), ['myapp/create', 'myapp/resume', 'myapp/update']);
 
-    const context = (spec: Record<string, unknown>) =>
-      ({
-        body: { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'web' }, spec },
-        name: 'web',
-        logger: { info() {}, debug() {}, warn() {}, error() {} },
-      }) as never;
-    assert.deepEqual(await example.myappOnCreate(context({ image: 'nginx' })), { phase: 'Starting', reason: null });
+      const context = (spec: Record<string, unknown>) =>
+        ({
+          body: { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'web' }, spec },
+          name: 'web',
+          logger: { info() {}, debug() {}, warn() {}, error() {} },
+        }) as never;
+      assert.deepEqual(await example.myappOnCreate(context({ image: 'nginx' })), { phase: 'Starting', reason: null });
 
-    const pending = await example.myappOnCreate(context({ image: ' ' })).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    assert.ok(pending instanceof TemporaryError, 'the shared helper throws the base TemporaryError');
-    assert.equal(pending.constructor, TemporaryError);
-    assert.deepEqual([pending.status, pending.delay], [{ phase: 'Pending', reason: 'no-image' }, 30]);
+      const pending = await example.myappOnCreate(context({ image: ' ' })).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(pending instanceof TemporaryError, 'the shared helper throws the base TemporaryError');
+      assert.equal(pending.constructor, TemporaryError);
+      assert.deepEqual([pending.status, pending.delay], [{ phase: 'Pending', reason: 'no-image' }, 30]);
 
-    const scaled = await example.myappOnUpdate(context({ image: 'nginx', replicas: 0 })).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    assert.ok(scaled instanceof TemporaryError);
-    assert.equal(scaled.name, 'MyResourceMyappTemporaryError');
-    assert.deepEqual(scaled.status, { phase: 'Pending', reason: 'scaled-to-zero' });
-  } finally {
-    await unregister();
-  }
-});
+      const scaled = await example.myappOnUpdate(context({ image: 'nginx', replicas: 0 })).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(scaled instanceof TemporaryError);
+      assert.equal(scaled.name, 'MyResourceMyappTemporaryError');
+      assert.deepEqual(scaled.status, { phase: 'Pending', reason: 'scaled-to-zero' });
+    });
+  },
+);

@@ -8,14 +8,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { generate } from '../../src/generate.js';
 import { mergeStubFile } from '../../src/io/stub-merge.js';
 import { readStubTemplates } from '../../src/io/stub-templates.js';
 import { filesUnder, typecheck } from '../helpers/golden-support.js';
 import { formatErrors } from '../helpers/handler-typecheck.js';
+import { needsBuild, withTsx } from '../helpers/example-support.js';
 import { declaredRules } from '../../src/manifests/rbac-manifest.js';
 import { defaultRegistry } from '../../src/runtime/api/registry.js';
 
@@ -50,34 +50,34 @@ test('the example type-checks under strict', () => {
   assert.deepEqual(formatErrors(typecheck(files)), []);
 });
 
-test('loaded, it registers the deploy handler and its child handlers, declaring the three owned kinds', async (t) => {
-  if (!existsSync(resolve(process.cwd(), 'dist/src/runtime/index.js')))
-    return t.skip('needs the build (kopfgen/runtime resolves to dist)');
-  const { register } = await import('tsx/esm/api');
-  const unregister = register();
-  try {
-    const example = (await import(
-      pathToFileURL(join(EXAMPLE, 'operator.ts')).href
-    )) as typeof import('../../examples/webapp/operator.js');
-    const handlers = defaultRegistry.handlersFor(example.WebAppDescriptor);
-    assert.deepEqual(
-      handlers.map((h) => `${h.id} ${h.cause}${h.child ? ` ${h.child.plural}` : ''}`),
-      [
-        'deploy create',
-        'deploy update',
-        'deploy resume',
-        'deploy child deployments',
-        'deploy child services',
-        'deploy child configmaps',
-        'deploy delete',
-      ],
-    );
-    assert.deepEqual(declaredRules(defaultRegistry.access, 'Namespaced'), [
-      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
-      { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
-      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
-    ]);
-  } finally {
-    await unregister();
-  }
-});
+test(
+  'loaded, it registers the deploy handler and its child handlers, declaring the three owned kinds',
+  { skip: needsBuild },
+  async () => {
+    await withTsx(async (load) => {
+      const example = (await load(join(EXAMPLE, 'operator.ts'))) as typeof import('../../examples/webapp/operator.js');
+      const handlers = defaultRegistry.handlersFor(example.WebAppDescriptor);
+      assert.deepEqual(
+        handlers.map((h) => `${h.id} ${h.cause}${h.child ? ` ${h.child.plural}` : ''}`),
+        [
+          'deploy create',
+          'deploy update',
+          'deploy resume',
+          'deploy child deployments',
+          'deploy child services',
+          'deploy child configmaps',
+          'deploy delete',
+        ],
+      );
+      assert.deepEqual(declaredRules(defaultRegistry.access, 'Namespaced'), [
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+        { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+        {
+          apiGroups: ['apps'],
+          resources: ['deployments'],
+          verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+        },
+      ]);
+    });
+  },
+);

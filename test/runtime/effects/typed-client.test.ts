@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { AccessTable, uses } from '../../../src/runtime/api/access.js';
 import { ApiError, FencedWriteError, UndeclaredKindError } from '../../../src/runtime/api/client-api.js';
@@ -16,7 +15,7 @@ import { builtins } from '../../../src/runtime/builtin-kinds.js';
 import { TypedClient } from '../../../src/runtime/effects/typed-client.js';
 import { KubeClient } from '../../../src/runtime/kube/client.js';
 import { TermFence } from '../../../src/runtime/kube/fence.js';
-import { kubeconfigFromDocument } from '../../../src/runtime/kube/kubeconfig.js';
+import { localClient } from '../../helpers/local-client.js';
 import { myResourceDescriptor } from '../../helpers/resource-env.js';
 
 interface Received {
@@ -50,14 +49,7 @@ describe('TypedClient', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const read = kubeconfigFromDocument({
-      clusters: [{ name: 'c', cluster: { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } }],
-      users: [{ name: 'u', user: {} }],
-      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'x',
-    });
-    assert.ok('config' in read);
-    kube = new KubeClient(read.config);
+    kube = localClient(server);
   });
   beforeEach(() => {
     received.length = 0;

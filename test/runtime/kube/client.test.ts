@@ -1,11 +1,10 @@
 /** The client's write fence (refusal, deadline, in-flight abort) and request observer, against a local HTTP server. */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { FencedError, KubeClient, type RequestRecord } from '../../../src/runtime/kube/client.js';
 import { TermFence, type WriteFence } from '../../../src/runtime/kube/fence.js';
-import { kubeconfigFromDocument } from '../../../src/runtime/kube/kubeconfig.js';
+import { localClient } from '../../helpers/local-client.js';
 
 let server: http.Server;
 let client: KubeClient;
@@ -32,14 +31,7 @@ describe('KubeClient', () => {
       res.end(JSON.stringify({ message: 'm' }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const read = kubeconfigFromDocument({
-      clusters: [{ name: 'c', cluster: { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } }],
-      users: [{ name: 'u', user: {} }],
-      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'x',
-    });
-    assert.ok('config' in read);
-    client = new KubeClient(read.config);
+    client = localClient(server);
   });
   after(() => {
     client.close();
