@@ -11,25 +11,14 @@ function replica(id: string, kubeconfig: string, ns: string) {
   };
   const script =
     "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], JSON.parse(process.env.RUN_OPTIONS));";
-  const child = spawn(
-    process.execPath,
-    ['--input-type=module', '-e', script, 'test/fixtures/runtime/split-brain-operator.ts'],
-    {
-      env: {
-        ...process.env,
-        KUBECONFIG: kubeconfig,
-        REPLICA: id,
-        PAUSE_MS: '3000',
-        RUN_OPTIONS: JSON.stringify(options),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  const env = {
+    ...process.env,
+    KUBECONFIG: kubeconfig,
+    REPLICA: id,
+    PAUSE_MS: '3000',
+    RUN_OPTIONS: JSON.stringify(options),
+  };
+  return spawnNode(['--input-type=module', '-e', script, 'test/fixtures/runtime/split-brain-operator.ts'], env);
 }
 
 /** `run(i)` for i in 0..count-1, at most `width` at once. */
@@ -61,7 +50,6 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  *   resourceVersions do not move).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { clientFor, eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import { E2eSuite, MYRESOURCES_CRD, WEBAPPS_CRD } from '../helpers/e2e-suite.js';
@@ -75,7 +63,7 @@ import {
   untilOutput,
   type Body,
 } from '../helpers/e2e-objects.js';
-import { allowed, install, runInstalled, stopRun, type Install, type Run } from '../helpers/rbac-install.js';
+import { allowed, install, runInstalled, spawnNode, stopRun, type Install, type Run } from '../helpers/rbac-install.js';
 import { FaultProxy } from '../helpers/proxy.js';
 import { defineHandler, defineIndex, Registry } from '../../src/runtime/index.js';
 import { builtins } from '../../src/runtime/builtin-kinds.js';

@@ -111,11 +111,12 @@ export async function runInstalled(at: Install): Promise<Run> {
   };
   const port = String(await freePort());
   const args = [...at.args, '--kubeconfig', at.kubeconfig, '--health-port', port, '--health-host', '127.0.0.1'];
-  const child = spawn(process.execPath, ['dist/src/cli/main.js', ...args], {
-    cwd: REPO,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawnNode(['dist/src/cli/main.js', ...args], env);
+}
+
+/** `node <args>` in the repository, its stdout and stderr gathered into one output. */
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv): Run {
+  const child = spawn(process.execPath, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));

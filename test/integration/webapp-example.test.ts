@@ -8,14 +8,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { generate } from '../../src/generate.js';
-import { mergeStubFile } from '../../src/io/stub-merge.js';
-import { readStubTemplates } from '../../src/io/stub-templates.js';
 import { filesUnder, typecheck } from '../helpers/golden-support.js';
 import { formatErrors } from '../helpers/handler-typecheck.js';
-import { needsBuild, withTsx } from '../helpers/example-support.js';
+import { assertExampleCurrent, needsBuild, withTsx } from '../helpers/example-support.js';
 import { declaredRules } from '../../src/manifests/rbac-manifest.js';
 import { defaultRegistry } from '../../src/runtime/api/registry.js';
 
@@ -24,25 +20,7 @@ const CRD = 'examples/webapp/webapp.yaml';
 
 test('the generated code is current, and the filled-in stub file is a merge fixed point', () => {
   // What `kopfgen generate examples/webapp/webapp.yaml --out examples/webapp/generated --stubs examples/webapp/handlers` computes.
-  const result = generate([{ file: CRD, text: readFileSync(CRD, 'utf8') }], {
-    stubs: { dir: 'examples/webapp/handlers', templates: readStubTemplates() },
-    generatedImportBase: '../generated',
-  });
-  assert.deepEqual(result.diagnostics, []);
-  for (const file of result.files) {
-    if (file.role === 'generated') {
-      assert.equal(readFileSync(join(EXAMPLE, 'generated', file.path), 'utf8'), file.content, file.path);
-      continue;
-    }
-    const mine = readFileSync(join(EXAMPLE, 'handlers', file.path), 'utf8');
-    const merged = mergeStubFile(mine, file);
-    assert.deepEqual(merged.added, [], file.path);
-    assert.equal(merged.text, mine);
-  }
-  assert.deepEqual(
-    result.files.filter((f) => f.role === 'stub').map((f) => f.path),
-    ['webapps.ts'],
-  );
+  assert.deepEqual(assertExampleCurrent('examples/webapp', CRD), ['webapps.ts']);
 });
 
 test('the example type-checks under strict', () => {
