@@ -4,7 +4,15 @@ import { describe, it } from 'node:test';
 import { KubeError, type KubeClient, type RequestOptions } from '../../../src/runtime/kube/client.js';
 import { builtins } from '../../../src/runtime/builtin-kinds.js';
 import { StartupError } from '../../../src/runtime/kube/discovery.js';
-import { namespaceProblem, startupChecks, tokenSubject, userOf } from '../../../src/runtime/kube/startup-checks.js';
+import {
+  declaredAccesses,
+  namespaceProblem,
+  startupChecks,
+  tokenSubject,
+  userOf,
+} from '../../../src/runtime/kube/startup-checks.js';
+import { uses } from '../../../src/runtime/api/access.js';
+import { Registry } from '../../../src/runtime/api/registry.js';
 import { myResourceDescriptor } from '../../helpers/resource-env.js';
 
 const resource = myResourceDescriptor();
@@ -239,6 +247,27 @@ describe('startup checks', () => {
     assert.deepEqual(report, { resources: [builtins.configMaps], warnings: [] });
     assert.ok(asked.includes('GET /api/v1'), asked.join('\n'));
     assert.ok(!asked.some((a) => a.includes('customresourcedefinitions')), asked.join('\n'));
+  });
+
+  it('every verb declared on a kind the code uses is asked for, once, in the namespace of its scope', async () => {
+    const registry = new Registry();
+    uses(builtins.secrets, ['get', 'apply'], { registry });
+    uses(builtins.secrets, ['get'], { registry });
+    uses(builtins.namespaces, ['list'], { registry });
+    const denied = ['patch secrets', 'list namespaces'];
+    const checked = startupChecks(fakeClient({ denied }), [resource], { namespace: 'team', declared: registry.access });
+    await assert.rejects(checked, (error: unknown) => {
+      assert.ok(error instanceof StartupError);
+      assert.deepEqual(error.message.split('\n'), [
+        "patch on secrets (namespace team) is forbidden for the operator's user",
+        "list on namespaces (all namespaces) is forbidden for the operator's user",
+      ]);
+      return true;
+    });
+    assert.deepEqual(
+      declaredAccesses(registry.access, 'team').map((a) => `${a.verb} ${a.resource} ${a.namespace || '*'}`),
+      ['get secrets team', 'patch secrets team', 'create secrets team', 'list namespaces *'],
+    );
   });
 
   it('checks that do not finish within the bound: one line saying so', async () => {
