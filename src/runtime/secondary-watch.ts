@@ -11,18 +11,23 @@ import type { KubernetesObject } from './api/kube-types.js';
 import type { Logger } from './api/context.js';
 import type { IndexFeed } from './api/registry.js';
 import type { ChildNews } from './children.js';
-import type { Controller } from './controller.js';
 import { messageOf } from './error-message.js';
 import { resourceVersionOf } from './reconcile/decide.js';
 import { controllerOf } from './ownership.js';
 import { newerVersion, uidOf } from './store.js';
 import type { WatchConsumer } from './watcher.js';
 
+/** What the watch needs of a handled resource's controller (controller.ts). */
+export interface ChildOwner {
+  readonly resource: { group: string; kind: string };
+  childChanged(owner: string, news: ChildNews): void;
+}
+
 interface Known {
   resourceVersion: string | undefined;
   name: string;
   /** The controller's uid and the controller that handles its kind, when the object has one handled here. */
-  owner?: { uid: string; controller: Controller };
+  owner?: { uid: string; controller: ChildOwner };
 }
 
 /** `group/Kind` of an apiVersion and kind (an owner reference names any served version). */
@@ -34,12 +39,12 @@ function groupKind(apiVersion: string, kind: string): string {
 export class SecondaryWatch implements WatchConsumer {
   private readonly known = new Map<string, Known>();
   /** Handled resources whose child handlers own this kind, by `group/Kind`. */
-  private readonly owners = new Map<string, Controller>();
+  private readonly owners = new Map<string, ChildOwner>();
 
   constructor(
     /** `describe()` of the watched kind. */
     private readonly kind: string,
-    owners: readonly Controller[],
+    owners: readonly ChildOwner[],
     private readonly indexes: readonly { id: string; store: IndexFeed }[],
     private readonly logger: Logger,
   ) {

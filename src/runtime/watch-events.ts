@@ -8,6 +8,7 @@
 import type { EventContext, WatchEventType } from './api/event-context.js';
 import type { KubernetesObject } from './api/kube-types.js';
 import type { RegisteredHandler } from './api/registry.js';
+import { handlerClient } from './effects/handler-call.js';
 import { childLogger, logFailure, objectRef } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
 import { messageOf } from './error-message.js';
@@ -54,6 +55,7 @@ export class WatchEvents {
           namespace: meta.namespace,
           uid,
           logger: childLogger(this.env.logger, `${objectRef(body)} ${handler.id}`),
+          client: handlerClient(this.env, body, this.env.signal),
         };
         await handler.fn(context as never);
       } catch (error) {

@@ -3,6 +3,7 @@
  * and object. `type` is undefined for an object delivered by a (re)list rather than by an event,
  * as kopf's `event['type']` is None then.
  */
+import type { Client } from './client-api.js';
 import type { Logger } from './context.js';
 import type { ObjectMeta } from './kube-types.js';
 
@@ -16,4 +17,6 @@ export interface EventContext<R> {
   namespace: string | undefined;
   uid: string;
   logger: Logger;
+  /** The typed client (client-api.ts), fenced by the term like a handler's. */
+  client: Client;
 }

@@ -1,6 +1,6 @@
 /**
  * Indexes (kopf's `@kopf.index`, controller-runtime's field indexers on the cache): `defineIndex(kind,
- * fn)` keeps, from a watch of `kind`, what `fn` returns for each object (`{ key: value }`), and answers
+ * fn)` keeps, from a watch of `kind` (in the operator's namespace, or all), what `fn` returns for each object (`{ key: value }`), and answers
  * `index.get(key)` with the values of every object that gave that key. Kept in memory by the leader,
  * rebuilt from a fresh list each term; the operator starts its handlers only once every index has
  * listed (kopf's handlers wait for their indexes the same way), so a handler never sees a partial one.
@@ -32,8 +32,6 @@ export type IndexEntries<K extends string, V> = Partial<Record<K, V>> | undefine
 export interface IndexOptions {
   /** Names the index in logs (default: `<plural>-<n>`). */
   id?: string;
-  /** The namespace to watch (default: the operator's, or all). */
-  namespace?: string;
   registry?: Registry;
 }
 
@@ -124,7 +122,7 @@ export function defineIndex<R, K extends string, V, W = R>(
   const registry = options.registry ?? defaultRegistry;
   const id = options.id ?? `${kind.plural}-${registry.indexes.length + 1}`;
   const store = new IndexStore<K, V>(id, fn);
-  registry.registerIndex({ id, resource: kind, namespace: options.namespace, store });
+  registry.registerIndex({ id, resource: kind, store });
   registry.declare({
     resource: { group: kind.group, version: kind.version, plural: kind.plural, kind: kind.kind, scope: kind.scope },
     verbs: INDEXED_ACCESS,

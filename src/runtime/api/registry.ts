@@ -135,8 +135,6 @@ export interface DeclaredAccess {
 export interface RegisteredIndex {
   id: string;
   resource: ResourceDescriptor;
-  /** The namespace watched (default: the operator's). */
-  namespace?: string;
   store: IndexFeed;
 }
 

@@ -131,7 +131,7 @@ interface Clock {
  * until the handler's signal, knowing the handled object so that it refuses a cluster-scoped child of
  * a namespaced one.
  */
-function handlerClient(env: ResourceEnv, body: KubernetesObject, signal: AbortSignal): TypedClient {
+export function handlerClient(env: ResourceEnv, body: KubernetesObject, signal: AbortSignal): TypedClient {
   const base = env.typed ?? new TypedClient(env.client, { fieldManager: DEFAULT_FIELD_MANAGER });
   const namespaced = env.resource.scope === 'Namespaced';
   const meta = body.metadata ?? {};

@@ -276,8 +276,9 @@ export class TypedClient implements Client {
         }
         return await this.kube.request(method, path, { ...request, signal });
       } catch (error) {
-        const fenced = fencedOf(error);
-        if (fenced) throw new FencedWriteError(call.verb, resourceName(call.info), fenced);
+        // the fence's refusal, or an abort by the handler's signal when the term it belongs to has ended
+        const fenced = fencedOf(error) ?? (signal?.aborted ? this.kube.refusal(method) : undefined);
+        if (fenced !== undefined) throw new FencedWriteError(call.verb, resourceName(call.info), fenced);
         // a 409 is an answer (AlreadyExists, a precondition, an apply conflict): sending again changes nothing
         const wait = error instanceof KubeError && error.status === 409 ? undefined : writeRetryDelay(error, attempt);
         if (wait === undefined || signal?.aborted) throw translate(call, error);
