@@ -10,7 +10,9 @@
  * Runs are per owner, handler and owned object: never two at once, and changes that arrive while one runs
  * are coalesced into one more run with the newest state (the watch's events in between carry nothing the
  * newest lacks). Nothing runs for an owner the operator does not handle (not in its store, filtered out)
- * or whose deletion is marked (its children are going away with it: nothing is made again).
+ * or whose deletion is marked (its children are going away with it: nothing is made again). The owned
+ * kind's watch may list before the owners' does: news of an owner not known yet is kept until the
+ * owners' first list is complete, then delivered (controller-runtime enqueues the owner's key instead).
  */
 import { setMaxListeners } from 'node:events';
 import type { ChildEvent } from './api/context.js';
@@ -47,6 +49,11 @@ export const DEFAULT_CHILD_BACKOFF = 60;
 export class Children {
   private readonly slots = new Map<string, Slot>();
   private readonly stop = new AbortController();
+  /**
+   * News that arrived before the owners' first list was complete (the owned kind's watch may list first),
+   * by owner and child: delivered again once it is, when the owner turned out to be handled.
+   */
+  private early: Map<string, { owner: string; news: ChildNews }> | undefined = new Map();
 
   constructor(
     private readonly env: ResourceEnv,
@@ -65,6 +72,7 @@ export class Children {
   deliver(owner: string, news: ChildNews): void {
     if (this.stop.signal.aborted || this.env.signal.aborted) return;
     const body = this.host.current(owner);
+    if (!body && this.early) this.early.set(`${owner}\u0000${news.uid}`, { owner, news });
     if (!body || body.metadata?.deletionTimestamp) return;
     for (const handler of this.handlers) {
       if (!handler.child || describe(handler.child) !== news.kind) continue;
@@ -121,6 +129,13 @@ export class Children {
       }, seconds * 1000);
       signal.addEventListener('abort', woken, { once: true });
     });
+  }
+
+  /** The owners' first list is complete: news kept from before it is delivered now (to owners now known). */
+  ownersListed(): void {
+    const early = this.early;
+    this.early = undefined;
+    for (const { owner, news } of early?.values() ?? []) this.deliver(owner, news);
   }
 
   stopAll(): void {

@@ -122,6 +122,7 @@ export class Controller implements WatchConsumer {
 
   listed(uids: Set<string>): void {
     for (const uid of this.store.retain(uids)) this.forget(uid);
+    this.children.ownersListed();
   }
 
   /** No new reconciles; running ones finish (the operator waits for the shared slots to drain). */

@@ -105,4 +105,33 @@ describe('Children', () => {
     await children.drained();
     assert.equal(calls, 2, 'nothing after stopAll');
   });
+
+  it("news of an owner not listed yet is kept until the owners' first list, then delivered", async () => {
+    const registry = new Registry();
+    const seen: string[] = [];
+    defineHandler(myResourceDescriptor(), 'mirror').onChild(
+      builtins.configMaps,
+      (ctx) => void seen.push(`${ctx.childName} ${ctx.child?.metadata?.resourceVersion}`),
+      { registry },
+    );
+    const fixture = spawnFixture();
+    let listed = false;
+    const host = { ...fixture.host, current: (uid: string) => (listed ? fixture.host.current(uid) : undefined) };
+    const children = new Children(fixture.env, registry.handlers, host);
+    children.deliver('u1', news('a', '1', 'ADDED'));
+    children.deliver('u1', news('a', '2'));
+    await children.drained();
+    assert.deepEqual(seen, []);
+    listed = true;
+    children.ownersListed();
+    await until(() => seen.length === 1);
+    await children.drained();
+    assert.deepEqual(seen, ['a 2'], 'the newest news, once');
+    listed = false;
+    children.deliver('u1', news('a', '3')); // after the first list, an unknown owner is not handled
+    listed = true;
+    children.ownersListed();
+    await children.drained();
+    assert.deepEqual(seen, ['a 2']);
+  });
 });
