@@ -207,6 +207,10 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     .option('--leader-election-id <name>', 'the Lease name (default: kopfgen- and a hash of the handlers)')
     .option('--leader-election-namespace <ns>', "the Lease's namespace (default: the service account's)")
     .option(
+      '--field-manager <name>',
+      "field manager of ctx.client's server-side applies (default: --leader-election-id, else kopfgen)",
+    )
+    .option(
       '--lease-duration <s>',
       'seconds a standby waits before taking over an unrenewed lease (default: 15)',
       positiveInt,

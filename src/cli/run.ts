@@ -34,6 +34,8 @@ export interface RunOptions {
   /** Default: on when running in a cluster (KUBERNETES_SERVICE_HOST), off otherwise. */
   leaderElection?: boolean;
   leaderElectionId?: string;
+  /** Field manager of `ctx.client.apply` (default: the Lease name, which `kopfgen manifests` sets to the operator's name; else `kopfgen`). */
+  fieldManager?: string;
   leaderElectionNamespace?: string;
   /** Seconds (default 15, 10, 2: controller-runtime's). */
   leaseDuration?: number;
@@ -138,6 +140,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     cacheSyncTimeoutSeconds: options.cacheSyncTimeout,
     watchIdleSeconds: options.watchIdleTimeout,
     drainTimeoutSeconds: options.drainTimeout,
+    fieldManager: options.fieldManager ?? options.leaderElectionId,
     health: options.healthPort ? { port: options.healthPort, host: options.healthHost } : undefined,
     webhooks: webhookOptions(options, options.registry ?? defaultRegistry),
   });

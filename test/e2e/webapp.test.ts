@@ -150,6 +150,9 @@ describe('operators that manage other resources (one envtest)', { skip }, () => 
         for (const path of [deployments(ns, 'web'), core(ns, 'services', 'web'), core(ns, 'configmaps', 'web')]) {
           const child = await eventually(`${path} to exist`, () => maybe(path));
           assert.deepEqual(child.metadata.ownerReferences, [owner], path);
+          // applied under the operator's name (the Deployment's --leader-election-id)
+          const managers = (child.metadata.managedFields as Body[]).map((m) => `${m.manager} ${m.operation}`);
+          assert.ok(managers.includes(`${NAME} Apply`), `${path}: ${managers.join(', ')}`);
         }
         const configMap = await suite.get(core(ns, 'configmaps', 'web'));
         assert.deepEqual(configMap.data, { greeting: 'hello' }, 'the server filled in the default the child used');
