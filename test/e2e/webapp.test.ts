@@ -1,39 +1,5 @@
-/** A replica of the split-brain operator, talking to the API server through its own fault proxy. */
-function replica(id: string, kubeconfig: string, ns: string) {
-  const options = {
-    namespace: ns,
-    leaderElection: true,
-    leaderElectionId: `split-${process.pid}`,
-    leaderElectionNamespace: ns,
-    leaseDuration: 3,
-    renewDeadline: 2,
-    retryPeriod: 0.5,
-  };
-  const script =
-    "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], JSON.parse(process.env.RUN_OPTIONS));";
-  const env = {
-    ...process.env,
-    KUBECONFIG: kubeconfig,
-    REPLICA: id,
-    PAUSE_MS: '3000',
-    RUN_OPTIONS: JSON.stringify(options),
-  };
-  return spawnNode(['--input-type=module', '-e', script, 'test/fixtures/runtime/split-brain-operator.ts'], env);
-}
-
-/** `run(i)` for i in 0..count-1, at most `width` at once. */
-async function inParallel(count: number, width: number, run: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < count) await run(next++);
-  };
-  await Promise.all(Array.from({ length: width }, lane));
-}
-
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
 /**
- * Operators that manage other resources, against a real API server (one envtest for both blocks):
+ * Operators that manage other resources, against a real API server (one envtest for all of it):
  *
  * - The WebApp example (`examples/webapp`) under exactly the RBAC `kopfgen manifests` renders from its
  *   declarations, run through the CLI with the Deployment's arguments and its ServiceAccount's token: the
@@ -94,6 +60,40 @@ async function maybe(path: string): Promise<Body | undefined> {
     throw error;
   }
 }
+
+/** A replica of the split-brain operator, talking to the API server through its own fault proxy. */
+function replica(id: string, kubeconfig: string, ns: string, pauseMs: number) {
+  const options = {
+    namespace: ns,
+    leaderElection: true,
+    leaderElectionId: `split-${process.pid}`,
+    leaderElectionNamespace: ns,
+    leaseDuration: 3,
+    renewDeadline: 2,
+    retryPeriod: 0.5,
+  };
+  const script =
+    "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], JSON.parse(process.env.RUN_OPTIONS));";
+  const env = {
+    ...process.env,
+    KUBECONFIG: kubeconfig,
+    REPLICA: id,
+    PAUSE_MS: String(pauseMs),
+    RUN_OPTIONS: JSON.stringify(options),
+  };
+  return spawnNode(['--input-type=module', '-e', script, 'test/fixtures/runtime/split-brain-operator.ts'], env);
+}
+
+/** `run(i)` for i in 0..count-1, at most `width` at once. */
+async function inParallel(count: number, width: number, run: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) await run(next++);
+  };
+  await Promise.all(Array.from({ length: width }, lane));
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 describe('operators that manage other resources (one envtest)', { skip }, () => {
   suite.hooks();
@@ -277,11 +277,13 @@ describe('operators that manage other resources (one envtest)', { skip }, () => 
         await FaultProxy.start(suite.cluster.kubeconfig),
         await FaultProxy.start(suite.cluster.kubeconfig),
       ];
-      const first = replica('r1', proxies[0].kubeconfig, ns);
+      // r1 is frozen within its long pause (a margin for a loaded machine); r2 finishes quickly. The frozen
+      // time counts towards r1's pause, so it goes on as soon as it is let go.
+      const first = replica('r1', proxies[0].kubeconfig, ns, 8000);
       let second: ReturnType<typeof replica> | undefined;
       try {
         await untilOutput('r1 to lead', first.output, 'watching myresources', 30_000);
-        second = replica('r2', proxies[1].kubeconfig, ns);
+        second = replica('r2', proxies[1].kubeconfig, ns, 200);
         await untilOutput('r2 to stand by', second.output, 'is held by', 30_000);
         await create(suite.client, my(ns), myResourceObject('obj', { image: 'x' }));
         await untilOutput('r1 mid-handler', first.output, 'midway obj r1', 30_000);
