@@ -5,11 +5,13 @@
 // point (or pass it to `kopfgen run`): loading it registers the handlers.
 //
 // Besides the stubs below, a handler can run on a schedule, as one long-running task per object,
-// or on every raw watch event, and any registration can take filters (labels, annotations,
-// field/value, when). Timers and daemons return the same status type as the stubs. For example:
+// on every raw watch event, or when an object it owns changes (`ctx.adopt` makes a child its own,
+// `ctx.client` writes it), and any registration can take filters (labels, annotations,
+// field/value, when). Timers, daemons and child handlers return the same status type as the stubs. For example:
 //   WebAppDeploy.onTimer(async (ctx) => ({}), { interval: 60, idle: 30 }); // every 60 s per object
 //   WebAppDeploy.onDaemon(async (ctx) => { while (!ctx.signal.aborted) { /* … */ } }, { cancellationTimeout: 10 });
 //   WebAppDeploy.onEvent((ctx) => ctx.logger.info(`${ctx.type}`), { labels: { audited: 'yes' } });
+//   WebAppDeploy.onChild(builtins.deployments, async (ctx) => ({})); // a Deployment it owns changed or went (ctx.child)
 //   WebAppDeploy.onDelete(async (ctx) => {}, { optional: true }); // no finalizer on the objects
 //   onStartup(async () => {}); onCleanup(async () => {}); // operator-wide, from kopfgen/runtime
 import { ApiError, type ChildContext, type HandlerContext, type StatusPatch } from "kopfgen/runtime";
