@@ -615,6 +615,8 @@ export class Operator {
     await this.webhookServer?.close();
     process.off('exit', this.onExit);
     await this.server?.close();
+    // operatorClient() no longer answers through a client whose connections are closed
+    if (clientSlot().base === this.typed) clientSlot().base = undefined;
     this.client?.close();
   }
 }
