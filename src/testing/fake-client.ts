@@ -31,6 +31,7 @@ import {
   type PatchOptions,
   type Selector,
 } from '../runtime/api/client-api.js';
+import { accessKind, apiVersionOf, resourceName } from '../runtime/api/access.js';
 import type { KubernetesObject, ObjectMeta } from '../runtime/api/kube-types.js';
 import { applyMergePatch, clone, deepEqual, isKubernetesObject, isPlainObject } from '../runtime/json.js';
 import { admitObject, type FieldError } from './schema-check.js';
@@ -73,30 +74,12 @@ export interface FakeClient extends Client {
   readonly requests: FakeRequest[];
 }
 
+/** The kind's coordinates as the typed client reads them (`accessKind`), and whether it has a status subresource. */
 function resourceOf(kind: ClientKind<unknown, unknown>): Resource {
-  if ('apiVersion' in kind) {
-    const slash = kind.apiVersion.indexOf('/');
-    return {
-      group: slash < 0 ? '' : kind.apiVersion.slice(0, slash),
-      version: kind.apiVersion.slice(slash + 1),
-      plural: kind.plural,
-      kind: kind.kind,
-      namespaced: kind.scope !== 'Cluster',
-      statusSubresource: false,
-    };
-  }
-  return {
-    group: kind.group,
-    version: kind.version,
-    plural: kind.plural,
-    kind: kind.kind,
-    namespaced: kind.scope === 'Namespaced',
-    statusSubresource: kind.statusSubresource,
-  };
+  const { group, version, plural, kind: name, scope } = accessKind(kind);
+  const statusSubresource = 'apiVersion' in kind ? false : kind.statusSubresource;
+  return { group, version, plural, kind: name, namespaced: scope === 'Namespaced', statusSubresource };
 }
-
-const resourceName = (r: Resource) => (r.group ? `${r.plural}.${r.group}` : r.plural);
-const apiVersionOf = (r: Resource) => (r.group ? `${r.group}/${r.version}` : r.version);
 
 /** The label selector's string syntax (`a=b,c!=d,e in (x,y),f notin (z),g,!h`) or equalities, as a predicate. */
 export function labelMatcher(selector: Selector | undefined): (labels: Record<string, string>) => boolean {

@@ -46,6 +46,16 @@ export function accessKind(kind: ClientKind<unknown, unknown>): AccessKind {
   };
 }
 
+/** `deployments.apps`, `configmaps`: the resource as RBAC and the API server's messages name it. */
+export function resourceName(kind: Pick<AccessKind, 'group' | 'plural'>): string {
+  return kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
+}
+
+/** `apps/v1`, or `v1` in the core group. */
+export function apiVersionOf(kind: Pick<AccessKind, 'group' | 'version'>): string {
+  return kind.group ? `${kind.group}/${kind.version}` : kind.version;
+}
+
 /**
  * The declaration a call needs, as code: `builtins.<name>` for Kubernetes' own kinds (the entry
  * point's key: the kind's name in camel case with the plural's ending), the generated descriptor's
@@ -72,8 +82,6 @@ export function uses(
   registry.declare({ resource: accessKind(kind), verbs: [...granted], via: declarationFor(accessKind(kind), verbs) });
 }
 
-const key = (kind: Pick<AccessKind, 'group' | 'plural'>) => `${kind.plural}.${kind.group}`;
-
 /**
  * The verbs the operator may use per kind: the declarations, and on the handled resources what the
  * runtime's own RBAC grants them (get, list, patch). Answers a call with the declaration it lacks.
@@ -87,14 +95,14 @@ export class AccessTable {
   }
 
   private grant(kind: Pick<AccessKind, 'group' | 'plural'>, verbs: readonly AccessVerb[]): void {
-    const set = this.granted.get(key(kind)) ?? new Set<AccessVerb>();
+    const set = this.granted.get(resourceName(kind)) ?? new Set<AccessVerb>();
     for (const verb of verbs) set.add(verb);
-    this.granted.set(key(kind), set);
+    this.granted.set(resourceName(kind), set);
   }
 
   /** Undefined when `verb` on `kind` is declared; else the declaration to add. */
   refuse(verb: ClientVerb, kind: AccessKind): string | undefined {
-    const set = this.granted.get(key(kind));
+    const set = this.granted.get(resourceName(kind));
     if (CLIENT_ACCESS[verb].every((needed) => set?.has(needed))) return undefined;
     return declarationFor(kind, [verb]);
   }

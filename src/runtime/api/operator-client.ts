@@ -18,6 +18,7 @@ import {
   type ListOptions,
   type PatchOptions,
 } from './client-api.js';
+import { accessKind, resourceName } from './access.js';
 
 /** What the operator puts in the slot: its unfenced client, and the running term's (undefined while standing by). */
 export interface ClientSlot {
@@ -33,13 +34,7 @@ export function clientSlot(): ClientSlot {
   return (global[slotKey] ??= {}) as ClientSlot;
 }
 
-function resourceOf(kind: ClientKind<unknown, unknown>): string {
-  if ('apiVersion' in kind) {
-    const slash = kind.apiVersion.lastIndexOf('/');
-    return slash < 0 ? kind.plural : `${kind.plural}.${kind.apiVersion.slice(0, slash)}`;
-  }
-  return kind.group ? `${kind.plural}.${kind.group}` : kind.plural;
-}
+const resourceOf = (kind: ClientKind<unknown, unknown>) => resourceName(accessKind(kind));
 
 function reader(verb: ClientVerb, kind: ClientKind<unknown, unknown>): Client {
   const slot = clientSlot();

@@ -22,19 +22,16 @@ import type {
 } from '../api/client-api.js';
 import { ApiError, FencedWriteError, UndeclaredKindError } from '../api/client-api.js';
 import type { KubernetesObject } from '../api/kube-types.js';
-import { accessKind as kindInfo, type AccessKind as KindInfo, type AccessTable } from '../api/access.js';
+import {
+  accessKind as kindInfo,
+  apiVersionOf,
+  resourceName,
+  type AccessKind as KindInfo,
+  type AccessTable,
+} from '../api/access.js';
 import { isKubernetesObject, isPlainObject } from '../json.js';
 import { FencedError, KubeError, type KubeClient, type RequestOptions } from '../kube/client.js';
 import { writeRetryDelay } from './api-write.js';
-
-/** `deployments.apps`, `configmaps`: the resource as RBAC and the API server's messages name it. */
-export function resourceName(info: Pick<KindInfo, 'group' | 'plural'>): string {
-  return info.group ? `${info.plural}.${info.group}` : info.plural;
-}
-
-function apiVersionOf(info: KindInfo): string {
-  return info.group ? `${info.group}/${info.version}` : info.version;
-}
 
 function pathOf(info: KindInfo, namespace: string | undefined, name?: string, subresource?: string): string {
   const base = info.group ? `/apis/${info.group}/${info.version}` : `/api/${info.version}`;
