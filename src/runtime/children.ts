@@ -46,6 +46,26 @@ interface Slot {
 /** Seconds before a child handler that failed for now runs again, when neither it nor its options say (kopf's 60). */
 export const DEFAULT_CHILD_BACKOFF = 60;
 
+/**
+ * The handlers news of an owned object of `kind` runs for its owner `body`: those registered for the kind
+ * whose filters match the owner (the filters are the owner's, as every registration's of its resource).
+ */
+export function childHandlersFor(
+  handlers: readonly RegisteredHandler[],
+  kind: string,
+  body: KubernetesObject,
+): RegisteredHandler[] {
+  return handlers.filter(
+    (handler) =>
+      handler.child !== undefined && describe(handler.child) === kind && matchesFilters(handler.options, body),
+  );
+}
+
+/** What a child handler's context adds to its owner's: the owned object (undefined once deleted), the event, its name. */
+export function childContext(news: Pick<ChildNews, 'object' | 'event' | 'name'>): Record<string, unknown> {
+  return { child: news.object, childEvent: news.event, childName: news.name };
+}
+
 export class Children {
   private readonly slots = new Map<string, Slot>();
   private readonly stop = new AbortController();
@@ -74,9 +94,7 @@ export class Children {
     const body = this.host.current(owner);
     if (!body && this.early) this.early.set(`${owner}\u0000${news.uid}`, { owner, news });
     if (!body || body.metadata?.deletionTimestamp) return;
-    for (const handler of this.handlers) {
-      if (!handler.child || describe(handler.child) !== news.kind) continue;
-      if (!matchesFilters(handler.options, body)) continue;
+    for (const handler of childHandlersFor(this.handlers, news.kind, body)) {
       const key = `${owner}\u0000${handler.id}\u0000${news.uid}`;
       const slot = this.slots.get(key);
       if (slot) {
@@ -101,8 +119,7 @@ export class Children {
       const body = this.host.current(owner);
       if (!body || body.metadata?.deletionTimestamp) return;
       try {
-        const extra = { child: news.object, childEvent: news.event, childName: news.name };
-        const result = await callSpawned(this.env, handler, body, this.stop.signal, extra);
+        const result = await callSpawned(this.env, handler, body, this.stop.signal, childContext(news));
         if (result.cancelled) return;
         await recordSpawned(this.env, this.host, owner, handler, result);
         if (result.outcome.kind === 'temporary') {

@@ -68,8 +68,8 @@ export interface FakeClient extends Client {
   seed<R = KubernetesObject, W = R>(kind: ClientKind<R, W>, ...objects: R[]): FakeClient;
   /** The objects stored of `kind` (in one namespace, when given), ordered by namespace and name. */
   objects<R = KubernetesObject, W = R>(kind: ClientKind<R, W>, namespace?: string): R[];
-  /** The objects, of any kind, whose ownerReferences name `owner`'s uid. */
-  ownedBy(owner: KubernetesObject): KubernetesObject[];
+  /** The objects, of any kind, whose ownerReferences name `owner`'s uid (any typed object: only its uid is read). */
+  ownedBy(owner: { metadata?: { uid?: string } }): KubernetesObject[];
   /** Every call, in order. */
   readonly requests: FakeRequest[];
 }

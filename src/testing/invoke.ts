@@ -9,7 +9,10 @@
  * applies a merge patch; the outcome's log line and Event go through `logOutcome` and `outcomeEvent`.
  * Nothing of kopf's semantics is decided here: only which object state stands for the cause asked.
  */
-import type { Logger } from '../runtime/api/context.js';
+import type { ChildEvent, Logger } from '../runtime/api/context.js';
+import { accessKind, apiVersionOf } from '../runtime/api/access.js';
+import type { ObjectMeta } from '../runtime/api/kube-types.js';
+import { childContext, childHandlersFor } from '../runtime/children.js';
 import type { HandlerDefinition, StatusPatch, Exact } from '../runtime/api/define.js';
 import type { KubernetesObject } from '../runtime/api/kube-types.js';
 import type { Client } from '../runtime/api/client-api.js';
@@ -26,7 +29,7 @@ import { createLogger, logOutcome } from '../runtime/effects/log.js';
 import type { ResourceEnv } from '../runtime/env.js';
 import { DEFAULT_BACKOFF } from '../runtime/error-policy.js';
 import { applyMergePatch, clone, deepEqual, isKubernetesObject } from '../runtime/json.js';
-import { KubeClient } from '../runtime/kube/client.js';
+import { describe, KubeClient } from '../runtime/kube/client.js';
 import type { EventInput } from '../runtime/observe/event-correlator.js';
 import { decide, essenceOf, withCompletion, type DecideInput } from '../runtime/reconcile/decide.js';
 import { encodeEssence } from '../runtime/reconcile/essence.js';
@@ -37,8 +40,21 @@ import type { OutcomeKind } from '../runtime/reconcile/outcome.js';
 import type { ObjectPatch } from '../runtime/reconcile/patches.js';
 import { isRecordKey, placeRecords, recordsPlace, recordsView } from '../runtime/reconcile/records.js';
 
-/** The causes `invoke` can stand for: kopf's changing causes, and a timer's tick or a daemon's run. */
-export type InvokeCause = Extract<Cause, 'create' | 'update' | 'resume' | 'delete' | 'field' | 'timer' | 'daemon'>;
+/** The causes `invoke` can stand for: kopf's changing causes, a timer's tick, a daemon's run, and an owned object's news. */
+export type InvokeCause = Extract<
+  Cause,
+  'create' | 'update' | 'resume' | 'delete' | 'field' | 'timer' | 'daemon' | 'child'
+>;
+
+/**
+ * An owned object as `invoke(…, 'child', …)` takes it: any typed object (a `Deployment`), no index
+ * signature needed; its `apiVersion` and `kind` pick the `onChild` handlers of that kind.
+ */
+export interface ChildObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
 
 export interface InvokeOptions<Res, C extends Client = FakeClient> {
   /** Where the handlers were registered (default: `defaultRegistry`, where generated definitions register). */
@@ -69,6 +85,13 @@ export interface InvokeOptions<Res, C extends Client = FakeClient> {
    * objects the handler reads, or any other `Client`.
    */
   client?: C;
+  /**
+   * `child`: the owned object whose news wakes the handlers (`ctx.child`, or, when `childEvent` is
+   * `DELETED`, the object as it was: the handler gets `child` undefined and its name as `childName`).
+   */
+  child?: ChildObject;
+  /** `child`: what happened to it (default `MODIFIED`). */
+  childEvent?: ChildEvent;
 }
 
 /** One handler attempt of an `invoke`, typed by the handler's status type `S`. */
@@ -290,7 +313,8 @@ function attempted<S>(
  * `create`, `update`, `resume`, `delete`, `field`: every callback of the definition due for the cause
  * runs once (one attempt each); a callback waiting for its retry (the object carries its record, e.g.
  * an earlier invoke's `object`) runs at its retry time, its `retry` counted on. `timer`: one tick.
- * `daemon`: one run, until its code ends (abort `options.signal` to stop it). Throws `NotDue` when the
+ * `daemon`: one run, until its code ends (abort `options.signal` to stop it). `child`: the `onChild`
+ * handlers of `options.child`'s kind, once each with `options.childEvent`. Throws `NotDue` when the
  * runtime would run none (filters, a finished handler, no callback for the cause).
  */
 export async function invoke<Res, S, W, C extends Client = FakeClient>(
@@ -326,6 +350,37 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
     const first = attempts[0];
     return { ...first, attempts, object: body as Res, events: run.events, logs: run.logs, client };
   };
+
+  if (cause === 'child') {
+    // The runtime's child run (children.ts): the handlers of the owned kind whose filters match the owner,
+    // none for an owner marked for deletion, each called as a spawned handler, its result written like a timer's.
+    const child = options.child;
+    if (child === undefined) throw new TypeError('invoke(child) needs options.child: the owned object');
+    const event = options.childEvent ?? 'MODIFIED';
+    const kind = handlers.find(
+      (h) => h.child && apiVersionOf(accessKind(h.child)) === child.apiVersion && h.child.kind === child.kind,
+    )?.child;
+    if (!kind) throw new NotDue(`${definition.id} has no child handler for ${child.apiVersion} ${child.kind}`);
+    if (body.metadata?.deletionTimestamp) throw new NotDue(`the owner is marked for deletion: no child handler runs`);
+    const due = childHandlersFor(handlers, describe(kind), body);
+    if (due.length === 0) throw new NotDue(`${definition.id}'s child handler filters do not match the object`);
+    const news = {
+      object: event === 'DELETED' || !isKubernetesObject(child) ? undefined : clone(child),
+      event,
+      name: child.metadata?.name ?? '',
+    };
+    for (const handler of due) {
+      const result = await callSpawned(env, handler, body, new AbortController().signal, childContext(news));
+      const written = result.patch;
+      body = applyWrite(body, placeRecords(written, body, marks, recordsPlace(env.resource)));
+      if (!result.cancelled) {
+        logOutcome(env, body, handler.id, cause, result.outcome);
+        if (eventWorthy(result.outcome)) outcomeEvent(env, body, handler.id, result.outcome);
+      }
+      attempts.push(attempted(handler.id, cause, 0, result, written, marks));
+    }
+    return finish();
+  }
 
   if (cause === 'timer' || cause === 'daemon') {
     const handler = handlers.find((h) => h.cause === cause);

@@ -284,3 +284,110 @@ test('sensitive fields: diff, old and new hold digests, as the operator conceals
   assert.doesNotMatch(JSON.stringify([context?.diff, context?.old, context?.new]), /secret-/);
   assert.doesNotMatch(JSON.stringify(result.object.metadata?.annotations), /secret-/);
 });
+
+interface Part {
+  apiVersion: 'example.com/v1';
+  kind: 'Part';
+  metadata?: { name?: string; namespace?: string; uid?: string };
+  status?: { ready?: number };
+}
+const parts = defineResource<Part>({
+  group: 'example.com',
+  version: 'v1',
+  plural: 'parts',
+  kind: 'Part',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  printerColumns: [],
+});
+const part = (ready: number): Part => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Part',
+  metadata: { name: 'p', namespace: 'default' },
+  status: { ready },
+});
+
+/** A child handler as the webapp example writes one: a deleted part is made again, a part's readiness mirrored. */
+function childSetUp(options: HandlerOptions<Thing> = {}) {
+  const registry = new Registry();
+  const main = defineHandler<Thing, MainStatus>(things, 'main');
+  const seen: string[] = [];
+  main.onChild(
+    parts,
+    async (ctx) => {
+      seen.push(`${ctx.childEvent} ${ctx.childName} ${ctx.child === undefined ? 'gone' : 'here'}`);
+      if (!ctx.child) {
+        await ctx.client.create(parts, { metadata: { name: ctx.childName, namespace: ctx.namespace } });
+        return { phase: 'Repairing' };
+      }
+      if ((ctx.child.status?.ready ?? 0) < 0) throw new TemporaryError('not counted yet', { delay: 3 });
+      return { phase: `ready ${ctx.child.status?.ready}` };
+    },
+    { ...options, registry },
+  );
+  return { main, registry, seen };
+}
+
+const childRows: {
+  name: string;
+  event: 'ADDED' | 'MODIFIED' | 'DELETED';
+  child: Part;
+  want: { kind: string; status?: MainStatus; delay?: number; seen: string; events: number; made: number };
+}[] = [
+  {
+    name: 'a change: the readiness mirrored into status.main',
+    event: 'MODIFIED',
+    child: part(3),
+    want: { kind: 'success', status: { phase: 'ready 3' }, seen: 'MODIFIED p here', events: 0, made: 0 },
+  },
+  {
+    name: 'added',
+    event: 'ADDED',
+    child: part(0),
+    want: { kind: 'success', status: { phase: 'ready 0' }, seen: 'ADDED p here', events: 0, made: 0 },
+  },
+  {
+    name: 'deleted: child undefined, its name kept; the handler makes it again',
+    event: 'DELETED',
+    child: part(1),
+    want: { kind: 'success', status: { phase: 'Repairing' }, seen: 'DELETED p gone', events: 0, made: 1 },
+  },
+  {
+    name: 'a temporary failure: its delay, a Warning Event',
+    event: 'MODIFIED',
+    child: part(-1),
+    want: { kind: 'temporary', delay: 3, seen: 'MODIFIED p here', events: 1, made: 0 },
+  },
+];
+
+for (const row of childRows) {
+  test(`invoke child: ${row.name}`, async () => {
+    const { main, registry, seen } = childSetUp();
+    const result = await invoke(main, 'child', thing({ size: 1 }), {
+      registry,
+      child: row.child,
+      childEvent: row.event,
+    });
+    assert.equal(result.cause, 'child');
+    assert.equal(result.kind, row.want.kind);
+    assert.deepEqual(result.status, row.want.status);
+    assert.equal(result.delay, row.want.delay);
+    assert.deepEqual(seen, [row.want.seen]);
+    assert.equal(result.events.length, row.want.events);
+    assert.deepEqual(result.object.status?.main, row.want.status);
+    assert.equal(result.client.objects(parts).length, row.want.made);
+  });
+}
+
+test('invoke child: not due for another kind, filters that do not match, or an owner marked for deletion', async () => {
+  const { main, registry } = childSetUp({ labels: { on: 'yes' } });
+  const other = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
+  const on = thing({}, { on: 'yes' });
+  await assert.rejects(invoke(main, 'child', on, { registry, child: other }), NotDue);
+  await assert.rejects(invoke(main, 'child', thing({}), { registry, child: part(1) }), NotDue);
+  const deleting = { ...on, metadata: { ...on.metadata, deletionTimestamp: new Date(0).toISOString() } };
+  await assert.rejects(invoke(main, 'child', deleting, { registry, child: part(1) }), NotDue);
+  await assert.rejects(invoke(main, 'child', on, { registry }), TypeError);
+  const ran = await invoke(main, 'child', on, { registry, child: part(2) });
+  expectOutcome(ran, { kind: 'success', status: { phase: 'ready 2' } });
+});
