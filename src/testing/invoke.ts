@@ -11,7 +11,6 @@
  */
 import type { ChildEvent, Logger } from '../runtime/api/context.js';
 import { accessKind, apiVersionOf } from '../runtime/api/access.js';
-import type { ObjectMeta } from '../runtime/api/kube-types.js';
 import { childContext, childHandlersFor } from '../runtime/children.js';
 import type { HandlerDefinition, StatusPatch, Exact } from '../runtime/api/define.js';
 import type { KubernetesObject } from '../runtime/api/kube-types.js';
@@ -53,7 +52,7 @@ export type InvokeCause = Extract<
 export interface ChildObject {
   apiVersion?: string;
   kind?: string;
-  metadata?: ObjectMeta;
+  metadata?: { name?: string; uid?: string };
 }
 
 export interface InvokeOptions<Res, C extends Client = FakeClient> {
