@@ -350,6 +350,17 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
     return { ...first, attempts, object: body as Res, events: run.events, logs: run.logs, client };
   };
 
+  // A spawned call's result (timer, daemon, child) written like a timer's: its patch, then its log line and Event.
+  const record = (handler: RegisteredHandler, result: Awaited<ReturnType<typeof callSpawned>>) => {
+    const written = result.patch;
+    body = applyWrite(body, placeRecords(written, body, marks, recordsPlace(env.resource)));
+    if (!result.cancelled) {
+      logOutcome(env, body, handler.id, cause, result.outcome);
+      if (eventWorthy(result.outcome)) outcomeEvent(env, body, handler.id, result.outcome);
+    }
+    attempts.push(attempted(handler.id, cause, 0, result, written, marks));
+  };
+
   if (cause === 'child') {
     // The runtime's child run (children.ts): the handlers of the owned kind whose filters match the owner,
     // none for an owner marked for deletion, each called as a spawned handler, its result written like a timer's.
@@ -369,14 +380,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
       name: child.metadata?.name ?? '',
     };
     for (const handler of due) {
-      const result = await callSpawned(env, handler, body, new AbortController().signal, childContext(news));
-      const written = result.patch;
-      body = applyWrite(body, placeRecords(written, body, marks, recordsPlace(env.resource)));
-      if (!result.cancelled) {
-        logOutcome(env, body, handler.id, cause, result.outcome);
-        if (eventWorthy(result.outcome)) outcomeEvent(env, body, handler.id, result.outcome);
-      }
-      attempts.push(attempted(handler.id, cause, 0, result, written, marks));
+      record(handler, await callSpawned(env, handler, body, new AbortController().signal, childContext(news)));
     }
     return finish();
   }
@@ -393,13 +397,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
       body,
       stop,
     );
-    const written = result.patch;
-    body = applyWrite(body, placeRecords(written, body, marks, recordsPlace(env.resource)));
-    if (!result.cancelled) {
-      logOutcome(env, body, handler.id, cause, result.outcome);
-      if (eventWorthy(result.outcome)) outcomeEvent(env, body, handler.id, result.outcome);
-    }
-    attempts.push(attempted(handler.id, cause, 0, result, written, marks));
+    record(handler, result);
     return finish();
   }
 
