@@ -1,5 +1,5 @@
 export { expectOutcome, invoke, NotDue } from './invoke.js';
-export type { Attempted, Expected, InvokeCause, InvokeOptions, Invoked } from './invoke.js';
+export type { Attempted, ChildObject, Expected, InvokeCause, InvokeOptions, Invoked } from './invoke.js';
 export { objectBuilder } from './object-builder.js';
 export type { DeepPartial } from './object-builder.js';
 export { fakeClient, labelMatcher } from './fake-client.js';
