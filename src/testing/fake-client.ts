@@ -127,7 +127,7 @@ function fieldMatcher(selector: Selector | undefined): (object: KubernetesObject
 export function fakeClient(options: FakeClientOptions = {}): FakeClient {
   const schemas = new Map<string, SchemaData>();
   for (const text of options.schemas ?? []) {
-    const data = typeof text === 'string' ? parseSchemaData(text) : text;
+    const data = parseSchemaData(text);
     schemas.set(`${data.plural}.${data.group}`, data);
   }
   /** By `resourceName`, then `namespace/name`. */

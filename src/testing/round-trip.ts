@@ -58,7 +58,7 @@ export function roundTrip<Spokes>(
   schemas: string | SchemaData,
   options: RoundTripOptions = {},
 ): RoundTripFailure[] {
-  const data = typeof schemas === 'string' ? parseSchemaData(schemas) : schemas;
+  const data = parseSchemaData(schemas);
   const spokes = new Map<string, SpokeFunctions>();
   for (const version of conversion.spokes)
     spokes.set(version, Reflect.get(Object(functions), version) as SpokeFunctions);

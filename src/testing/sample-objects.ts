@@ -45,8 +45,12 @@ export interface JsonSchema {
   'x-kubernetes-embedded-resource'?: boolean;
 }
 
-/** Parses a schema data module's text (`<Kind>SchemaText`), checking its format marker. */
-export function parseSchemaData(text: string): SchemaData {
+/**
+ * Parses a schema data module's text (`<Kind>SchemaText`), checking its format marker; data parsed
+ * before is returned as it is, so every function of the kit takes either.
+ */
+export function parseSchemaData(text: SchemaData | string): SchemaData {
+  if (typeof text !== 'string') return text;
   const data: unknown = JSON.parse(text);
   if (typeof data !== 'object' || data === null || Reflect.get(data, 'kopfgen') !== 1)
     throw new Error('not a kopfgen schema data text (expected {"kopfgen":1,…})');
@@ -137,7 +141,7 @@ export function sampleValue(schema: JsonSchema, rnd: () => number, depth = 0): u
  * fields, with `apiVersion`, `kind` and a metadata (name, namespace, uid) a server would send.
  */
 export function sampleObject(data: SchemaData | string, version: string, seed: number): KubernetesObject {
-  const schema = typeof data === 'string' ? parseSchemaData(data) : data;
+  const schema = parseSchemaData(data);
   const root = schema.versions[version];
   if (!root)
     throw new Error(`${schema.crd} has no served version ${version} (${Object.keys(schema.versions).join(', ')})`);

@@ -163,7 +163,7 @@ function check(value: unknown, schema: JsonSchema, path: string, out: FieldError
 
 /** The version's schema out of the schema data, or a thrown Error naming the versions it has. */
 export function versionSchema(data: SchemaData | string, version: string): { data: SchemaData; schema: JsonSchema } {
-  const parsed = typeof data === 'string' ? parseSchemaData(data) : data;
+  const parsed = parseSchemaData(data);
   const schema = parsed.versions[version];
   if (!schema) throw new Error(`${parsed.crd} has no version ${version} (${Object.keys(parsed.versions).join(', ')})`);
   return { data: parsed, schema };
@@ -178,7 +178,7 @@ export function admitObject(
   object: unknown,
   version?: string,
 ): { object: KubernetesObject; errors: FieldError[] } {
-  const parsed = typeof data === 'string' ? parseSchemaData(data) : data;
+  const parsed = parseSchemaData(data);
   const { schema } = versionSchema(parsed, version ?? parsed.storage);
   const errors: FieldError[] = [];
   if (!isPlainObject(object)) return { object: {}, errors: [{ path: '', message: 'must be an object' }] };
