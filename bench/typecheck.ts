@@ -101,7 +101,7 @@ function initProject(work: string, name: string, checkout: string): string {
   return userProject(project, checkout);
 }
 
-/** A built-in kind's handler beside the init project's, as the README shows it. */
+/** A built-in kind's handler beside the init project's, as docs/topics/other-objects.md shows it. */
 const AUDIT = `import { defineHandler } from 'kopfgen/runtime';
 import { builtins } from 'kopfgen/runtime/builtins';
 

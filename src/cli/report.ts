@@ -17,7 +17,7 @@ export interface OutOfDateFile {
 }
 
 /**
- * Exit codes (README "Exit codes"): 0 success; 1 error diagnostics or `--check` out of date;
+ * Exit codes (docs/reference/cli.md, "Exit codes"): 0 success; 1 error diagnostics or `--check` out of date;
  * 2 usage; 3 an internal error of kopfgen (a bug: the run stopped, nothing was written).
  */
 export const EXIT_INTERNAL = 3;
@@ -161,7 +161,7 @@ function label(change: Change): string {
         : 'ok     ';
 }
 
-/** The stable JSON shape (documented in the README); `version` changes if it ever must break. */
+/** The stable JSON shape (documented in docs/reference/cli.md, "Output for people and tools"); `version` changes if it ever must break. */
 export function jsonReport(r: RunReport): object {
   return {
     version: 1,

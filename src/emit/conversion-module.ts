@@ -160,7 +160,7 @@ export function emitSchemaModule(crd: CrdModel, names: NamedSchemaData): Generat
   pushJsDoc(
     out,
     '',
-    `The structural schema of every served version of ${crd.name}, as JSON text: parse it where it is needed (\`objectBuilder\`, \`fakeClient\`, \`roundTrip\` and \`sampleObject\` of \`kopfgen/testing\` take it as it is). Format: README, "Schema data".`,
+    `The structural schema of every served version of ${crd.name}, as JSON text: parse it where it is needed (\`objectBuilder\`, \`fakeClient\`, \`roundTrip\` and \`sampleObject\` of \`kopfgen/testing\` take it as it is). Format: kopfgen's docs/topics/conversion.md, "Schema data".`,
     undefined,
   );
   out.push(`export const ${names.schemaText}: string = ${stringLiteral(JSON.stringify(data))};\n`);

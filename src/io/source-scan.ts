@@ -7,7 +7,7 @@
  * comment is no registration, and one made through an `as` alias or a namespace import
  * (`G.MyResourceMyapp.onCreate(`) is. Only the syntax is read (no program, no type checker), so a
  * file costs its parse alone; one made through a renamed variable (`const d = MyResourceMyapp;
- * d.onCreate(…)`) is not seen (documented in the README).
+ * d.onCreate(…)`) is not seen (documented in docs/topics/errors-and-status.md).
  */
 import type { ts as TS } from 'ts-morph';
 import { REGISTER_METHODS, type ScannedFile, type ScannedImport } from '../stubs/handler-scan.js';

@@ -8,7 +8,7 @@
  */
 import type { KubernetesObject } from '../runtime/api/kube-types.js';
 
-/** The schema data module's content (README, "Schema data"). */
+/** The schema data module's content (docs/topics/conversion.md, "Schema data"). */
 export interface SchemaData {
   kopfgen: 1;
   crd: string;

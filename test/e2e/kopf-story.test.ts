@@ -21,7 +21,7 @@ import { DEBIAN_PYTHON, KOPF_SRC, kopfRuntimeSkip } from '../helpers/python-supp
 const skip = envtestSkip || kopfRuntimeSkip();
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD] });
 
-/** What a kopf user writes against the generated package (the README's kopf story). */
+/** What a kopf user writes against the generated package (the kopf story of docs/topics/kopf-target.md). */
 const HANDLERS = `
 from typing import Any, Optional
 

@@ -63,7 +63,7 @@ type Callback = (context: HandlerContext<unknown, unknown, unknown>) => unknown;
 export function builtinHandler(id: string, fn: Callback): Callback {
   const dropped = (context: HandlerContext<unknown, unknown, unknown>, what: string) =>
     context.logger.warn(
-      `handler ${id}: ${what} is not written: the status of a built-in kind belongs to Kubernetes (see README, built-in kinds)`,
+      `handler ${id}: ${what} is not written: the status of a built-in kind belongs to Kubernetes (see kopfgen's docs/topics/other-objects.md, "Built-in kinds")`,
     );
   const clearPatchStatus = (context: HandlerContext<unknown, unknown, unknown>) => {
     const status: unknown = Reflect.get(context.patch, 'status');

@@ -6,7 +6,7 @@
  * listed (kopf's handlers wait for their indexes the same way), so a handler never sees a partial one.
  *
  * Memory: the index holds the values `fn` returns and, per object, its uid and keys, never the objects
- * (the watch's objects are dropped once indexed); the README states it per 10,000 objects.
+ * (the watch's objects are dropped once indexed); docs/topics/other-objects.md states it per 10,000 objects.
  */
 import { INDEXED_ACCESS } from './access.js';
 import { defaultRegistry, type IndexFeed, type Registry } from './registry.js';

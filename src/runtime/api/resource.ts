@@ -32,8 +32,8 @@ export interface ResourceInfo {
   statusRecords?: boolean;
   /**
    * Fields whose values must not be stored as they are (dotted paths into the essence, e.g. `data` or
-   * `spec.password`): the last-handled state keeps keyed digests of them instead (README, sensitive
-   * fields). `builtins.secrets` has `['data', 'stringData']`; a registration's `sensitive` option adds more.
+   * `spec.password`): the last-handled state keeps keyed digests of them instead (docs/topics/records.md,
+   * "Sensitive fields"). `builtins.secrets` has `['data', 'stringData']`; a registration's `sensitive` option adds more.
    */
   sensitive?: readonly string[];
   /**

@@ -2,7 +2,7 @@
 import { objectBuilder } from "kopfgen/testing";
 import { MyResourceDescriptor } from "./v1/myresources.js";
 
-/** The structural schema of every served version of myresources.example.com, as JSON text: parse it where it is needed (`objectBuilder`, `fakeClient`, `roundTrip` and `sampleObject` of `kopfgen/testing` take it as it is). Format: README, "Schema data". */
+/** The structural schema of every served version of myresources.example.com, as JSON text: parse it where it is needed (`objectBuilder`, `fakeClient`, `roundTrip` and `sampleObject` of `kopfgen/testing` take it as it is). Format: kopfgen's docs/topics/conversion.md, "Schema data". */
 export const MyResourceSchemaText: string = "{\"kopfgen\":1,\"crd\":\"myresources.example.com\",\"group\":\"example.com\",\"kind\":\"MyResource\",\"plural\":\"myresources\",\"scope\":\"Namespaced\",\"storage\":\"v1\",\"versions\":{\"v1\":{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"properties\":{\"image\":{\"type\":\"string\"},\"replicas\":{\"type\":\"integer\",\"default\":1,\"minimum\":0}},\"required\":[\"image\"]},\"status\":{\"type\":\"object\",\"properties\":{\"myapp\":{\"type\":\"object\",\"properties\":{\"phase\":{\"type\":\"string\"}},\"x-kubernetes-preserve-unknown-fields\":true}},\"x-kubernetes-preserve-unknown-fields\":true}}}}}";
 
 /** The smallest valid MyResource (example.com/v1): every required field at the least value its schema allows, the server's defaults filled in; what you pass (a deep partial of MyResource) is merged over it. For tests (`kopfgen/testing`). */

@@ -2,7 +2,7 @@
 import { objectBuilder } from "kopfgen/testing";
 import { WebAppDescriptor } from "./v1/webapps.js";
 
-/** The structural schema of every served version of webapps.example.com, as JSON text: parse it where it is needed (`objectBuilder`, `fakeClient`, `roundTrip` and `sampleObject` of `kopfgen/testing` take it as it is). Format: README, "Schema data". */
+/** The structural schema of every served version of webapps.example.com, as JSON text: parse it where it is needed (`objectBuilder`, `fakeClient`, `roundTrip` and `sampleObject` of `kopfgen/testing` take it as it is). Format: kopfgen's docs/topics/conversion.md, "Schema data". */
 export const WebAppSchemaText: string = "{\"kopfgen\":1,\"crd\":\"webapps.example.com\",\"group\":\"example.com\",\"kind\":\"WebApp\",\"plural\":\"webapps\",\"scope\":\"Namespaced\",\"storage\":\"v1\",\"versions\":{\"v1\":{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"properties\":{\"greeting\":{\"type\":\"string\",\"default\":\"hello\"},\"image\":{\"type\":\"string\"},\"port\":{\"type\":\"integer\",\"default\":8080,\"minimum\":1,\"maximum\":65535},\"replicas\":{\"type\":\"integer\",\"default\":1,\"minimum\":0}},\"required\":[\"image\"]},\"status\":{\"type\":\"object\",\"properties\":{\"deploy\":{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"},\"phase\":{\"type\":\"string\",\"enum\":[\"Deploying\",\"Ready\",\"Repairing\"]},\"readyReplicas\":{\"type\":\"integer\"}}}}}},\"required\":[\"spec\"]}}}";
 
 /** The smallest valid WebApp (example.com/v1): every required field at the least value its schema allows, the server's defaults filled in; what you pass (a deep partial of WebApp) is merged over it. For tests (`kopfgen/testing`). */
