@@ -24,6 +24,7 @@ import { WatchEvents } from './watch-events.js';
 import type { SpawnHost } from './spawn-host.js';
 import { buildEssence } from './reconcile/essence.js';
 import { deepEqual } from './json.js';
+import { startRefusal } from './start-gate.js';
 
 /**
  * A handler still running after this long gives its slot to other objects until it returns (no
@@ -125,12 +126,18 @@ export class Controller implements WatchConsumer {
     this.children.ownersListed();
   }
 
-  /** No new reconciles; running ones finish (the operator waits for the shared slots to drain). */
-  stop(): void {
+  /**
+   * No new reconciles; running ones finish (the operator waits for the shared slots to drain). Returns how
+   * many starts were still queued (reconciles waiting for a slot or a requeue, timer runs scheduled): work
+   * left to the next holder.
+   */
+  stop(): number {
+    const left = this.queue.stopped ? 0 : this.queue.pending + this.timers.scheduled;
     this.queue.stop();
     this.timers.stopAll();
     this.daemons.stopAll('the operator stops leading');
     this.children.stopAll();
+    return left;
   }
 
   /** Starts or stops the object's timers and daemons for its newest known state. */
@@ -163,6 +170,15 @@ export class Controller implements WatchConsumer {
       if (!this.reconciler.holding(uid)) this.failures.reset(uid);
       return action;
     } catch (error) {
+      const refused = startRefusal(error);
+      if (refused) {
+        // The start gate refused the handler (the hold lapsed): the object is left as the cluster holds it.
+        this.env.logger.debug(`${refused.message}; left to the next holder`, {
+          resource: this.env.resource.plural,
+          uid,
+        });
+        return { kind: 'done' };
+      }
       const fenced = fencedWrite(error);
       if (fenced) {
         // The term is over and another replica leads: it handles the object from what the cluster holds.

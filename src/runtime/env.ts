@@ -2,7 +2,7 @@
  * What the components of one resource's controller share: the API client, the resource, the
  * logger, the term's signal, the clock (a test may move it), the operator's marks, where Events
  * go, the backoff after failures and the metrics. With leader election the client is the term's
- * fenced client: once the lease is lost it sends no write.
+ * fenced client: once the lease is lost it sends no write; the start gate starts no user code.
  */
 import type { Logger } from './api/context.js';
 import type { ResourceDescriptor } from './api/define.js';
@@ -21,6 +21,7 @@ import type { CrashGuard } from './crash-journal.js';
 import type { Secrecy } from './reconcile/essence.js';
 import type { SelfUpdateLimits } from './reconcile/self-updates.js';
 import type { TypedClient } from './effects/typed-client.js';
+import type { StartGate } from './start-gate.js';
 
 export interface ResourceEnv {
   client: KubeClient;
@@ -46,4 +47,9 @@ export interface ResourceEnv {
    * and declared access; default: one over `client` with the default field manager, every kind allowed.
    */
   typed?: TypedClient;
+  /**
+   * Asked at every start of user code for an object (start-gate.ts): the term's hold on the object's lease;
+   * absent in tests that need none (every start allowed).
+   */
+  gate?: StartGate;
 }

@@ -43,6 +43,7 @@ import { AccessTable } from './api/access.js';
 import { clientSlot } from './api/operator-client.js';
 import { DEFAULT_FIELD_MANAGER, TypedClient } from './effects/typed-client.js';
 import { SecondaryWatch } from './secondary-watch.js';
+import { startGate } from './start-gate.js';
 import type { WebhookOptions } from './webhooks/serve-webhooks.js';
 import type { WebhookServer } from './webhooks/webhook-server.js';
 
@@ -249,7 +250,7 @@ export class Operator {
       // no lease journal to count a crash from: the exit listener must tell which attempt crashed
       this.attempts.precise();
       this.role = 'leader';
-      this.running = this.lead(client, new TermFence(), report.resources, this.abort.signal);
+      this.running = this.lead(client, new TermFence(), () => undefined, report.resources, this.abort.signal);
       return;
     }
     const elector = new LeaderElector({
@@ -267,6 +268,7 @@ export class Operator {
         this.lead(
           client,
           new TermFence([elector.fence()]),
+          () => elector.lapse(),
           report.resources,
           signal,
           this.crashGuard(elector, takeover),
@@ -359,11 +361,13 @@ export class Operator {
    * One term: fresh controllers and watches until `signal` aborts, then the running handlers drain, for
    * at most the drain timeout. Every request of the term goes through `client` fenced by `fence` (the
    * lease's hold, with leader election): once it closes nothing more is written and what is in flight
-   * is aborted.
+   * is aborted. Every start of user code asks the term's start gate (start-gate.ts) first: refused once
+   * the fence would refuse a write; `lapse` ends the hold when the gate finds its deadline passed first.
    */
   private async lead(
     unfenced: KubeClient,
     fence: TermFence,
+    lapse: () => void,
     resources: ResourceDescriptor[],
     signal: AbortSignal,
     crash?: CrashGuard,
@@ -391,6 +395,11 @@ export class Operator {
     // A term's Events go through its own (fenced) client, so a replica that lost the lease posts none.
     const events = new EventRecorder({ client, logger: this.logger, metrics: this.metrics });
     const term: Term = { id: ++this.terms, controllers: [], watches: [] };
+    const hold = { fence, lapse };
+    const gate = startGate(
+      () => hold,
+      (reason) => this.metrics.startRefused(reason),
+    );
     this.term = term;
     const watching: Promise<void>[] = [];
     for (const resource of resources) {
@@ -408,6 +417,7 @@ export class Operator {
         secrecy: this.secrecy.get(describe(resource)),
         crash,
         typed,
+        gate,
       };
       term.controllers.push(new Controller(env, this.registry.handlersFor(resource), slots));
     }
@@ -448,7 +458,14 @@ export class Operator {
     // No reconcile starts once the term ends; the ones running finish (their writes are fenced if the lease is lost).
     const stopped = new Promise<void>((resolve) => {
       const end = () => {
-        for (const controller of term.controllers) controller.stop();
+        let left = 0;
+        for (const controller of term.controllers) left += controller.stop();
+        // A lost hold (not a stop): one line saying what the next leader finds to do.
+        if (!this.abort.signal.aborted) {
+          this.logger.warn(`${messageOf(signal.reason)}: ${left} queued start(s) left to the next leader`, {
+            left,
+          });
+        }
         resolve();
       };
       if (signal.aborted) end();

@@ -159,6 +159,14 @@ export class Queue {
     this.timers.delete(key);
   }
 
+  /**
+   * Keys with a reconcile still to start: waiting for a slot, due again after the running one (dirty), or
+   * waiting for a requeue timer (a retry's backoff, a delay).
+   */
+  get pending(): number {
+    return new Set([...this.queued, ...this.dirty, ...this.timers.keys()]).size;
+  }
+
   /** No new reconciles; running ones finish (wait for them with the slots' `drained`). */
   stop(): void {
     this.stopping = true;

@@ -97,6 +97,13 @@ export class Timers {
     this.entries.delete(uid);
   }
 
+  /** Timer runs scheduled and not yet started. */
+  get scheduled(): number {
+    let count = 0;
+    for (const entries of this.entries.values()) for (const entry of entries) if (entry.timer) count++;
+    return count;
+  }
+
   stopAll(): void {
     for (const uid of [...this.entries.keys()]) this.stop(uid);
   }

@@ -47,6 +47,8 @@ export class WatchEvents {
     for (const handler of this.handlers) {
       try {
         if (!matchesFilters(handler.options, body)) continue;
+        // the start gate (start-gate.ts): a replica whose hold lapsed calls no handler; the event is not its
+        if (this.env.gate?.refuse(uid)) return;
         const context: EventContext<unknown> = {
           type,
           body,

@@ -4,7 +4,7 @@
  * the handler's timeout, and what the attempt came to (outcome, progress record, the patch
  * that records it). Writing that patch is the caller's business (api-write).
  */
-import type { HandlerContext, Logger } from '../api/context.js';
+import type { HandlerContext } from '../api/context.js';
 import { isHandlerError } from '../api/errors.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceEnv } from '../env.js';
@@ -24,6 +24,7 @@ import { accessKind } from '../api/access.js';
 import { adoptChild } from '../ownership.js';
 import { DEFAULT_FIELD_MANAGER, TypedClient } from './typed-client.js';
 import { messageOf } from '../error-message.js';
+import { StartRefused } from '../start-gate.js';
 
 /** A timed-out attempt is permanent: the brand marks it so without a PermanentError instance. */
 function timedOut(seconds: number | undefined): Error {
@@ -46,13 +47,17 @@ interface Attempted {
  * (kopf awaits every handler to its end).
  */
 async function attempt(
+  env: ResourceEnv,
   step: Pick<RunStep, 'handler'>,
   context: HandlerContext<unknown, unknown, unknown>,
   abort: AbortController,
   now: Date,
-  logger: Logger,
   running: RunningAttempt | undefined,
 ): Promise<Attempted> {
+  // The start gate (start-gate.ts), asked at the last moment before the handler's code runs.
+  const refusal = env.gate?.refuse(context.uid);
+  if (refusal) throw new StartRefused(refusal);
+  const logger = context.logger;
   const left = timeLeft(step.handler.options, context.started, now);
   let timer: NodeJS.Timeout | undefined;
   let settled = false;
@@ -92,6 +97,15 @@ async function attempt(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Why a handler's signal aborts when its term ends: the term's own reason (with leader election it names
+ * the lease and why its hold ended, e.g. the renew deadline), else the operator's shutdown.
+ */
+function termEnded(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error && !(reason instanceof DOMException) ? reason : new Error('operator shutting down');
 }
 
 /**
@@ -218,14 +232,14 @@ export async function runHandler(
   const now = env.now();
   const started = step.record ? new Date(step.record.started) : now;
   const abort = new AbortController();
-  const onStop = () => abort.abort(new Error('operator shutting down'));
+  const onStop = () => abort.abort(termEnded(env.signal));
   env.signal.addEventListener('abort', onStop, { once: true });
   const context = contextFor(env, step, body, { started, now }, abort.signal);
   const running = begin(env, step, body, now, onCrash);
   let ended: Promise<void> | undefined;
   try {
     if (env.crash?.guarded()) await env.crash.record();
-    const attempted = await attempt(step, context, abort, now, context.logger, running);
+    const attempted = await attempt(env, step, context, abort, now, running);
     ended = attempted.ended;
     const result = attempted.result;
     const end = env.now();
@@ -330,7 +344,7 @@ export async function callSpawned(
 ): Promise<{ outcome: Outcome; patch: ObjectPatch; cancelled: boolean }> {
   const now = env.now();
   const abort = new AbortController();
-  const onStop = () => abort.abort(new Error(stop.aborted ? 'stopped' : 'operator shutting down'));
+  const onStop = () => abort.abort(env.signal.aborted ? termEnded(env.signal) : new Error('stopped'));
   const signals = [env.signal, stop];
   for (const signal of signals) signal.addEventListener('abort', onStop, { once: true });
   const step: RunStep = {
@@ -347,7 +361,15 @@ export async function callSpawned(
   if (env.signal.aborted || stop.aborted) onStop();
   const running = begin(env, step, body, now);
   try {
-    const { result, ended } = await attempt(step, context, abort, now, context.logger, running);
+    let attempted: Attempted;
+    try {
+      attempted = await attempt(env, step, context, abort, now, running);
+    } catch (error) {
+      if (!(error instanceof StartRefused)) throw error;
+      // Not started: nothing to record; the hold is over, so the caller stops as on a cancellation.
+      return { outcome: { kind: 'success' }, cancelled: true, patch: {} };
+    }
+    const { result, ended } = attempted;
     if (ended) await ended;
     const end = env.now();
     const cancelled = abort.signal.aborted && !result.ok && !isHandlerError(result.error);

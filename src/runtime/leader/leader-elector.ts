@@ -56,6 +56,11 @@ export interface LeaderElectorOptions extends Partial<LeaderTimings> {
    * in flight); undefined leaves it out. Read back by the next leader (`Takeover.journal`).
    */
   journal?: () => string | undefined;
+  /**
+   * The monotonic clock in ms the hold is measured on (default `performance.now`): tests pass a fake one to
+   * show that `holds()` turns false at the renew deadline whatever the timers did.
+   */
+  monotonic?: () => number;
 }
 
 /** How a term began: whose lease it took, whether that holder had released it, and its journal then. */
@@ -188,6 +193,7 @@ export class LeaderElector {
   private readonly logger: Logger;
   private readonly failures: FailureLog;
   private readonly journal: (() => string | undefined) | undefined;
+  private readonly clock: () => number;
   private observed: Observed | undefined;
   /** The last holder seen on the lease before the record observed now (decideLease's `lastHolder`). */
   private lastHolder: string | undefined;
@@ -195,10 +201,12 @@ export class LeaderElector {
   /** This replica's hold on the lease: open from a term's start until the lease is lost or released. */
   private hold: AbortController | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
+  /** Ends the term and the hold at the renew deadline (armed with each write; `lapse` may call it first). */
+  private expire: (() => void) | undefined;
   /** Monotonic send time of our last successful write of the lease (the start of its renew deadline). */
   private writtenAt: number | undefined;
   /** Monotonic time of the last read or write of the lease the server answered (the health check). */
-  private contactAt = performance.now();
+  private contactAt: number;
   /** How the next term began (set by the write that won the lease). */
   private takeover: Takeover = { previous: '', unreleased: false, journal: undefined };
   /** Callers of `writeJournal` waiting for the next renewal. */
@@ -217,10 +225,12 @@ export class LeaderElector {
     this.client = options.client;
     this.logger = options.logger;
     this.journal = options.journal;
+    this.clock = options.monotonic ?? (() => performance.now());
+    this.contactAt = this.clock();
     this.identity = options.identity ?? defaultIdentity();
     this.ref = { namespace: leaseNamespace(options.namespace), name: options.name };
     const lease = `${this.ref.namespace}/${this.ref.name}`;
-    this.failures = new FailureLog(this.logger, { lease, identity: this.identity });
+    this.failures = new FailureLog(this.logger, { lease, identity: this.identity }, this.clock);
   }
 
   isLeader(): boolean {
@@ -241,7 +251,7 @@ export class LeaderElector {
       !this.hold.signal.aborted &&
       this.holdsRecord() &&
       writtenAt !== undefined &&
-      performance.now() < writtenAt + this.timings.renewDeadlineMs
+      this.clock() < writtenAt + this.timings.renewDeadlineMs
     );
   }
 
@@ -279,7 +289,7 @@ export class LeaderElector {
    */
   problem(): string | undefined {
     if (!this.running) return undefined;
-    const silent = performance.now() - this.contactAt;
+    const silent = this.clock() - this.contactAt;
     if (silent <= this.timings.leaseDurationMs) return undefined;
     const seconds = Math.round(silent / 1000);
     const limit = this.timings.leaseDurationMs / 1000;
@@ -311,7 +321,7 @@ export class LeaderElector {
   async run(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<void> {
     if (this.running) throw new Error(`${describeLease(this.ref)}: this elector is already running`);
     this.running = true;
-    this.contactAt = performance.now();
+    this.contactAt = this.clock();
     this.callbacks = callbacks;
     // The term ends in the abort itself, not at the loop's next turn: the user's signal aborts at once.
     const onAbort = () => {
@@ -373,12 +383,12 @@ export class LeaderElector {
         continue;
       }
       const waiting = this.journalWaiters.splice(0);
-      const sentAt = performance.now();
+      const sentAt = this.clock();
       const outcome = await this.write(step, now, sentAt);
       for (const resolve of waiting) resolve(outcome === 'written' && this.holds());
       // A term starts only after the last one's work settled (it may hold the lease meanwhile), and not
       // on an answer that came after the renew deadline of its own write.
-      const inTime = performance.now() < sentAt + this.timings.renewDeadlineMs;
+      const inTime = this.clock() < sentAt + this.timings.renewDeadlineMs;
       if (outcome === 'written' && !this.term && !signal.aborted && this.workDone && inTime) this.startLeading(now);
       if (outcome === 'written') this.reportHolder(this.identity);
       mustRead = outcome !== 'written';
@@ -430,7 +440,7 @@ export class LeaderElector {
       }
       this.observe(undefined, Date.now(), false);
     }
-    this.contactAt = performance.now();
+    this.contactAt = this.clock();
     this.failures.succeeded(`reading ${describeLease(this.ref)}`);
     return this.observed;
   }
@@ -464,7 +474,7 @@ export class LeaderElector {
               timeoutMs,
             });
       this.observe(lease, now, true);
-      this.contactAt = performance.now();
+      this.contactAt = this.clock();
       this.writtenAt = sentAt;
       this.armDeadline(sentAt, now);
       this.failures.succeeded(what);
@@ -488,7 +498,7 @@ export class LeaderElector {
       return 'written';
     } catch (error) {
       if (error instanceof KubeError && (error.status === 409 || error.status === 404)) {
-        this.contactAt = performance.now();
+        this.contactAt = this.clock();
         if (error.status === 404) {
           // Our renewal found the lease deleted: the term is over at once; campaign again from the read.
           this.observe(undefined, Date.now(), false);
@@ -605,6 +615,7 @@ export class LeaderElector {
   private endHold(reason: string): void {
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;
+    this.expire = undefined;
     this.hold?.abort(new Error(reason));
   }
 
@@ -617,20 +628,40 @@ export class LeaderElector {
   private armDeadline(sentAt: number, sentAtWall: number): void {
     clearTimeout(this.deadlineTimer);
     const deadline = sentAt + this.timings.renewDeadlineMs;
-    const check = () => {
-      const left = deadline - performance.now();
-      if (left > 0) {
-        this.deadlineTimer = setTimeout(check, left);
-        return;
-      }
-      this.deadlineTimer = undefined;
+    const expire = () => {
+      this.expire = undefined;
       const since = new Date(sentAtWall).toISOString();
       const reason = `no renew within the renew deadline (${this.timings.renewDeadlineMs} ms since ${since})`;
       this.stopLeading(reason);
       this.endHold(reason);
       this.wake();
     };
-    this.deadlineTimer = setTimeout(check, Math.max(0, deadline - performance.now()));
+    const check = () => {
+      const left = deadline - this.clock();
+      if (left > 0) {
+        this.deadlineTimer = setTimeout(check, left);
+        return;
+      }
+      this.deadlineTimer = undefined;
+      expire();
+    };
+    this.expire = expire;
+    this.deadlineTimer = setTimeout(check, Math.max(0, deadline - this.clock()));
+  }
+
+  /**
+   * Ends the term and the hold now if the renew deadline of the last renewal has passed, as the deadline
+   * timer does when it fires. The start gate calls it when it finds `holds()` false first: after a freeze
+   * (SIGSTOP) or an event loop blocked by a handler, due timers and I/O callbacks run in an order of their
+   * own, and work queued meanwhile must not wait for the timer to be told the term is over.
+   */
+  lapse(): void {
+    const expire = this.expire;
+    const writtenAt = this.writtenAt;
+    if (!expire || writtenAt === undefined || this.clock() < writtenAt + this.timings.renewDeadlineMs) return;
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    expire();
   }
 
   private reportHolder(holder: string | undefined): void {

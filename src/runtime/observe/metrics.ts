@@ -53,6 +53,8 @@ export interface OperatorMetrics {
    */
   standby(): void;
   event(action: EventAction): void;
+  /** The start gate (start-gate.ts) refused to start user code for an object, by reason. */
+  startRefused(reason: string): void;
   /** The Prometheus text exposition of every metric in the registry. */
   scrape(): Promise<string>;
   readonly contentType: string;
@@ -142,6 +144,12 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     labelNames: ['action'] as const,
     registers,
   });
+  const refused = new Counter({
+    name: 'kopfgen_starts_refused_total',
+    help: 'Starts of user code for an object refused by the start gate (the hold on the lease lapsed), by reason.',
+    labelNames: ['reason'] as const,
+    registers,
+  });
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
 
   return {
@@ -179,6 +187,9 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     },
     event(action) {
       events.inc({ action });
+    },
+    startRefused(reason) {
+      refused.inc({ reason });
     },
     scrape: () => registry.metrics(),
     contentType: registry.contentType,
