@@ -224,12 +224,16 @@ describe('the start gate: a leader paused past its lease starts nothing once it 
         );
         assert.deepEqual(overlaps(all, leader.name, from, to, spin ? 'spin' : undefined), []);
 
-        const refusedLines = leader.output().match(/queued start\(s\) left to the next leader/g) ?? [];
+        const lost = leader
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('left to the next leader'));
         process.stdout.write(
           `# ${pause}: ${created.length} create runs for ${names.length} objects, ${doubled.length} run twice ` +
-            `(in flight at the pause); ${refusedLines.length} lost-hold line(s)\n`,
+            `(in flight at the pause); the paused replica said: ${lost.join(' | ')}\n`,
         );
-        assert.equal(refusedLines.length, 1, leader.output());
+        assert.equal(lost.length, 1, leader.output());
+        assert.match(lost[0], /stopped leading lease .*: \d+ queued start\(s\) left to the next leader/);
       } finally {
         for (const replica of replicas) {
           replica.child.kill('SIGCONT');

@@ -16,6 +16,7 @@ import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import type { RunStep } from '../../../src/runtime/reconcile/decide.js';
 import { policyEnv, myResourceDescriptor } from '../../helpers/resource-env.js';
 import { DEFAULT_MARKS } from '../../../src/runtime/reconcile/marks.js';
+import { StartRefused, type StartGate } from '../../../src/runtime/start-gate.js';
 
 const resource = myResourceDescriptor();
 const body = {
@@ -218,5 +219,58 @@ describe('callSpawned', () => {
     const result = await call;
     assert.equal(result.cancelled, true);
     assert.deepEqual(lines, [], lines.join('\n'));
+  });
+});
+
+describe('the start gate at the start of an attempt', () => {
+  const closed: StartGate = {
+    refuse: () => ({ reason: 'renew_deadline', message: 'no longer holds the lease ns/op' }),
+  };
+
+  it('a refused changing handler is not called: StartRefused, nothing recorded', async () => {
+    let called = 0;
+    const { step, env } = setup(() => void called++);
+    const asked: string[] = [];
+    env.gate = { refuse: (uid) => (asked.push(uid), closed.refuse(uid)) };
+    await assert.rejects(
+      runHandler(env, step, body),
+      (error: unknown) => error instanceof StartRefused && error.refusal.reason === 'renew_deadline',
+    );
+    assert.equal(called, 0);
+    assert.deepEqual(asked, ['u1'], 'asked for the object, once');
+    env.gate = { refuse: () => undefined };
+    await runHandler(env, step, body);
+    assert.equal(called, 1, 'an open gate lets it start');
+  });
+
+  it('a refused timer, daemon or child call is not called: cancelled, nothing to write', async () => {
+    let called = 0;
+    const registry = new Registry();
+    defineHandler(resource, 'tick').onTimer(() => void called++, { registry, interval: 1 });
+    const { env } = setup(() => undefined);
+    env.gate = closed;
+    const result = await callSpawned(env, registry.handlers[0], body, new AbortController().signal);
+    assert.equal(called, 0);
+    assert.equal(result.cancelled, true);
+    assert.deepEqual(result.patch, {});
+  });
+
+  it("a running handler's signal aborts with the term's reason, which names the lease", async () => {
+    let reason: unknown;
+    const { step, env, abort } = setup(
+      ({ signal }) =>
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => {
+            reason = signal.reason;
+            resolve(undefined);
+          }),
+        ),
+    );
+    const run = runHandler(env, step, body);
+    await new Promise((resolve) => setImmediate(resolve));
+    abort.abort(new Error('stopped leading lease ns/op: no renew within the renew deadline (4000 ms since …)'));
+    await run;
+    assert.ok(reason instanceof Error);
+    assert.match(reason.message, /^stopped leading lease ns\/op: no renew/);
   });
 });

@@ -89,6 +89,16 @@ describe('metrics facade', () => {
     assert.equal(value(text, 'kopfgen_leader'), 0);
   });
 
+  it('starts the start gate refused, by reason', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    metrics.startRefused('renew_deadline');
+    metrics.startRefused('not_held');
+    metrics.startRefused('not_held');
+    const text = await metrics.scrape();
+    assert.equal(value(text, 'kopfgen_starts_refused_total{reason="renew_deadline"}'), 1);
+    assert.equal(value(text, 'kopfgen_starts_refused_total{reason="not_held"}'), 2);
+  });
+
   it('two operators in one process keep separate registries; process metrics are on by default', async () => {
     const a = createMetrics();
     const b = createMetrics();
