@@ -9,7 +9,7 @@
  * (deleting an owner deletes the objects whose ownerReferences name its uid, unless `Orphan`).
  *
  * A custom resource whose schema data it was given (`<Kind>SchemaText`) is admitted as the API server
- * admits it (`schema-check.ts`: pruned, defaulted, validated; a refusal is the server's 422 `Invalid`
+ * admits it (`runtime/admission/schema-admission.ts`: pruned, defaulted, validated; a refusal is the server's 422 `Invalid`
  * ApiError). Kinds without schema data (built-in kinds, another operator's) are checked for their shape
  * only: apiVersion and kind those of the resource, a DNS-subdomain name.
  *
@@ -34,7 +34,7 @@ import {
 import { accessKind, apiVersionOf, resourceName } from '../runtime/api/access.js';
 import type { KubernetesObject, ObjectMeta } from '../runtime/api/kube-types.js';
 import { applyMergePatch, clone, deepEqual, isKubernetesObject, isPlainObject } from '../runtime/json.js';
-import { admitObject, type FieldError } from './schema-check.js';
+import { admitObject, type FieldError } from '../runtime/admission/schema-admission.js';
 import { parseSchemaData, type SchemaData } from './sample-objects.js';
 
 /** A resource as the fake addresses it: from a descriptor or a ResourceRef. */

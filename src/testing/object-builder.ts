@@ -9,7 +9,7 @@
 import type { KubernetesObject } from '../runtime/api/kube-types.js';
 import type { ResourceDescriptor } from '../runtime/api/resource.js';
 import { applyMergePatch, clone, isKubernetesObject, isPlainObject } from '../runtime/json.js';
-import { admitObject, versionSchema } from './schema-check.js';
+import { admitObject, versionSchema } from '../runtime/admission/schema-admission.js';
 import type { JsonSchema, SchemaData } from './sample-objects.js';
 
 /**

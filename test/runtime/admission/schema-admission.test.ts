@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { admitObject } from '../../src/testing/index.js';
-import { gizmoData } from '../helpers/gizmos.js';
+import { admitObject } from '../../../src/runtime/admission/schema-admission.js';
+import { gizmoData } from '../../helpers/gizmos.js';
 
 const data = gizmoData({
   type: 'object',

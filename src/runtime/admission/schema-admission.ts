@@ -10,9 +10,9 @@
  * (`x-kubernetes-validations`), list-type uniqueness and admission webhooks; a test of those needs a
  * server (`startOperator`).
  */
-import type { KubernetesObject } from '../runtime/api/kube-types.js';
-import { clone, isPlainObject } from '../runtime/json.js';
-import { parseSchemaData, type JsonSchema, type SchemaData } from './sample-objects.js';
+import type { KubernetesObject } from '../api/kube-types.js';
+import { clone, isPlainObject } from '../json.js';
+import { parseSchemaData, type JsonSchema, type SchemaData } from './schema-data.js';
 
 /** One refusal, as the API server words a field error: `spec.replicas: Invalid value: -1: …`. */
 export interface FieldError {
