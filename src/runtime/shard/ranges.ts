@@ -15,10 +15,12 @@ const PRIME = 0x100000001b3n;
 /** The field KEP-5866 hashes for a range of objects (its other choice, the namespace, is not used here). */
 export const SHARD_FIELD = 'object.metadata.uid';
 
+const encoder = new TextEncoder();
+
 /** The 64-bit FNV-1a hash of `text`'s UTF-8 bytes. */
 export function fnv1a64(text: string): bigint {
   let hash = OFFSET_BASIS;
-  for (const byte of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(byte)) * PRIME) & MASK;
+  for (const byte of encoder.encode(text)) hash = ((hash ^ BigInt(byte)) * PRIME) & MASK;
   return hash;
 }
 
