@@ -22,7 +22,9 @@ export type RefusalReason =
   /** The hold's renew deadline had passed before the deadline timer ended the term (a freeze, a blocked loop). */
   | 'renew_deadline'
   /** The hold was already over: the lease lost, released or rewritten, the term ended or past its drain timeout. */
-  | 'not_held';
+  | 'not_held'
+  /** The object's hash range is being handed over: what runs finishes, nothing new starts (shard/). */
+  | 'range_handover';
 
 export interface Refusal {
   reason: RefusalReason;
@@ -36,6 +38,11 @@ export interface Hold {
   fence: Pick<WriteFence, 'refuse' | 'signal'>;
   /** Ends the hold now if its renew deadline has passed (LeaderElector.lapse); idempotent. */
   lapse(): void;
+  /**
+   * Why new starts are refused while the fence still lets writes out (a range drained before its hand-over:
+   * running handlers finish and write their outcomes); undefined when they are not.
+   */
+  handover?(): string | undefined;
 }
 
 export interface StartGate {
@@ -57,7 +64,12 @@ export function startGate(holdOf: (uid: string) => Hold, refused: (reason: Refus
     refuse(uid) {
       const hold = holdOf(uid);
       const message = hold.fence.refuse();
-      if (message === undefined) return undefined;
+      if (message === undefined) {
+        const handover = hold.handover?.();
+        if (handover === undefined) return undefined;
+        refused('range_handover');
+        return { reason: 'range_handover', message: handover };
+      }
       // The fence's signal still open: only the clock said no, the deadline timer has not run yet.
       const reason: RefusalReason = hold.fence.signal.aborted ? 'not_held' : 'renew_deadline';
       refused(reason);
