@@ -190,6 +190,14 @@ export interface WatchOptions {
   signal: AbortSignal;
   logger: Logger;
   reporter?: WatchReporter;
+  /**
+   * KEP-5866's `shardSelector` (shard/ranges.ts), sent with every list and watch request: a 1.36+ server
+   * with the feature sends only the objects of those hash ranges; any other ignores it and sends all, so
+   * the consumer filters as well (shard/range-filter.ts), told by `listMetadata` whether it was honoured.
+   */
+  shardSelector?: () => string | undefined;
+  /** Each list page's `metadata` (its `shardInfo` says whether the shard selector was applied). */
+  listMetadata?: (metadata: Record<string, unknown>) => void;
 }
 
 export const DEFAULT_IDLE_SECONDS = 60;
@@ -230,9 +238,14 @@ async function fetchPage(
   options: WatchOptions,
 ): Promise<WatcherInput> {
   try {
-    const query = { limit: state.unpaginated ? undefined : (options.pageSize ?? 500), continue: state.continueToken };
+    const query = {
+      limit: state.unpaginated ? undefined : (options.pageSize ?? 500),
+      continue: state.continueToken,
+      shardSelector: options.shardSelector?.(),
+    };
     const page: unknown = await client.request('GET', path, { query, timeoutMs: 60_000 });
     const meta = isPlainObject(page) && isPlainObject(page.metadata) ? page.metadata : {};
+    options.listMetadata?.(meta);
     const items = isPlainObject(page) && Array.isArray(page.items) ? page.items.filter(isKubernetesObject) : [];
     const continueToken = typeof meta.continue === 'string' && meta.continue ? meta.continue : undefined;
     return { kind: 'page', page: { items, continueToken, resourceVersion: String(meta.resourceVersion ?? '') } };
@@ -274,7 +287,13 @@ export async function watchResource(
       feed({ kind: 'waited' });
     } else {
       const timeoutSeconds = options.timeoutSeconds ?? watchTimeoutSeconds(idleSeconds);
-      const query = { watch: 1, resourceVersion: current.resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
+      const query = {
+        watch: 1,
+        resourceVersion: current.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        shardSelector: options.shardSelector?.(),
+      };
       const onLine = (event: unknown) => {
         feed({ kind: 'event', event });
         if (state.phase !== 'watching') throw new LeftWatching();

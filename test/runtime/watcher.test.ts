@@ -1,8 +1,11 @@
 /** The watcher's state machine: given a state and an input, the next state, the store's steps, the note. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KubeError } from '../../src/runtime/kube/client.js';
+import { KubeError, type KubeClient } from '../../src/runtime/kube/client.js';
+import { createLogger } from '../../src/runtime/effects/log.js';
+import { myResourceDescriptor } from '../helpers/resource-env.js';
 import {
+  watchResource,
   watchTimeoutSeconds,
   initialState,
   transition,
@@ -145,5 +148,32 @@ describe('watcher: timeouts', () => {
         watchTimeoutSeconds(idle, () => random),
         want,
       );
+  });
+});
+
+describe('watchResource: the shard selector', () => {
+  it('is sent with the list and the watch; each list page metadata is reported', async () => {
+    const asked: Record<string, unknown>[] = [];
+    const metas: Record<string, unknown>[] = [];
+    const stop = new AbortController();
+    const client = {
+      request: async (_method: string, _path: string, options: { query?: Record<string, unknown> }) => {
+        asked.push({ list: options.query?.shardSelector });
+        return { metadata: { resourceVersion: '5', shardInfo: { selector: 'S' } }, items: [] };
+      },
+      stream: async (_path: string, query: Record<string, unknown>) => {
+        asked.push({ watch: query.shardSelector });
+        stop.abort();
+      },
+    };
+    const consumer = { upsert: () => undefined, delete: () => undefined, listed: () => undefined };
+    await watchResource(client as unknown as KubeClient, myResourceDescriptor(), consumer, {
+      signal: stop.signal,
+      logger: createLogger({ write: () => undefined }),
+      shardSelector: () => 'S',
+      listMetadata: (meta) => void metas.push(meta),
+    });
+    assert.deepEqual(asked, [{ list: 'S' }, { watch: 'S' }]);
+    assert.deepEqual(metas, [{ resourceVersion: '5', shardInfo: { selector: 'S' } }]);
   });
 });
