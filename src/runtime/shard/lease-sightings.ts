@@ -56,20 +56,7 @@ export class LeaseSightings {
   look(leases: readonly Lease[], now: number): void {
     this.firstLook ??= now;
     const listed = new Set<string>();
-    for (const lease of leases) {
-      const name = lease.metadata.name;
-      if (!name.startsWith(`${this.id}-`)) continue;
-      listed.add(name);
-      const record = recordOf(lease);
-      const before = this.seen.get(name);
-      const unchanged = before?.record !== undefined && sameRecord(before.record, record);
-      this.seen.set(name, {
-        record,
-        observedAt: unchanged && before ? before.observedAt : now,
-        lastHolder: unchanged ? before?.lastHolder : (before?.record?.holderIdentity ?? before?.lastHolder),
-        lease,
-      });
-    }
+    for (const lease of leases) if (this.saw(lease, now)) listed.add(lease.metadata.name);
     for (const [name, before] of this.seen) {
       if (listed.has(name) || before.record === undefined) continue;
       this.seen.set(name, {
@@ -79,6 +66,22 @@ export class LeaseSightings {
         lease: undefined,
       });
     }
+  }
+
+  /** One Lease as read or as a write answered it; false when it is not one of this operator's. */
+  saw(lease: Lease, now: number): boolean {
+    const name = lease.metadata.name;
+    if (!name.startsWith(`${this.id}-`)) return false;
+    const record = recordOf(lease);
+    const before = this.seen.get(name);
+    const unchanged = before?.record !== undefined && sameRecord(before.record, record);
+    this.seen.set(name, {
+      record,
+      observedAt: unchanged && before ? before.observedAt : now,
+      lastHolder: unchanged ? before?.lastHolder : (before?.record?.holderIdentity ?? before?.lastHolder),
+      lease,
+    });
+    return true;
   }
 
   get(name: string): Sighting | undefined {

@@ -69,13 +69,16 @@ export function decideRange(view: RangeView): RangeStep {
   const mine = record?.holderIdentity === identity && view.own;
   if (view.holding && !mine) return { kind: 'lost', holder: record?.holderIdentity ?? '' };
   if (mine && record) {
-    if (view.assigned) return { kind: 'keep' };
-    if (!view.drained) return { kind: 'drain' };
     const { leaseTransitions } = record;
-    return {
+    const release: RangeStep = {
       kind: 'release',
       record: { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions },
     };
+    // Our record, but no term of ours on it (the member hold lapsed since): a new term needs a new write.
+    if (!view.holding)
+      return view.assigned ? { kind: 'take', record: ours(view, leaseTransitions + 1), previous: identity } : release;
+    if (view.assigned) return { kind: 'keep' };
+    return view.drained ? release : { kind: 'drain' };
   }
   const look = (until: number, holder: string): RangeStep => ({
     kind: 'wait',

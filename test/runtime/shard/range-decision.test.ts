@@ -76,6 +76,19 @@ const cases: { name: string; given: RangeView; want: RangeStep }[] = [
     },
   },
   {
+    name: 'our record but no term of ours (the member hold lapsed since), assigned to us: a new term, a new write',
+    given: view({ record: held('me', 2), own: true }),
+    want: take('me', 3),
+  },
+  {
+    name: 'our record but no term of ours, assigned away: released (nothing of it runs)',
+    given: view({ record: held('me', 2), own: true, assigned: false }),
+    want: {
+      kind: 'release',
+      record: { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: NOW, renewTime: NOW, leaseTransitions: 2 },
+    },
+  },
+  {
     name: 'our term, but the Lease now names another: lost at once',
     given: view({ record: held('other'), holding: true }),
     want: { kind: 'lost', holder: 'other' },
