@@ -97,10 +97,13 @@ export class Timers {
     this.entries.delete(uid);
   }
 
-  /** Timer runs scheduled and not yet started. */
+  /** Timer runs scheduled and not yet started that would run (their filters match the object now). */
   get scheduled(): number {
     let count = 0;
-    for (const entries of this.entries.values()) for (const entry of entries) if (entry.timer) count++;
+    for (const [uid, entries] of this.entries) {
+      const body = this.host.current(uid);
+      for (const entry of entries) if (entry.timer && body && matchesFilters(entry.handler.options, body)) count++;
+    }
     return count;
   }
 

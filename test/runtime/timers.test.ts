@@ -92,6 +92,22 @@ describe('Timers', () => {
     assert.equal(calls, seen, 'no run after stop');
   });
 
+  it('counts the runs scheduled that would run: a timer whose filters do not match the object is not one', () => {
+    const registry = new Registry();
+    defineHandler(myResourceDescriptor(), 'every').onTimer(() => undefined, { registry, interval: 60 });
+    defineHandler(myResourceDescriptor(), 'labelled').onTimer(() => undefined, {
+      registry,
+      interval: 60,
+      labels: { timer: 'yes' },
+    });
+    const fixture = spawnFixture();
+    const timers = new Timers(fixture.env, registry.handlers, fixture.host);
+    timers.seen('u1', fixture.body());
+    assert.equal(timers.scheduled, 1);
+    timers.stopAll();
+    assert.equal(timers.scheduled, 0);
+  });
+
   it('a deletion marked stops it; an error is logged and the schedule goes on', async () => {
     const registry = new Registry();
     let calls = 0;
