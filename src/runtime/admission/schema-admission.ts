@@ -5,13 +5,16 @@
  * `x-kubernetes-preserve-unknown-fields`; an embedded resource keeps apiVersion, kind and metadata),
  * `null` dropped where the schema is not `nullable` and defaults filled in (`structuraldefaulting`), then
  * the value validated (kube-openapi's `validate`: type, `nullable`, `required`, `enum`, bounds,
- * lengths, item counts, `pattern`, the formats the server checks, int-or-string) and the metadata's
- * name (a DNS subdomain, as the server demands of a custom resource). What it does not check: CEL rules
- * (`x-kubernetes-validations`), list-type uniqueness and admission webhooks; a test of those needs a
- * server (`startOperator`).
+ * lengths, item and property counts, `pattern`, the formats the server checks, int-or-string, integers
+ * within int64), the metadata (`metadata-check.ts`), then, when nothing above refused a type, the CEL
+ * validation rules (`cel-rules.ts`, given the stored object an update replaces for transition rules).
+ * What it does not check: list-type uniqueness and admission webhooks; a test of those needs a server
+ * (`startOperator`).
  */
 import type { KubernetesObject } from '../api/kube-types.js';
 import { clone, isPlainObject } from '../json.js';
+import { hasRules, ruleErrors } from './cel-rules.js';
+import { metadataErrors } from './metadata-check.js';
 import { parseSchemaData, type JsonSchema, type SchemaData } from './schema-data.js';
 
 /** One refusal, as the API server words a field error: `spec.replicas: Invalid value: -1: …`. */
@@ -20,9 +23,6 @@ export interface FieldError {
   path: string;
   message: string;
 }
-
-/** A DNS-1123 subdomain: the name the API server demands of a custom resource. */
-const SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Formats kube-openapi checks on strings (the others, and unknown ones, pass as any string). */
 const FORMATS: Record<string, RegExp> = {
@@ -42,13 +42,15 @@ function join(path: string, key: string): string {
 /**
  * Prunes unknown fields, drops non-nullable nulls and fills defaults, in place of a copy; returns it.
  * `root`: the object's root, whose apiVersion, kind and metadata are the server's, never pruned.
+ * `kept`: under an array with `x-kubernetes-preserve-unknown-fields`, whose items keep their unknown
+ * fields (`structuralpruning`'s `skipPrune` goes through a list to its items' known properties).
  */
-function pruneAndDefault(value: unknown, schema: JsonSchema, root: boolean): unknown {
+function pruneAndDefault(value: unknown, schema: JsonSchema, root: boolean, kept = false): unknown {
+  const preserve = kept || schema['x-kubernetes-preserve-unknown-fields'] === true;
   if (Array.isArray(value))
-    return schema.items ? value.map((v) => pruneAndDefault(v, schema.items ?? {}, false)) : value;
+    return schema.items ? value.map((v) => pruneAndDefault(v, schema.items ?? {}, false, preserve)) : value;
   if (!isPlainObject(value)) return value;
   const properties = schema.properties ?? {};
-  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
   const keep = root || schema['x-kubernetes-embedded-resource'] === true ? EMBEDDED_KEYS : [];
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(value)) {
@@ -64,10 +66,18 @@ function pruneAndDefault(value: unknown, schema: JsonSchema, root: boolean): unk
   return out;
 }
 
+/**
+ * An integer the server can hold: within int64. A larger whole number is decoded as a float64 by the
+ * server's JSON decoder, so it is a `number`, not an `integer`.
+ */
+function isInt64(value: number): boolean {
+  return Number.isInteger(value) && value >= -9223372036854775808 && value < 9223372036854775808;
+}
+
 function typeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'number') return isInt64(value) ? 'integer' : 'number';
   return typeof value;
 }
 
@@ -76,7 +86,7 @@ function fits(type: JsonSchema['type'], value: unknown): boolean {
     case undefined:
       return true;
     case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
+      return typeof value === 'number' && isInt64(value);
     case 'number':
       return typeof value === 'number';
     case 'array':
@@ -100,7 +110,7 @@ function check(value: unknown, schema: JsonSchema, path: string, out: FieldError
     return;
   }
   if (schema['x-kubernetes-int-or-string']) {
-    if (!(typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))))
+    if (!(typeof value === 'string' || (typeof value === 'number' && isInt64(value))))
       out.push({
         path,
         message: `Invalid value: ${JSON.stringify(value)}: ${path} in body must be of type integer or string`,
@@ -150,6 +160,17 @@ function check(value: unknown, schema: JsonSchema, path: string, out: FieldError
         out.push({ path: join(path, key), message: 'Required value: must not be empty' });
   }
   if (isPlainObject(value)) {
+    const count = Object.keys(value).length;
+    if (schema.minProperties !== undefined && count < schema.minProperties)
+      out.push({
+        path,
+        message: `Invalid value: ${count}: ${path} in body should have at least ${schema.minProperties} properties`,
+      });
+    if (schema.maxProperties !== undefined && count > schema.maxProperties)
+      out.push({
+        path,
+        message: `Invalid value: ${count}: ${path} in body should have at most ${schema.maxProperties} properties`,
+      });
     for (const key of schema.required ?? [])
       if (value[key] === undefined) out.push({ path: join(path, key), message: `Required value` });
     for (const [key, child] of Object.entries(value)) {
@@ -169,14 +190,27 @@ export function versionSchema(data: SchemaData | string, version: string): { dat
   return { data: parsed, schema };
 }
 
+/** What an admission is told beside the object. */
+export interface AdmitOptions {
+  /** On an update, the object as stored before it: transition rules (`oldSelf`) are evaluated against it. */
+  old?: unknown;
+}
+
+/** A type error blocks the rules (apiextensions' `hasBlockingErr`): they would see values of the wrong type. */
+function blocking(errors: FieldError[]): boolean {
+  return errors.some((e) => / must be of type /.test(e.message) || e.message.startsWith('Unsupported value'));
+}
+
 /**
  * `object` as the API server would store it (pruned, nulls dropped, defaults filled in) and the field
  * errors it would refuse it with (none: it is accepted). `version`: default the storage version.
+ * Throws a `CelRuleError` when a validation rule of the schema cannot be compiled.
  */
 export function admitObject(
   data: SchemaData | string,
   object: unknown,
   version?: string,
+  options: AdmitOptions = {},
 ): { object: KubernetesObject; errors: FieldError[] } {
   const parsed = parseSchemaData(data);
   const { schema } = versionSchema(parsed, version ?? parsed.storage);
@@ -185,16 +219,7 @@ export function admitObject(
   const apiVersion = `${parsed.group}/${version ?? parsed.storage}`;
   if (object.apiVersion !== apiVersion) errors.push({ path: 'apiVersion', message: `must be ${apiVersion}` });
   if (object.kind !== parsed.kind) errors.push({ path: 'kind', message: `must be ${parsed.kind}` });
-  const metadata = isPlainObject(object.metadata) ? object.metadata : {};
-  const name = metadata.name;
-  if (typeof name !== 'string' || name === '') {
-    if (metadata.generateName === undefined)
-      errors.push({ path: 'metadata.name', message: 'Required value: name or generateName is required' });
-  } else if (!SUBDOMAIN.test(name))
-    errors.push({
-      path: 'metadata.name',
-      message: `Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`,
-    });
+  errors.push(...metadataErrors(object.metadata));
   const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = schema.properties ?? {};
   // apiVersion, kind and metadata are the server's own (always there): the root's `required` of them holds.
   const required = (schema.required ?? []).filter((key) => !['apiVersion', 'kind', 'metadata'].includes(key));
@@ -203,5 +228,14 @@ export function admitObject(
   const stored = isPlainObject(admitted) ? admitted : {};
   const { apiVersion: _av, kind: _kd, metadata: _md, ...fields } = stored;
   check(fields, { ...body, type: 'object' }, '', errors);
+  // The one call into the rules: the seam an admission outside the kit (webhooks) shares.
+  if (!hasRules(schema)) return { object: stored, errors };
+  if (blocking(errors))
+    errors.push({
+      path: '<nil>',
+      message:
+        'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    });
+  else errors.push(...ruleErrors(schema, stored, isPlainObject(options.old) ? options.old : undefined));
   return { object: stored, errors };
 }
