@@ -84,7 +84,8 @@ export function emitConversionModule(crd: CrdModel, conversion: NamedConversion)
 /**
  * A schema node as JSON Schema again (the CRD's structural subset): types, properties, `required`,
  * items, maps, enums, nullability, the `x-kubernetes-*` shapes, and the value constraints that decide
- * which objects are valid (bounds, lengths, pattern, format, default). Descriptions and examples are
+ * which objects are valid (bounds, lengths, item and property counts, pattern, format, default, the
+ * CEL validation rules). Descriptions and examples are
  * left out: the data is for generating and checking objects, not for reading.
  */
 export function schemaData(node: SchemaNode): Record<string, unknown> {
@@ -108,6 +109,7 @@ export function schemaData(node: SchemaNode): Record<string, unknown> {
       if (node.items) out.items = schemaData(node.items);
       if (node.listType) out['x-kubernetes-list-type'] = node.listType;
       if (node.listMapKeys) out['x-kubernetes-list-map-keys'] = node.listMapKeys;
+      if (node.preserveUnknownFields) out['x-kubernetes-preserve-unknown-fields'] = true;
       break;
     case 'int-or-string':
       out['x-kubernetes-int-or-string'] = true;
@@ -129,11 +131,14 @@ export function schemaData(node: SchemaNode): Record<string, unknown> {
     'maxLength',
     'minItems',
     'maxItems',
+    'minProperties',
+    'maxProperties',
     'pattern',
   ] as const)
     if (d[key] !== undefined) out[key] = d[key];
   if (d.exclusiveMinimum) out.exclusiveMinimum = true;
   if (d.exclusiveMaximum) out.exclusiveMaximum = true;
+  if (d.validations && d.validations.length > 0) out['x-kubernetes-validations'] = d.validations;
   return out;
 }
 

@@ -20,6 +20,8 @@ export function tagLines(doc: DocTags): string[] {
   if (doc.maxLength !== undefined) tags.push(`@maxLength ${doc.maxLength}`);
   if (doc.minItems !== undefined) tags.push(`@minItems ${doc.minItems}`);
   if (doc.maxItems !== undefined) tags.push(`@maxItems ${doc.maxItems}`);
+  if (doc.minProperties !== undefined) tags.push(`@minProperties ${doc.minProperties}`);
+  if (doc.maxProperties !== undefined) tags.push(`@maxProperties ${doc.maxProperties}`);
   if (doc.pattern !== undefined) tags.push(`@pattern ${doc.pattern}`);
   if (doc.example !== undefined) tags.push(`@example ${JSON.stringify(doc.example)}`);
   if (doc.validations) {

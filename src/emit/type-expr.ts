@@ -56,6 +56,14 @@ function baseExpr(node: SchemaNode, types: TypeNames): string {
     case 'array': {
       if (!node.items) return 'unknown[]';
       const item = typeExpr(node.items, types);
+      // Items of a list under x-kubernetes-preserve-unknown-fields keep their unknown fields (the
+      // server's pruning skips through the list): a closed object item type is opened.
+      if (
+        node.preserveUnknownFields &&
+        node.items.type === 'object' &&
+        indexSignature(node.items, [], types) === undefined
+      )
+        return `(${item} & { [key: string]: unknown })[]`;
       return isUnion(node.items) ? `(${item})[]` : `${item}[]`;
     }
     case 'int-or-string':

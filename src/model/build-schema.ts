@@ -7,7 +7,7 @@ import { pointerAppend, type Diagnostic } from '../diagnostics.js';
 import type { DocMap, DocNode, DocSource } from '../load/doc-tree.js';
 import { diag, isTrue, num, plain, str } from './doc-read.js';
 import { enumValueFits } from './validate-schema.js';
-import type { DocTags, ObjectNode, PropertyNode, ScalarNode, SchemaNode } from './ir.js';
+import type { ArrayNode, DocTags, ObjectNode, PropertyNode, ScalarNode, SchemaNode } from './ir.js';
 
 export interface SchemaContext {
   source: DocSource;
@@ -63,7 +63,19 @@ export function buildSchema(ctx: SchemaContext, node: DocNode | undefined, point
         kw.listMapKeys?.kind === 'seq'
           ? kw.listMapKeys.items.map((k) => str(k)).filter((k): k is string => !!k)
           : undefined;
-      return { type: 'array', pointer, pos, description, nullable, doc, items, listType, listMapKeys: keys };
+      const array: ArrayNode = {
+        type: 'array',
+        pointer,
+        pos,
+        description,
+        nullable,
+        doc,
+        items,
+        listType,
+        listMapKeys: keys,
+      };
+      if (kw.preserve) array.preserveUnknownFields = true;
+      return array;
     }
     case 'string':
     case 'integer':
@@ -222,6 +234,12 @@ function readKeywords(map: DocMap): Keywords {
       case 'pattern':
         (tags ??= {}).pattern = str(value);
         break;
+      case 'minProperties':
+        (tags ??= {}).minProperties = num(value);
+        break;
+      case 'maxProperties':
+        (tags ??= {}).maxProperties = num(value);
+        break;
       case 'x-kubernetes-validations':
         (tags ??= {}).validations = readValidations(value);
         break;
@@ -252,13 +270,21 @@ function readEnum(type: ScalarNode['type'], node: DocNode): Pick<ScalarNode, 'en
   return values.length === 0 && node.items.length > 0 ? { enum: values, noValue: true } : { enum: values };
 }
 
-/** The rules for JSDoc; one that is not a list, or a rule without `rule`, is `validate-schema.ts`'s error. */
+/**
+ * The rules, for JSDoc and the schema data (every field the API server reads of one); one that is not
+ * a list, or a rule without `rule`, is `validate-schema.ts`'s error.
+ */
 function readValidations(node: DocNode | undefined): DocTags['validations'] {
   const raw = plain(node);
   if (!Array.isArray(raw)) return undefined;
-  return raw
-    .filter(
-      (r): r is { rule: string; message?: string } => typeof r === 'object' && r !== null && typeof r.rule === 'string',
-    )
-    .map((r) => (typeof r.message === 'string' ? { rule: r.rule, message: r.message } : { rule: r.rule }));
+  const out: NonNullable<DocTags['validations']> = [];
+  for (const r of raw) {
+    if (typeof r !== 'object' || r === null || typeof r.rule !== 'string') continue;
+    const rule: NonNullable<DocTags['validations']>[number] = { rule: r.rule };
+    for (const key of ['message', 'messageExpression', 'reason', 'fieldPath'] as const)
+      if (typeof r[key] === 'string') rule[key] = r[key];
+    if (r.optionalOldSelf === true) rule.optionalOldSelf = true;
+    out.push(rule);
+  }
+  return out;
 }

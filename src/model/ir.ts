@@ -27,7 +27,17 @@ export interface DocTags {
   maxItems?: number;
   pattern?: string;
   example?: unknown;
-  validations?: { rule: string; message?: string }[];
+  minProperties?: number;
+  maxProperties?: number;
+  /** `x-kubernetes-validations`, each with what the API server reads of it. */
+  validations?: {
+    rule: string;
+    message?: string;
+    messageExpression?: string;
+    reason?: string;
+    fieldPath?: string;
+    optionalOldSelf?: boolean;
+  }[];
 }
 
 interface NodeBase extends Located {
@@ -59,6 +69,8 @@ export interface ArrayNode extends NodeBase {
   items?: SchemaNode;
   listType?: 'atomic' | 'set' | 'map';
   listMapKeys?: string[];
+  /** `x-kubernetes-preserve-unknown-fields: true` on the list: its items keep their unknown fields. */
+  preserveUnknownFields?: boolean;
 }
 
 export interface ScalarNode extends NodeBase {
