@@ -34,6 +34,7 @@ import {
 import { accessKind, apiVersionOf, resourceName } from '../runtime/api/access.js';
 import type { KubernetesObject, ObjectMeta } from '../runtime/api/kube-types.js';
 import { applyMergePatch, clone, deepEqual, isKubernetesObject, isPlainObject } from '../runtime/json.js';
+import { metadataErrors } from '../runtime/admission/metadata-check.js';
 import { admitObject, type FieldError } from '../runtime/admission/schema-admission.js';
 import { parseSchemaData, type SchemaData } from './sample-objects.js';
 
@@ -185,12 +186,16 @@ export function fakeClient(options: FakeClientOptions = {}): FakeClient {
     return namespace;
   }
 
-  /** The object as the server would store it, or its 422; apiVersion, kind and metadata checked for every kind. */
+  /**
+   * The object as the server would store it, or its 422; apiVersion, kind and metadata checked for
+   * every kind. `old`: the stored object an update replaces (the transition rules' `oldSelf`).
+   */
   function admit(
     verb: ClientVerb,
     r: Resource,
     object: KubernetesObject,
     namespace: string | undefined,
+    old?: KubernetesObject,
   ): KubernetesObject {
     const name = object.metadata?.name;
     const full: KubernetesObject = {
@@ -212,21 +217,14 @@ export function fakeClient(options: FakeClientOptions = {}): FakeClient {
           'NotFound',
           `the server could not find the requested resource (${apiVersionOf(r)} ${r.plural})`,
         );
-      ({ object: stored, errors } = admitObject(data, full, r.version));
+      ({ object: stored, errors } = admitObject(data, full, r.version, { old }));
     } else {
       stored = full;
       errors = [];
       if (full.apiVersion !== apiVersionOf(r))
         errors.push({ path: 'apiVersion', message: `must be ${apiVersionOf(r)}` });
       if (full.kind !== r.kind) errors.push({ path: 'kind', message: `must be ${r.kind}` });
-      if (
-        typeof name !== 'string' ||
-        !/^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name)
-      )
-        errors.push({
-          path: 'metadata.name',
-          message: `Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 subdomain`,
-        });
+      errors.push(...metadataErrors(full.metadata));
     }
     if (errors.length > 0) {
       const what = `${r.kind}.${r.group || 'core'} ${JSON.stringify(name ?? '')}`;
@@ -412,7 +410,7 @@ export function fakeClient(options: FakeClientOptions = {}): FakeClient {
         const patch = removals(applied.get(managerKey), r.statusSubresource ? main : body);
         const merged = applyMergePatch(before, patch);
         if (!isKubernetesObject(merged)) throw new TypeError('apply made a non-object');
-        const admitted = admit('apply', r, merged, namespace);
+        const admitted = admit('apply', r, merged, namespace, before);
         if (opts.dryRun) return viewed(r, admitted) as never;
         applied.set(managerKey, body);
         return viewed(r, store1(r, namespace, admitted, before)) as never;
@@ -443,7 +441,7 @@ export function fakeClient(options: FakeClientOptions = {}): FakeClient {
               : given;
         const merged = applyMergePatch(before, effective);
         if (!isKubernetesObject(merged)) throw new TypeError('the patch made a non-object');
-        const admitted = admit('patch', r, merged, namespace);
+        const admitted = admit('patch', r, merged, namespace, before);
         if (opts.dryRun) return viewed(r, admitted) as never;
         return viewed(r, store1(r, namespace, admitted, before)) as never;
       });
