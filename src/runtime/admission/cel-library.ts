@@ -335,6 +335,30 @@ export function format(template: string, args: unknown[]): string {
   return out;
 }
 
+/** The name `has` is compiled as (see `withKubernetesLibraries`). */
+const HAS = 'kopfgenHas';
+
+/** A rule's text as compiled: the `has(` macro renamed, outside string literals. */
+export function celSource(rule: string): string {
+  return rule.replace(/('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|(?<![.\w])has\s*\(/g, (all, literal?: string) =>
+    literal === undefined ? `${HAS}(` : all,
+  );
+}
+
+/** The parts of cel-js's macro interface the `has` macro uses (cel-js declares them `any`). */
+interface MacroNode {
+  op: string;
+  args: [unknown, unknown];
+}
+interface MacroChecker {
+  check(node: unknown, ctx: unknown): unknown;
+  getType(name: string): unknown;
+}
+interface MacroEvaluator {
+  run(node: unknown, ctx: unknown): unknown;
+  debugType(value: unknown): { fieldLazy(target: unknown, field: unknown, node: unknown, ev: MacroEvaluator): unknown };
+}
+
 let built: Environment | undefined;
 
 /** The environment, built once; `self` and `oldSelf` are declared `dyn` (their values carry their types). */
@@ -362,6 +386,25 @@ export function withKubernetesLibraries(base: Environment): Environment {
     // `ip` is a function (`ip(s)`) and a namespace (`ip.isCanonical(s)`) at once, as in the server's library.
     .registerConstant('ip', 'kopfgen.Namespace', new Namespace());
   const fn = (signature: string, handler: (...args: never[]) => unknown) => env.registerFunction(signature, handler);
+
+  // CEL's has(e.f) for any operand e (cel-js's own accepts only a chain of fields from a variable,
+  // refusing gateway-api's `has(self.matches[0].path)`); rules are compiled with `has(` renamed to it
+  // (`celSource`). The operand is evaluated (an error where it fails), then the field's presence tested.
+  env.registerFunction(`${HAS}(ast): bool`, ({ args }: { args: MacroNode[] }) => {
+    const [select] = args;
+    if (!select || (select.op !== '.' && select.op !== '.?')) throw fail('has() invalid argument');
+    const [operand, field] = select.args;
+    return {
+      typeCheck: (checker: MacroChecker, _macro: unknown, ctx: unknown) => {
+        checker.check(operand, ctx);
+        return checker.getType('bool');
+      },
+      evaluate: (ev: MacroEvaluator, _macro: unknown, ctx: unknown) => {
+        const target = ev.run(operand, ctx);
+        return ev.debugType(target).fieldLazy(target, field, select, ev) !== undefined;
+      },
+    };
+  });
 
   // Lists (library/lists.go).
   fn('list.isSorted(): bool', (l: unknown[]) => l.every((x, i) => i === 0 || celCompare(l[i - 1], x) <= 0));

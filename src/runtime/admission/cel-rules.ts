@@ -13,7 +13,7 @@
  */
 import { Optional, type ParseResult } from '@marcbachmann/cel-js';
 import { isPlainObject } from '../json.js';
-import { celEnvironment } from './cel-library.js';
+import { celEnvironment, celSource } from './cel-library.js';
 import { toCel } from './cel-values.js';
 import type { JsonSchema, ValidationRule } from './schema-data.js';
 
@@ -54,7 +54,7 @@ function program(text: string, field: string): ParseResult {
   const env = celEnvironment();
   let parsed: ParseResult;
   try {
-    parsed = env.parse(text);
+    parsed = env.parse(celSource(text));
   } catch (e) {
     const error = new CelRuleError(text, field, firstLine(e));
     cache.set(text, error);
