@@ -168,7 +168,9 @@ test('structural: a list under preserve-unknown-fields keeps its items unknown f
 });
 
 test('structural: an integer beyond int64 is a number, refused where an integer is wanted', () => {
-  const { errors } = admitObject(PIPELINES, pipeline({ stages: [{ name: 'a', replicas: 18446744073709551594 }] }));
+  // As JSON text holds it (kubevirt's 18446744073709551594): JSON.parse reads it as the nearest double.
+  const stages = JSON.parse('[{"name":"a","replicas":18446744073709551594}]');
+  const { errors } = admitObject(PIPELINES, pipeline({ stages }));
   assert.deepEqual(messages(errors), [
     'spec.stages[0].replicas: Invalid value: "number": spec.stages[0].replicas in body must be of type integer: "number"',
   ]);
