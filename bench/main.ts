@@ -42,6 +42,10 @@ const SECTIONS: { name: string; file: string }[] = [
     name: "the story as a handler unit test (kopfgen/testing's invoke), in process and under node --test",
     file: 'testing-unit.js',
   },
+  {
+    name: "admission with CEL validation rules (kopfgen/testing's admitObject on gateway-api's HTTPRoute, objects/s)",
+    file: 'admission-rules.js',
+  },
   { name: 'one wide object (10k, 20k, 40k keys), vs. the yaml-parse floor', file: 'wide-object.js' },
   {
     name: "tsc over the generated output (one small CRD vs. an empty project, the corpus vs. openapi-typescript's output, the handler API's types)",

@@ -60,10 +60,34 @@ function pruneAndDefault(value: unknown, schema: JsonSchema, root: boolean, kept
     if (sub) out[key] = pruneAndDefault(child, sub, false);
     else if (preserve || schema.additionalProperties === true || keep.includes(key)) out[key] = child;
   }
-  for (const [key, sub] of Object.entries(properties)) {
-    if (out[key] === undefined && sub.default !== undefined) out[key] = pruneAndDefault(clone(sub.default), sub, false);
+  for (const [key, sub] of defaulted(schema)) {
+    if (out[key] === undefined) out[key] = pruneAndDefault(clone(sub.default), sub, false);
   }
   return out;
+}
+
+const defaults = new WeakMap<JsonSchema, [string, JsonSchema][]>();
+
+/** The properties of a node that have a default, listed once per schema object (most have none). */
+function defaulted(schema: JsonSchema): [string, JsonSchema][] {
+  let found = defaults.get(schema);
+  if (!found) {
+    found = Object.entries(schema.properties ?? {}).filter(([, sub]) => sub.default !== undefined);
+    defaults.set(schema, found);
+  }
+  return found;
+}
+
+const patterns = new Map<string, RegExp>();
+
+/** A `pattern`, compiled once per process. */
+function pattern(source: string): RegExp {
+  let re = patterns.get(source);
+  if (!re) {
+    re = new RegExp(source, 'u');
+    patterns.set(source, re);
+  }
+  return re;
 }
 
 /**
@@ -141,7 +165,7 @@ function check(value: unknown, schema: JsonSchema, path: string, out: FieldError
       invalid(`should be at least ${schema.minLength} chars long`);
     if (schema.maxLength !== undefined && length > schema.maxLength)
       invalid(`may not be longer than ${schema.maxLength}`);
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value))
+    if (schema.pattern !== undefined && !pattern(schema.pattern).test(value))
       invalid(`should match '${schema.pattern}'`);
     const format = schema.format === undefined ? undefined : FORMATS[schema.format];
     if (format && !format.test(value)) invalid(`must be of type ${schema.format}`);
