@@ -520,6 +520,16 @@ export function withKubernetesLibraries(base: Environment): Environment {
   fn('net.CIDR.masked(): net.CIDR', (c: CelCIDR) => c.masked());
   fn('net.CIDR.prefixLength(): int', (c: CelCIDR) => BigInt(c.prefix));
   fn('string(net.CIDR): string', (c: CelCIDR) => c.toString());
+  // IPs, CIDRs and quantities compare by value (their types implement ref.Val's Equal).
+  env.registerOperator('net.IP == net.IP', (a: CelIP, b: CelIP) => a.family === b.family && a.value === b.value);
+  env.registerOperator(
+    'net.CIDR == net.CIDR',
+    (a: CelCIDR, b: CelCIDR) => a.prefix === b.prefix && a.ip.family === b.ip.family && a.ip.value === b.ip.value,
+  );
+  env.registerOperator(
+    'kubernetes.Quantity == kubernetes.Quantity',
+    (a: CelQuantity, b: CelQuantity) => a.compare(b) === 0,
+  );
 
   // Quantity (library/quantity.go).
   const quantity = (s: string) => parseQuantity(s) ?? throwing('quantities must match the regular expression');
