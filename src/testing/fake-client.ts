@@ -9,9 +9,11 @@
  * (deleting an owner deletes the objects whose ownerReferences name its uid, unless `Orphan`).
  *
  * A custom resource whose schema data it was given (`<Kind>SchemaText`) is admitted as the API server
- * admits it (`runtime/admission/schema-admission.ts`: pruned, defaulted, validated; a refusal is the server's 422 `Invalid`
- * ApiError). Kinds without schema data (built-in kinds, another operator's) are checked for their shape
- * only: apiVersion and kind those of the resource, a DNS-subdomain name.
+ * admits it (`runtime/admission/schema-admission.ts`: pruned, defaulted, validated, its CEL rules
+ * evaluated; a refusal is the server's 422 `Invalid` ApiError). Every object's metadata is validated as
+ * the server validates it (`runtime/admission/metadata-check.ts`); a built-in kind is checked against
+ * Kubernetes' own schema for it (`builtin-check.ts`); another operator's kind without schema data is
+ * checked for its apiVersion and kind only.
  *
  * Server-side apply is kept simple: the applied object is merged over the stored one, and fields the
  * same field manager applied before and no longer lists are removed; conflicts with other managers
@@ -34,6 +36,7 @@ import {
 import { accessKind, apiVersionOf, resourceName } from '../runtime/api/access.js';
 import type { KubernetesObject, ObjectMeta } from '../runtime/api/kube-types.js';
 import { applyMergePatch, clone, deepEqual, isKubernetesObject, isPlainObject } from '../runtime/json.js';
+import { builtinErrors } from './builtin-check.js';
 import { metadataErrors } from '../runtime/admission/metadata-check.js';
 import { admitObject, type FieldError } from '../runtime/admission/schema-admission.js';
 import { parseSchemaData, type SchemaData } from './sample-objects.js';
@@ -225,6 +228,9 @@ export function fakeClient(options: FakeClientOptions = {}): FakeClient {
         errors.push({ path: 'apiVersion', message: `must be ${apiVersionOf(r)}` });
       if (full.kind !== r.kind) errors.push({ path: 'kind', message: `must be ${r.kind}` });
       errors.push(...metadataErrors(full.metadata));
+      // A built-in kind (no schema data: Kubernetes' own) is checked against Kubernetes' schema for it.
+      if (full.apiVersion === apiVersionOf(r) && full.kind === r.kind)
+        errors.push(...(builtinErrors(r.group, r.version, r.kind, full) ?? []));
     }
     if (errors.length > 0) {
       const what = `${r.kind}.${r.group || 'core'} ${JSON.stringify(name ?? '')}`;

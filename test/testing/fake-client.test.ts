@@ -130,3 +130,23 @@ test('apply: creates, then removes the fields the same manager no longer applies
   const after = await client.apply(configMaps, { metadata: { name: 'a', namespace: 'ns' }, data: { x: '1' } });
   assert.deepEqual(after.data, { x: '1', z: 'theirs' });
 });
+
+test('built-in kinds: checked against Kubernetes schema (a Deployment without a selector, a label value that is an object)', async () => {
+  const client = fakeClient();
+  const deployments: ResourceRef = { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' };
+  const template = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } };
+  await assert.rejects(
+    client.create(deployments, { metadata: { name: 'web', namespace: 'ns' }, spec: { template } }),
+    (e: unknown) => e instanceof ApiError && e.status === 422 && /spec\.selector: Required value/.test(e.message),
+  );
+  await client.create(deployments, {
+    metadata: { name: 'web', namespace: 'ns' },
+    spec: { selector: { matchLabels: { app: 'web' } }, template },
+  });
+  const claims: ResourceRef = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' };
+  await assert.rejects(
+    client.create(claims, { metadata: { name: 'data', namespace: 'ns', labels: { tier: { x: 1 } } }, spec: {} }),
+    (e: unknown) =>
+      e instanceof ApiError && e.status === 422 && /metadata\.labels\.tier: Invalid value: "object"/.test(e.message),
+  );
+});

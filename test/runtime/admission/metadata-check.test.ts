@@ -1,7 +1,7 @@
 /** Metadata as the API server validates it (`ValidateObjectMeta`): given metadata, want field errors. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { metadataErrors } from '../../src/testing/metadata-check.js';
+import { metadataErrors } from '../../../src/runtime/admission/metadata-check.js';
 
 const cases: { name: string; given: unknown; want: string[] }[] = [
   {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { celEnvironment, celSource } from '../../src/testing/cel-library.js';
+import { celEnvironment, celSource } from '../../../src/runtime/admission/cel-library.js';
 
 const TRUE: Record<string, string[]> = {
   lists: [
