@@ -4,8 +4,9 @@
  * `k8s.io/apiserver/pkg/cel/library` and cel-go's `ext.Strings`, `ext.Sets`, as
  * `k8s.io/apiserver/pkg/cel/environment/base.go` enables them): lists, regex, URLs, IP and CIDR,
  * quantity, sets, format, strings (`charAt`, `replace`, `reverse`, `strings.quote`, `format`). One
- * environment is built, the first time a rule is compiled; nothing of it is loaded unless a schema has
- * rules. Values follow cel-js: int is `bigint`, double `number`, a map a plain object, a list an array.
+ * environment is built, the first time a rule is compiled (cel-js is small and has no dependencies;
+ * only what imports the admission loads it). Values follow cel-js: int is `bigint`, double `number`,
+ * a map a plain object, a list an array.
  */
 import { Environment, EvaluationError, Optional } from '@marcbachmann/cel-js';
 import { celCompare, celEqual, celString } from './cel-values.js';

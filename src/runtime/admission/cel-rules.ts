@@ -17,7 +17,7 @@ import { celEnvironment, celSource } from './cel-library.js';
 import { toCel } from './cel-values.js';
 import type { JsonSchema, ValidationRule } from './schema-data.js';
 
-/** One refusal, as the API server words a field error (`schema-check.ts`'s `FieldError`). */
+/** One refusal, as the API server words a field error (`schema-admission.ts`'s `FieldError`). */
 export interface RuleError {
   path: string;
   message: string;
