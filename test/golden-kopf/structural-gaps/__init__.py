@@ -7,39 +7,39 @@ from .kopfgen import PermanentError as PermanentError
 from .kopfgen import TemporaryError as TemporaryError
 
 if TYPE_CHECKING:
-    from .fixtures_kopfgen_dev.v1.pipelines import (
-        Pipeline as Pipeline,
-        PipelineDescriptor as PipelineDescriptor,
-        PipelineSpec as PipelineSpec,
-        PipelineStatus as PipelineStatus,
-        PipelineDeployStatus as PipelineDeployStatus,
-        PipelineDeployTemporaryError as PipelineDeployTemporaryError,
-        PipelineDeployPermanentError as PipelineDeployPermanentError,
-        PipelineDeploy as PipelineDeploy,
+    from .fixtures_kopfgen_dev.v1.workflows import (
+        Workflow as Workflow,
+        WorkflowDescriptor as WorkflowDescriptor,
+        WorkflowSpec as WorkflowSpec,
+        WorkflowStatus as WorkflowStatus,
+        WorkflowDeployStatus as WorkflowDeployStatus,
+        WorkflowDeployTemporaryError as WorkflowDeployTemporaryError,
+        WorkflowDeployPermanentError as WorkflowDeployPermanentError,
+        WorkflowDeploy as WorkflowDeploy,
     )
 
 _EXPORTS: Dict[str, Tuple[str, str]] = {
-    "Pipeline": (".fixtures_kopfgen_dev.v1.pipelines", "Pipeline"),
-    "PipelineDescriptor": (".fixtures_kopfgen_dev.v1.pipelines", "PipelineDescriptor"),
-    "PipelineSpec": (".fixtures_kopfgen_dev.v1.pipelines", "PipelineSpec"),
-    "PipelineStatus": (".fixtures_kopfgen_dev.v1.pipelines", "PipelineStatus"),
-    "PipelineDeployStatus": (".fixtures_kopfgen_dev.v1.pipelines", "PipelineDeployStatus"),
-    "PipelineDeployTemporaryError": (".fixtures_kopfgen_dev.v1.pipelines", "PipelineDeployTemporaryError"),
-    "PipelineDeployPermanentError": (".fixtures_kopfgen_dev.v1.pipelines", "PipelineDeployPermanentError"),
-    "PipelineDeploy": (".fixtures_kopfgen_dev.v1.pipelines", "PipelineDeploy"),
+    "Workflow": (".fixtures_kopfgen_dev.v1.workflows", "Workflow"),
+    "WorkflowDescriptor": (".fixtures_kopfgen_dev.v1.workflows", "WorkflowDescriptor"),
+    "WorkflowSpec": (".fixtures_kopfgen_dev.v1.workflows", "WorkflowSpec"),
+    "WorkflowStatus": (".fixtures_kopfgen_dev.v1.workflows", "WorkflowStatus"),
+    "WorkflowDeployStatus": (".fixtures_kopfgen_dev.v1.workflows", "WorkflowDeployStatus"),
+    "WorkflowDeployTemporaryError": (".fixtures_kopfgen_dev.v1.workflows", "WorkflowDeployTemporaryError"),
+    "WorkflowDeployPermanentError": (".fixtures_kopfgen_dev.v1.workflows", "WorkflowDeployPermanentError"),
+    "WorkflowDeploy": (".fixtures_kopfgen_dev.v1.workflows", "WorkflowDeploy"),
 }
 
 __all__ = [
     "PermanentError",
     "TemporaryError",
-    "Pipeline",
-    "PipelineDescriptor",
-    "PipelineSpec",
-    "PipelineStatus",
-    "PipelineDeployStatus",
-    "PipelineDeployTemporaryError",
-    "PipelineDeployPermanentError",
-    "PipelineDeploy",
+    "Workflow",
+    "WorkflowDescriptor",
+    "WorkflowSpec",
+    "WorkflowStatus",
+    "WorkflowDeployStatus",
+    "WorkflowDeployTemporaryError",
+    "WorkflowDeployPermanentError",
+    "WorkflowDeploy",
 ]
 
 

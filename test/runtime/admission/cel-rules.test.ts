@@ -15,7 +15,7 @@ import { admitObject, fakeClient } from '../../../src/testing/index.js';
 import { oneSchemaData } from '../../helpers/crd-schema-data.js';
 
 const GATES = oneSchemaData('test/fixtures/crds/validation-rules.yaml');
-const PIPELINES = oneSchemaData('test/fixtures/crds/structural-gaps.yaml');
+const WORKFLOWS = oneSchemaData('test/fixtures/crds/structural-gaps.yaml');
 
 const gate = (spec: Record<string, unknown>) => ({
   apiVersion: 'fixtures.kopfgen.dev/v1',
@@ -140,28 +140,28 @@ test('validation rules: a rule that cannot be compiled is an error naming it', (
   );
 });
 
-const pipeline = (spec: Record<string, unknown>) => ({
+const workflow = (spec: Record<string, unknown>) => ({
   apiVersion: 'fixtures.kopfgen.dev/v1',
-  kind: 'Pipeline',
+  kind: 'Workflow',
   metadata: { name: 'p' },
   spec,
 });
 
 test('structural: minProperties and maxProperties', () => {
-  assert.deepEqual(messages(admitObject(PIPELINES, pipeline({ nodeSelector: { a: 'x' } })).errors), []);
-  assert.deepEqual(messages(admitObject(PIPELINES, pipeline({ nodeSelector: {} })).errors), [
+  assert.deepEqual(messages(admitObject(WORKFLOWS, workflow({ nodeSelector: { a: 'x' } })).errors), []);
+  assert.deepEqual(messages(admitObject(WORKFLOWS, workflow({ nodeSelector: {} })).errors), [
     'spec.nodeSelector: Invalid value: 0: spec.nodeSelector in body should have at least 1 properties',
   ]);
   assert.deepEqual(
-    messages(admitObject(PIPELINES, pipeline({ nodeSelector: { a: '1', b: '2', c: '3', d: '4' } })).errors),
+    messages(admitObject(WORKFLOWS, workflow({ nodeSelector: { a: '1', b: '2', c: '3', d: '4' } })).errors),
     ['spec.nodeSelector: Invalid value: 4: spec.nodeSelector in body should have at most 3 properties'],
   );
 });
 
 test('structural: a list under preserve-unknown-fields keeps its items unknown fields, prunes nothing known', () => {
   const { object, errors } = admitObject(
-    PIPELINES,
-    pipeline({ stages: [{ name: 'build', replicas: 2, script: 'make', nested: { deep: true } }], extra: 1 }),
+    WORKFLOWS,
+    workflow({ stages: [{ name: 'build', replicas: 2, script: 'make', nested: { deep: true } }], extra: 1 }),
   );
   assert.deepEqual(errors, []);
   assert.deepEqual(object.spec, { stages: [{ name: 'build', replicas: 2, script: 'make', nested: { deep: true } }] });
@@ -170,7 +170,7 @@ test('structural: a list under preserve-unknown-fields keeps its items unknown f
 test('structural: an integer beyond int64 is a number, refused where an integer is wanted', () => {
   // As JSON text holds it (kubevirt's 18446744073709551594): JSON.parse reads it as the nearest double.
   const stages = JSON.parse('[{"name":"a","replicas":18446744073709551594}]');
-  const { errors } = admitObject(PIPELINES, pipeline({ stages }));
+  const { errors } = admitObject(WORKFLOWS, workflow({ stages }));
   assert.deepEqual(messages(errors), [
     'spec.stages[0].replicas: Invalid value: "number": spec.stages[0].replicas in body must be of type integer: "number"',
   ]);
