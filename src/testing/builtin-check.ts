@@ -28,11 +28,11 @@ const validators = new Map<string, Validator | undefined>();
 
 /** The kind's validator, loaded once (undefined: the package has no such kind). */
 function validator(group: string, version: string, kind: string): Validator | undefined {
-  const module = `kubernetes-models/${group ? `${group}/` : ''}${version}/${kind}`;
+  const module = `${group ? `${group}/` : ''}${version}/${kind}`;
   if (validators.has(module)) return validators.get(module);
   let found: Validator | undefined;
   try {
-    const loaded: unknown = require(module);
+    const loaded: unknown = require(`kubernetes-models/${module}`);
     const model: unknown = typeof loaded === 'object' && loaded !== null ? Reflect.get(loaded, kind) : undefined;
     if (typeof model === 'function')
       found = (object) => {

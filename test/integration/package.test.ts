@@ -27,14 +27,16 @@ function sourceFiles(dir: string): string[] {
 
 /**
  * Bare package names imported by the shipped code, statically or dynamically; type-only imports count
- * too, as the shipped declarations import them (`kubernetes-types` types the built-in kinds).
+ * too, as the shipped declarations import them (`kubernetes-types` types the built-in kinds); and a
+ * package a `createRequire` require loads a module of by a computed path (`require(\`pkg/${…}\`)`).
  */
 function importedPackages(): Set<string> {
   const found = new Set<string>();
-  const pattern = /^(?:import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/gm;
+  const pattern =
+    /^(?:import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)|\brequire\(\s*[`']((?:@[^/`']+\/)?[^/`'$]+)/gm;
   for (const file of [...sourceFiles(join(REPO, 'src')), join(REPO, 'bin/kopfgen.js')]) {
     for (const m of readFileSync(file, 'utf8').matchAll(pattern)) {
-      const spec = m[2] ?? m[3];
+      const spec = m[2] ?? m[3] ?? m[4];
       if (spec.startsWith('.') || spec.startsWith('node:')) continue;
       found.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
     }
