@@ -7,6 +7,7 @@ import type { GeneratedFile } from '../api.js';
 import { emitHandlerSection, type HandlerSection } from './handler-section.js';
 import type { CrdModel, ObjectNode, VersionModel } from '../model/ir.js';
 import { IMPLIED_MEMBERS, type NamedVersion } from '../model/naming.js';
+import { statusConditionFields, type StatusConditionFields } from '../model/status-conditions.js';
 import { headerLine } from './header.js';
 import { stringLiteral } from './ident.js';
 import { pushJsDoc } from './jsdoc.js';
@@ -131,6 +132,12 @@ function keepsStatusRecords(crd: CrdModel, version: VersionModel): boolean {
   return status.type === 'object' && status.preserveUnknownFields;
 }
 
+/** `conditions` and `observedGeneration` in the status schema as the CRD writes it (status-conditions.ts). */
+function statusFieldsAsWritten(crd: CrdModel, version: VersionModel): StatusConditionFields {
+  const written = crd.versions.find((v) => v.name === version.name) ?? version;
+  return statusConditionFields(written);
+}
+
 function pushDescriptor(
   out: string[],
   crd: CrdModel,
@@ -152,6 +159,9 @@ function pushDescriptor(
   out.push(`  scope: ${stringLiteral(crd.scope)},\n`);
   out.push(`  statusSubresource: ${version.subresources.status},\n`);
   if (keepsStatusRecords(crd, version)) out.push('  statusRecords: true,\n');
+  const fields = statusFieldsAsWritten(crd, version);
+  if (fields.conditions) out.push('  statusConditions: true,\n');
+  if (fields.observedGeneration) out.push('  statusObservedGeneration: true,\n');
   if (version.printerColumns.length === 0) out.push('  printerColumns: [],\n');
   else {
     out.push('  printerColumns: [\n');

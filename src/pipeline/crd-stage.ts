@@ -4,9 +4,10 @@
  * comes decided from the run stage, so a share's output does not depend on the other shares.
  */
 import type { GenerateOptions, GeneratedFile } from '../api.js';
-import { hasErrors, type Diagnostic } from '../diagnostics.js';
+import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics.js';
 import type { EmittedModule } from '../emit/module.js';
 import { resolveHandlers } from '../model/handler-pass.js';
+import { conditionsHint } from '../model/status-conditions.js';
 import type { CrdModel } from '../model/ir.js';
 import { nameCrd } from '../model/naming.js';
 import type { StubTemplates } from '../stubs/templates.js';
@@ -38,7 +39,19 @@ export function emitCrds(
   emit: boolean,
   templates: StubTemplates | undefined,
 ): CrdStageOutput {
-  const { crds: handled, diagnostics } = resolveHandlers(crds, options);
+  const resolved = resolveHandlers(crds, options);
+  const handled = resolved.crds;
+  // The project's own CRDs only: another operator's schema is not the user's to extend.
+  const hints = handled.flatMap((crd) => {
+    const hint = owned(crd.crd, options)
+      ? conditionsHint(
+          crd.crd,
+          crd.versions.some((v) => v.handlers.length > 0),
+        )
+      : undefined;
+    return hint ? [hint] : [];
+  });
+  const diagnostics = hints.length > 0 ? sortDiagnostics([...resolved.diagnostics, ...hints]) : resolved.diagnostics;
   const output: CrdStageOutput = { diagnostics, modules: [], conversions: [], data: [], stubs: [], handlers: 0 };
   if (!emit || hasErrors(diagnostics)) return output;
   const target = targetOf(options);

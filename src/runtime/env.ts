@@ -52,4 +52,6 @@ export interface ResourceEnv {
    * absent in tests that need none (every start allowed).
    */
   gate?: StartGate;
+  /** Who sets the resource's `Ready` condition (registry.ts `readinessMode`); default `auto`. */
+  readiness?: 'auto' | 'manual';
 }

@@ -22,7 +22,7 @@ import { TermFence } from './kube/fence.js';
 import { digestKey } from './kube/digest-key.js';
 import { Attempts, describeAttempt, type AttemptInfo } from './attempts.js';
 import { decodeJournal, encodeJournal, GUARDED_MS, type CrashGuard } from './crash-journal.js';
-import { sensitiveFields } from './api/registry.js';
+import { readinessMode, sensitiveFields } from './api/registry.js';
 import type { Secrecy } from './reconcile/essence.js';
 import { StartupError } from './kube/discovery.js';
 import { DEFAULT_CACHE_SYNC_SECONDS, startupChecks } from './kube/startup-checks.js';
@@ -418,6 +418,7 @@ export class Operator {
         crash,
         typed,
         gate,
+        readiness: readinessMode(this.registry.handlersFor(resource)),
       };
       term.controllers.push(new Controller(env, this.registry.handlersFor(resource), slots));
     }

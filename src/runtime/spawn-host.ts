@@ -15,6 +15,7 @@ import type { ResourceEnv } from './env.js';
 import { messageOf } from './error-message.js';
 import type { Outcome } from './reconcile/outcome.js';
 import type { ObjectPatch } from './reconcile/patches.js';
+import { conditionSettings, withConditions } from './reconcile/conditions.js';
 
 export interface SpawnHost {
   /** The newest known state of the object, undefined once it is gone. */
@@ -38,7 +39,8 @@ async function writeOnNewest(
   let current: KubernetesObject | undefined = body;
   for (let attempt = 1; current; attempt++) {
     try {
-      const answer = await writePatch(env, current, patch);
+      const settings = conditionSettings(env.resource, env.readiness);
+      const answer = await writePatch(env, current, withConditions(current, patch, settings, env.now()));
       host.adopt(uid, answer);
       return answer !== undefined;
     } catch (error) {

@@ -3,6 +3,7 @@
  * (body, spec, status, meta, name, namespace, patch, logger, retry, started, runtime, diff, old, new).
  */
 import type { Client, ClientKind, WriteBody } from './client-api.js';
+import type { ConditionsOf } from './conditions-api.js';
 import type { ObjectMeta } from './kube-types.js';
 import type { Essence } from './field-paths.js';
 import type { MergePatch } from './resource.js';
@@ -104,6 +105,12 @@ export interface HandlerContext<R, W = R, O = Essence<R>> {
    * another object controls (the garbage collector would delete or keep it against the intent).
    */
   adopt<CR, CW>(kind: ClientKind<CR, CW>, child: WriteBody<CW>, options?: AdoptOptions): WriteBody<CW>;
+  /**
+   * This object's own `status.conditions` entries (conditions-api.ts), written with the outcome:
+   * `ctx.conditions.set('Degraded', { status: 'True', reason: 'NoQuorum', message })`. Present where
+   * the resource's status schema has a `conditions` list (else `never`), named by its enum if any.
+   */
+  conditions: ConditionsOf<R>;
 }
 
 export interface AdoptOptions {

@@ -48,6 +48,13 @@ export interface HandlerOptions<R = unknown> extends Filters<R> {
    * descriptor's `sensitive` and every other registration's (a generated descriptor cannot be edited).
    */
   sensitive?: readonly string[];
+  /**
+   * Who sets the resource's `Ready` condition (where its status schema has `conditions`): `auto`
+   * (default) the runtime, from the handlers' outcomes (reconcile/conditions.ts); `manual` the
+   * handlers, through `ctx.conditions.set('Ready', …)` (e.g. once a child Deployment is available).
+   * One registration asking for `manual` makes it so for the resource.
+   */
+  readiness?: 'auto' | 'manual';
 }
 
 /** kopf's @kopf.timer: when a timer runs for each object. Seconds. */
@@ -176,6 +183,11 @@ export interface RegisteredConversion {
 
 function resourceKey(r: ResourceDescriptor): string {
   return `${r.plural}.${r.group}/${r.version}`;
+}
+
+/** Who sets a resource's `Ready` condition: `manual` when any of its registrations says so. */
+export function readinessMode(handlers: readonly RegisteredHandler[]): 'auto' | 'manual' {
+  return handlers.some((h) => h.options.readiness === 'manual') ? 'manual' : 'auto';
 }
 
 /** The sensitive fields of a resource: its descriptor's and those its registrations name, sorted, once each. */

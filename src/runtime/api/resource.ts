@@ -31,6 +31,14 @@ export interface ResourceInfo {
    */
   statusRecords?: boolean;
   /**
+   * The status schema has a `conditions` list (metav1.Condition's): the runtime keeps `Ready`,
+   * `Reconciling` and `Stalled` there from the handlers' outcomes, in the write of the outcome
+   * (reconcile/conditions.ts), and handlers get `ctx.conditions`.
+   */
+  statusConditions?: boolean;
+  /** The status schema has an integer `observedGeneration`: the runtime sets it to the generation handled. */
+  statusObservedGeneration?: boolean;
+  /**
    * Fields whose values must not be stored as they are (dotted paths into the essence, e.g. `data` or
    * `spec.password`): the last-handled state keeps keyed digests of them instead (docs/topics/records.md,
    * "Sensitive fields"). `builtins.secrets` has `['data', 'stringData']`; a registration's `sensitive` option adds more.

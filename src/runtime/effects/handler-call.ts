@@ -12,6 +12,7 @@ import { clone, getPath } from '../json.js';
 import { finalizersOf, type RunStep, type Step } from '../reconcile/decide.js';
 import { Unserialisable } from '../reconcile/failures.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from '../reconcile/outcome.js';
+import { conditionsOn } from '../api/conditions-api.js';
 import { emptyPatch, outcomePatch, replacingPatch, resultPatch, type ObjectPatch } from '../reconcile/patches.js';
 import type { Marks } from '../reconcile/marks.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
@@ -158,6 +159,7 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
   const view = clone(body);
   const meta = view.metadata ?? {};
   const owner = { body, namespaced: env.resource.scope === 'Namespaced' };
+  const patch = emptyPatch();
   const context: HandlerContext<unknown, unknown, unknown> = {
     body: view,
     spec: view.spec,
@@ -167,7 +169,7 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
     namespace: meta.namespace,
     uid: String(meta.uid),
     cause: step.cause,
-    patch: emptyPatch(),
+    patch,
     logger: childLogger(env.logger, `${objectRef(body)} ${step.handler.id}`),
     retry: step.record?.retries ?? 0,
     started,
@@ -178,6 +180,7 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
     signal,
     client: handlerClient(env, body, signal),
     adopt: (kind, child, options) => adoptChild(owner, accessKind(kind), child, options) as never,
+    conditions: conditionsOn(patch),
   };
   return context;
 }

@@ -277,10 +277,12 @@ export function withCompletion(
   input: DecideInput,
   patch: ObjectPatch,
   seen: KubernetesObject = input.body,
-): { patch: ObjectPatch; completes: boolean } {
+): { patch: ObjectPatch; completes: boolean; next?: string } {
   const projected = applyMergePatch(input.body, patch);
   if (!isKubernetesObject(projected)) return { patch, completes: false };
   const following = decide({ ...input, body: projected });
+  if (following.kind === 'run' || following.kind === 'fail')
+    return { patch, completes: false, next: following.handler.id };
   if (following.kind !== 'patch' || !following.completes || following.patch.metadata?.resourceVersion !== undefined) {
     return { patch, completes: false };
   }

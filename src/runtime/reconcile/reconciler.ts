@@ -40,6 +40,7 @@ import { HeldRecords } from './held.js';
 import type { Outcome } from './outcome.js';
 import { splitPatch, type ObjectPatch } from './patches.js';
 import { encodeProgress, progressAnnotation, type ProgressRecord } from './progress.js';
+import { conditionSettings, withConditions, type ConditionSettings } from './conditions.js';
 import { isRecordKey, placeRecords, prunedRecords, recordsPlace, recordsView, type RecordsPlace } from './records.js';
 
 /** Bounds one reconcile: a decide/write cycle that never settles must not hold a slot for ever. */
@@ -70,6 +71,8 @@ export class Reconciler {
   private readonly suspects: Map<string, Suspect[]>;
   /** Where records are written; falls back to annotations for good should the server prune them from status. */
   private place: RecordsPlace;
+  /** What the status schema holds of conditions and the observed generation (conditions.ts). */
+  private readonly conditions: ConditionSettings;
 
   constructor(
     private readonly env: ResourceEnv,
@@ -78,6 +81,7 @@ export class Reconciler {
     private readonly hooks: ReconcileHooks,
   ) {
     this.place = recordsPlace(env.resource);
+    this.conditions = conditionSettings(env.resource, env.readiness);
     this.selfLimits = env.selfUpdates ?? DEFAULT_SELF_UPDATE_LIMITS;
     this.selfUpdates = new SelfUpdates(this.selfLimits);
     this.suspects = suspectsOf(env.crash?.suspects ?? [], describe(env.resource));
@@ -100,8 +104,18 @@ export class Reconciler {
       if (throttled) return throttled;
       if (step.kind === 'sleep') return Action.requeueAfter(step.until.getTime() - now.getTime());
       if (step.kind === 'patch') {
+        // A completing write says where the object stands as well (Ready, observedGeneration), in the same request.
+        const patch = step.completes
+          ? withConditions(body, step.patch, this.conditions, now, {
+              cause: step.completes,
+              handlers: this.handlers,
+              marks: this.env.marks,
+              completes: true,
+              seen: body,
+            })
+          : step.patch;
         try {
-          this.adopt(uid, await this.write(known, body, step.patch));
+          this.adopt(uid, await this.write(known, body, patch));
           this.held.written(uid, step.patch);
         } catch (error) {
           if (!(error instanceof Conflict)) throw error;
@@ -306,7 +320,20 @@ export class Reconciler {
     const { cause } = step;
     let { known, body } = decided;
     for (let attempt = 1; ; attempt++) {
-      const { patch, completes } = withCompletion({ ...input, body, now: this.env.now() }, result.patch, decided.body);
+      const now = this.env.now();
+      const completion = withCompletion({ ...input, body, now }, result.patch, decided.body);
+      const { completes } = completion;
+      // Where the object stands after this outcome (conditions.ts) goes into the outcome's own write.
+      const patch = withConditions(body, completion.patch, this.conditions, now, {
+        cause,
+        handlers: this.handlers,
+        marks: this.env.marks,
+        outcome: result.patch,
+        current: id,
+        next: completion.next,
+        completes,
+        seen: decided.body,
+      });
       try {
         this.adopt(uid, await this.write(known, body, patch));
       } catch (error) {
