@@ -183,8 +183,8 @@ describe('conditions from outcomes (kstatus)', { skip }, () => {
       const seen = observe(ns);
       const { op, writes } = await operator(ns);
       try {
-        const waited = kubectlWait(ns, 'a', '60s');
         kubectlApply(ns, 'a', { mode: 'retry:2' });
+        const waited = kubectlWait(ns, 'a', '60s');
         const { code, at, output } = await waited;
         assert.equal(code, 0, output);
         const object = await suite.get(beacons(ns, 'a'));
@@ -232,8 +232,8 @@ describe('conditions from outcomes (kstatus)', { skip }, () => {
       const seen = observe(ns);
       const { op } = await operator(ns);
       try {
-        const waited = kubectlWait(ns, 'f', '8s');
         kubectlApply(ns, 'f', { mode: 'fail' });
+        const waited = kubectlWait(ns, 'f', '8s');
         const stalled = await eventually('Stalled', async () => {
           const object = await suite.get(beacons(ns, 'f')).catch(() => undefined);
           return condition(object, 'Stalled')?.status === 'True' ? object : undefined;
