@@ -20,6 +20,7 @@ export const DatabaseDescriptor = defineResource<Database>({
   kind: "Database",
   scope: "Namespaced",
   statusSubresource: true,
+  statusConditions: true,
   printerColumns: [
     { name: "Engine", type: "string", jsonPath: ".spec.engine" },
     { name: "Provisioned", type: "string", jsonPath: ".status.provision.phase" },
