@@ -94,7 +94,14 @@ export type {
   Patch,
 } from './api/context.js';
 export type { KubernetesObject, ManagedFieldsEntry, ObjectMeta, OwnerReference } from './api/kube-types.js';
-export type { ConditionInput, Conditions, ConditionsOf, ConditionStatus } from './api/conditions-api.js';
+export type {
+  Condition,
+  ConditionInput,
+  ConditionName,
+  Conditions,
+  ConditionsOf,
+  ConditionStatus,
+} from './api/conditions-api.js';
 export { Operator, StartupError } from './operator.js';
 export type { OperatorOptions } from './operator.js';
 export type { BackoffSettings } from './error-policy.js';

@@ -17,6 +17,7 @@ import type { KubernetesObject } from '../runtime/api/kube-types.js';
 import type { Client } from '../runtime/api/client-api.js';
 import {
   defaultRegistry,
+  readinessMode,
   sensitiveFields,
   type Cause,
   type RegisteredHandler,
@@ -31,6 +32,8 @@ import { applyMergePatch, clone, deepEqual, isKubernetesObject } from '../runtim
 import { describe, KubeClient } from '../runtime/kube/client.js';
 import type { EventInput } from '../runtime/observe/event-correlator.js';
 import { decide, essenceOf, withCompletion, type DecideInput } from '../runtime/reconcile/decide.js';
+import { conditionSettings, conditionsOf, withConditions } from '../runtime/reconcile/conditions.js';
+import type { Condition } from '../runtime/api/conditions-api.js';
 import { encodeEssence } from '../runtime/reconcile/essence.js';
 import { matchesFilters } from '../runtime/reconcile/filter-match.js';
 import { fakeClient, type FakeClient } from './fake-client.js';
@@ -114,6 +117,12 @@ export interface Attempted<S> {
   patch: ObjectPatch;
   /** Everything the runtime writes for this attempt: the handler's patch, `status.<id>`, its progress record, the completion. */
   written: ObjectPatch;
+  /**
+   * `status.conditions` as this attempt's write sets them (the runtime's Ready, Reconciling, Stalled and the
+   * handler's own `ctx.conditions`), where the resource's status schema has them; undefined when the write
+   * leaves them as they were.
+   */
+  conditions: Condition[] | undefined;
 }
 
 export interface Invoked<Res, S, C extends Client = FakeClient> extends Attempted<S> {
@@ -121,6 +130,8 @@ export interface Invoked<Res, S, C extends Client = FakeClient> extends Attempte
   attempts: Attempted<S>[];
   /** The object after the writes, as the API server would hold it (status merged, records placed). */
   object: Res;
+  /** `status.conditions` of `object`: where the object stands after the reconcile (empty without any). */
+  conditions: Condition[];
   /** The Warning Events the runtime posted (failures). */
   events: EventInput[];
   /** The log lines of the reconcile (the handler's `logger` included), without timestamps. */
@@ -276,6 +287,7 @@ function environment<Res, S, W, C extends Client>(
     marks,
     events: { record: (input) => void events.push(input) },
     backoff: DEFAULT_BACKOFF,
+    readiness: readinessMode(registry.handlersFor(definition.resource)),
   };
   // The resource's sensitive fields (its descriptor's and every registration's), as the operator conceals them.
   const paths = sensitiveFields(definition.resource, registry.handlers);
@@ -303,6 +315,7 @@ function attempted<S>(
     retry,
     patch: ownPatch(id, result.patch, marks),
     written,
+    conditions: Array.isArray(written.status?.conditions) ? conditionsOf({ status: written.status }) : undefined,
   };
 }
 
@@ -340,6 +353,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
   let offset = start.getTime() - Date.now();
   const run = environment(definition, registry, options, () => new Date(Date.now() + offset));
   const { env, marks } = run;
+  const settings = conditionSettings(env.resource, env.readiness);
   const old = options.old === undefined ? undefined : options.old;
   if (old !== undefined && !isKubernetesObject(old))
     throw new TypeError('invoke: options.old must be a Kubernetes object');
@@ -347,12 +361,13 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
   const attempts: Attempted<S>[] = [];
   const finish = (): Invoked<Res, S, C> => {
     const first = attempts[0];
-    return { ...first, attempts, object: body as Res, events: run.events, logs: run.logs, client };
+    const conditions = conditionsOf(body);
+    return { ...first, attempts, object: body as Res, conditions, events: run.events, logs: run.logs, client };
   };
 
   // A spawned call's result (timer, daemon, child) written like a timer's: its patch, then its log line and Event.
   const record = (handler: RegisteredHandler, result: Awaited<ReturnType<typeof callSpawned>>) => {
-    const written = result.patch;
+    const written = withConditions(body, result.patch, settings, env.now());
     body = applyWrite(body, placeRecords(written, body, marks, recordsPlace(env.resource)));
     if (!result.cancelled) {
       logOutcome(env, body, handler.id, cause, result.outcome);
@@ -424,7 +439,16 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
       continue;
     }
     if (step.kind === 'patch') {
-      body = applyWrite(body, placeRecords(step.patch, body, marks, place));
+      const patch = step.completes
+        ? withConditions(view, step.patch, settings, env.now(), {
+            cause: step.completes,
+            handlers: changing,
+            marks,
+            completes: true,
+            seen: view,
+          })
+        : step.patch;
+      body = applyWrite(body, placeRecords(patch, body, marks, place));
       if (step.completes) break;
       continue;
     }
@@ -440,7 +464,18 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
       if (r.ended) await r.ended;
       result = r;
     }
-    const { patch: written } = withCompletion({ ...input, now: env.now() }, result.patch, view);
+    const completion = withCompletion({ ...input, now: env.now() }, result.patch, view);
+    // Conditions and observedGeneration in the outcome's write, as the reconciler lays them (conditions.ts).
+    const written = withConditions(view, completion.patch, settings, env.now(), {
+      cause: step.cause,
+      handlers: changing,
+      marks,
+      outcome: result.patch,
+      current: step.handler.id,
+      next: completion.next,
+      completes: completion.completes,
+      seen: view,
+    });
     body = applyWrite(body, placeRecords(written, body, marks, place));
     logOutcome(env, view, step.handler.id, step.cause, result.outcome);
     if (eventWorthy(result.outcome)) outcomeEvent(env, view, step.handler.id, result.outcome);

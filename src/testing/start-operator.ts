@@ -17,7 +17,9 @@ import type { WriteBody } from '../runtime/api/client-api.js';
 import type { KubernetesObject } from '../runtime/api/kube-types.js';
 import { defaultRegistry, Registry } from '../runtime/api/registry.js';
 import { createLogger } from '../runtime/effects/log.js';
-import { isPlainObject } from '../runtime/json.js';
+import { isKubernetesObject, isPlainObject } from '../runtime/json.js';
+import type { ConditionName, ConditionStatus } from '../runtime/api/conditions-api.js';
+import { conditionsOf } from '../runtime/reconcile/conditions.js';
 import { KubeClient, KubeError, resourcePath } from '../runtime/kube/client.js';
 import { readKubeconfig } from '../runtime/kube/kubeconfig.js';
 import type { Operator, OperatorOptions } from '../runtime/operator.js';
@@ -81,6 +83,19 @@ export interface RunningOperator {
     want: StatusPatch<S>,
     options?: WaitOptions,
   ): Promise<R>;
+  /**
+   * Waits until the object's condition `type` has `status` (default `True`) for its current generation, as
+   * `kubectl wait --for=condition=<type>` does: a condition whose `observedGeneration` is older than
+   * `metadata.generation` speaks of an earlier spec and does not count. E.g. `waitForCondition(BeaconDescriptor,
+   * 'a', 'Ready')` once the runtime keeps the resource's conditions (its status schema has them).
+   */
+  waitForCondition<R, W>(
+    resource: ResourceDescriptor<R, W>,
+    name: string,
+    type: ConditionName<R>,
+    status?: ConditionStatus,
+    options?: WaitOptions,
+  ): Promise<R>;
   /** Stops the operator gracefully (running handlers finish, their patches are written) and closes its connections. */
   stop(): Promise<void>;
 }
@@ -96,6 +111,18 @@ function holds(actual: unknown, want: unknown): boolean {
   if (want === null) return actual === undefined || actual === null;
   if (isPlainObject(want)) return isPlainObject(actual) && Object.entries(want).every(([k, v]) => holds(actual[k], v));
   return JSON.stringify(actual) === JSON.stringify(want);
+}
+
+/** Whether `object` has condition `type` at `status` for its current generation (kubectl wait's reading). */
+function hasCondition(object: unknown, type: string, status: ConditionStatus): boolean {
+  if (!isKubernetesObject(object)) return false;
+  const generation = object.metadata?.generation;
+  return conditionsOf(object).some(
+    (c) =>
+      c.type === type &&
+      c.status === status &&
+      (c.observedGeneration === undefined || generation === undefined || c.observedGeneration >= generation),
+  );
 }
 
 async function poll<T>(
@@ -265,6 +292,9 @@ export async function startOperator(
         (object) => holds(Reflect.get(Object(Reflect.get(Object(object), 'status')), definition.id), want),
         opts,
       );
+    },
+    waitForCondition(resource, name, type, status = 'True', opts = {}) {
+      return waitFor(resource, name, (object) => hasCondition(object, type, status), opts);
     },
     async stop() {
       await operator.stop();

@@ -10,6 +10,18 @@
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
+/** One entry of `status.conditions`, metav1.Condition's shape, as the runtime writes it. */
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  /** RFC 3339, seconds: when `status` last changed. */
+  lastTransitionTime: string;
+  /** The `metadata.generation` the condition was set for. */
+  observedGeneration?: number;
+}
+
 /** What a handler sets of one condition. */
 export interface ConditionInput {
   status: ConditionStatus;
@@ -39,6 +51,9 @@ export type ConditionsOf<R> = [unknown] extends [R]
     : NonNullable<ConditionsListOf<NonNullable<StatusOf<R>>>> extends readonly (infer C)[]
       ? Conditions<TypeOf<C>>
       : never;
+
+/** The condition names of `R` (the CRD's enum on `conditions[].type`, else any string; never without conditions). */
+export type ConditionName<R> = ConditionsOf<R> extends Conditions<infer T> ? T : never;
 
 const TYPE_PATTERN =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/;

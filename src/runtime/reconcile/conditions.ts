@@ -21,7 +21,7 @@
  * are removed rather than set False, as Flux's controllers do, so a finished object carries only
  * `Ready`. With `readiness: 'manual'` the runtime leaves `Ready` to the handlers (`ctx.conditions`).
  */
-import type { ConditionStatus } from '../api/conditions-api.js';
+import type { Condition, ConditionStatus } from '../api/conditions-api.js';
 import type { Cause, RegisteredHandler } from '../api/registry.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import type { ResourceInfo } from '../api/resource.js';
@@ -30,15 +30,7 @@ import type { Marks } from './marks.js';
 import type { ObjectPatch } from './patches.js';
 import { currentProgress, handlerKey, readProgress, type ProgressRecord } from './progress.js';
 
-/** One entry of `status.conditions`, metav1.Condition's shape. */
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+export type { Condition } from '../api/conditions-api.js';
 
 /** A condition as a handler (or the rules) sets it: the runtime fills in the transition time. */
 export interface ConditionUpdate {
