@@ -18,6 +18,7 @@ import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import { captureLogger, namespace, objectPath, type Body } from '../helpers/e2e-objects.js';
 import { E2eSuite } from '../helpers/e2e-suite.js';
 import { kstatus } from '../helpers/kstatus.js';
+import { startOperator } from '../../src/testing/start-operator.js';
 
 const GROUP = 'conditions.kopfgen.dev';
 const suite = new E2eSuite({
@@ -26,6 +27,7 @@ const suite = new E2eSuite({
 const beacons = (ns: string, name = '') => objectPath(GROUP, 'v1', 'beacons', ns, name);
 
 interface Beacon {
+  metadata?: { name?: string; namespace?: string; generation?: number };
   spec: { mode?: string; size?: number };
   status?: {
     ensure?: { phase?: string };
@@ -305,6 +307,29 @@ describe('conditions from outcomes (kstatus)', { skip }, () => {
       } finally {
         await seen.stop();
         await op.stop();
+      }
+    },
+  );
+  it(
+    'startOperator.waitForCondition: Ready for the current generation, as kubectl wait reads it',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(suite.client, 'conditions-kit');
+      const registry = new Registry();
+      const h = defineHandler<Beacon, { phase?: string }>(descriptor, 'ensure');
+      h.onCreate(ensure, { registry });
+      h.onUpdate(ensure, { registry });
+      const running = await startOperator(registry, { kubeconfig: suite.cluster.kubeconfig, namespace: ns });
+      try {
+        await running.create(descriptor, { metadata: { name: 'k', namespace: ns }, spec: { mode: 'retry:1' } });
+        const ready = await running.waitForCondition(descriptor, 'k', 'Ready', 'True', { namespace: ns });
+        assert.equal(ready.status?.ensure?.phase, 'Done 1');
+        await running.patch(descriptor, 'k', { spec: { mode: 'fail' } }, { namespace: ns });
+        const stalled = await running.waitForCondition(descriptor, 'k', 'Stalled', 'True', { namespace: ns });
+        assert.equal(stalled.status?.observedGeneration, 2);
+        assert.equal(kstatus(stalled as Body), 'Failed');
+      } finally {
+        await running.stop();
       }
     },
   );
