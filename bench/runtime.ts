@@ -12,6 +12,8 @@
  *  3. paced: 100 objects created 20/s: created→status latency without queueing.
  *  4. the process's peak RSS and CPU, and the API server's and etcd's CPU over the run
  *     (read from /proc), per object handled: where the time goes.
+ * Each way also reports the writes per object with status conditions and observedGeneration kept by the
+ * runtime (the descriptor's `statusConditions`, `statusObservedGeneration`): they must be the same requests.
  * Both ways the runtime keeps its records: in `status.kopfgen` (the CRD's status keeps unknown
  * fields: one `/status` write per object) and in annotations (a CRD whose status schema is strict:
  * the status through `/status`, the records through the object, two writes).
@@ -373,8 +375,28 @@ async function main(): Promise<void> {
       const templates = await captureWrites(cluster.client, mode.resource, captureNs);
       const templatesFile = join(work, `writes-${m}.json`);
       writeFileSync(templatesFile, JSON.stringify(templates));
+      const described = (list: typeof templates) =>
+        list.map((t) => `${t.method} ${t.path.replace('{{path}}', '<object>')}`).join(', then ');
+      console.log(`\n### ${mode.name}: the runtime writes ${described(templates)} per object`);
+      // The same resource with status conditions and observedGeneration kept by the runtime (conditions.ts):
+      // they ride in the outcome's own write, so the requests per object must be the same.
+      const conditionsNs = `${captureNs}-conditions`;
+      await cluster.client
+        .request('POST', '/api/v1/namespaces', {
+          body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: conditionsNs } },
+        })
+        .catch(() => undefined);
+      const withConditions = defineResource({
+        ...mode.resource,
+        statusConditions: true,
+        statusObservedGeneration: true,
+      });
+      const conditioned = await captureWrites(cluster.client, withConditions, conditionsNs);
       console.log(
-        `\n### ${mode.name}: the runtime writes ${templates.map((t) => `${t.method} ${t.path.replace('{{path}}', '<object>')}`).join(', then ')} per object`,
+        `with status conditions and observedGeneration: ${described(conditioned)} per object ` +
+          (conditioned.length === templates.length
+            ? `(${conditioned.length} request(s), unchanged)`
+            : `(${conditioned.length} request(s) against ${templates.length}: EXTRA REQUESTS)`),
       );
       // In this order in odd rounds (the build before, this build, the floor), reversed in even ones: a run
       // leaves the API server and etcd a little busier for the next.
