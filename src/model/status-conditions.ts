@@ -19,19 +19,28 @@ function statusNode(version: VersionModel): ObjectNode | undefined {
   return status?.type === 'object' ? status : undefined;
 }
 
+/** The condition types the runtime sets itself: an enum on `conditions[].type` must allow them. */
+export const RUNTIME_CONDITIONS = ['Ready', 'Reconciling', 'Stalled'];
+
 /**
  * The fields the status schema of `version` (as written in the CRD) holds: `conditions` an array of
- * objects with `type` and `status` (metav1.Condition's keys; the runtime writes its entries whole),
- * `observedGeneration` an integer.
+ * objects with `type` and `status` (metav1.Condition's keys; the runtime writes its entries whole)
+ * whose `type`, where an enum limits it, allows the runtime's own types (else the API server would
+ * refuse the whole status write), `observedGeneration` an integer.
  */
 export function statusConditionFields(version: VersionModel): StatusConditionFields {
   const status = statusNode(version);
   const field = (name: string) => status?.properties.find((p) => p.name === name)?.schema;
   const conditions = field('conditions');
   const items = conditions?.type === 'array' ? conditions.items : undefined;
-  const keys = items?.type === 'object' ? new Set(items.properties.map((p) => p.name)) : new Set<string>();
+  const properties = items?.type === 'object' ? items.properties : [];
+  const type = properties.find((p) => p.name === 'type')?.schema;
+  const allowed = type?.type === 'string' && type.enum ? type.enum : undefined;
   return {
-    conditions: keys.has('type') && keys.has('status'),
+    conditions:
+      type !== undefined &&
+      properties.some((p) => p.name === 'status') &&
+      (allowed === undefined || RUNTIME_CONDITIONS.every((name) => allowed.includes(name))),
     observedGeneration: field('observedGeneration')?.type === 'integer',
   };
 }
