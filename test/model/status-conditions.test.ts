@@ -55,7 +55,7 @@ describe('status-conditions', () => {
       crd({
         versions: [
           { name: 'v1beta1', status: obj({}), storage: false },
-          { name: 'v1', status: obj({}) },
+          { name: 'v1', status: obj({}), storage: true },
         ],
       }),
       true,
