@@ -40,7 +40,8 @@ test('generate -: a helm template stream on standard input; the non-CRD is a not
   const report = JSON.parse(r.stdout) as { diagnostics: { code: string; file: string; line: number }[] };
   assert.deepEqual(
     report.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}`),
-    ['KG106 <stdin>:3'],
+    // KG209: the example CRD has handlers but no conditions in its status schema.
+    ['KG106 <stdin>:3', 'KG209 <stdin>:25'],
   );
   const files = await tree(dir);
   assert.ok(files.includes('gen/example.com/v1/myresources.ts'), files.join('\n'));

@@ -81,6 +81,7 @@ test('a handler the CRD no longer names: KG321 at the import, KG320 at the regis
   assert.deepEqual(
     report.diagnostics.map((d) => `${d.code} ${d.file}:${d.line}:${d.col}`),
     [
+      'KG209 crds/my.yaml:17:7', // the CRD's status has no conditions: a note
       `KG321 kinds/myresources.py:${lineOf(/^ {4}MyResourceCleanup,$/)}:5`,
       `KG320 kinds/myresources.py:${lineOf(/^@MyResourceCleanup\.on_create/)}:2`,
       `KG320 kinds/myresources.py:${lineOf(/^@MyResourceCleanup\.on_update/)}:2`,

@@ -127,6 +127,7 @@ test('a new handler id: --check fails with the stubs it would add; generate adds
   assert.deepEqual(
     report.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.severity} ${d.code}`),
     [
+      'crds/my.yaml:17:7 note KG209', // the CRD's status has no conditions
       `handlers/myresources.ts:${lineOf('import { MyResourceMyapp')}:${merged.split('\n')[lineOf('import { MyResourceMyapp') - 1].indexOf('MyResourceCleanup') + 1} error KG321`,
       ...['onCreate', 'onUpdate', 'onResume'].map(
         (m) => `handlers/myresources.ts:${lineOf(`MyResourceCleanup.${m}(`)}:1 warning KG320`,

@@ -300,13 +300,21 @@ export interface CauseWrite {
   seen: KubernetesObject;
 }
 
+/** The causes whose handlers keep progress records (decide.ts's changing causes). */
+const PROGRESS_CAUSES: ReadonlySet<Cause> = new Set<Cause>(['create', 'update', 'delete', 'resume', 'field']);
+
 /** The handlers of `write`'s cause with their records on `body` after the outcome, and the one due next. */
 function causeProgress(body: KubernetesObject, write: CauseWrite): HandlerProgress[] {
   const projected = write.outcome ? applyMergePatch(body, write.outcome) : body;
   const state = isKubernetesObject(projected) ? projected : body;
   const out: HandlerProgress[] = [];
+  const seen = new Set<string>();
   for (const handler of write.handlers) {
-    const record = currentProgress(readProgress(state, handlerKey(handler), write.marks), write.cause);
+    // One record per key (a create and a delete handler of one id share theirs); spawned handlers keep none.
+    const key = handlerKey(handler);
+    if (seen.has(key) || !PROGRESS_CAUSES.has(handler.cause)) continue;
+    seen.add(key);
+    const record = currentProgress(readProgress(state, key, write.marks), write.cause);
     if (record || handler.id === write.next) out.push({ id: handler.id, record });
   }
   return out;
