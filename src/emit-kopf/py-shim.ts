@@ -36,7 +36,7 @@ import asyncio
 import copy
 import datetime
 import functools
-from typing import Any, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, TypeVar, Union
+from typing import Any, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, TypeVar, Union, cast
 
 import kopf
 from typing_extensions import Protocol, Required, TypedDict, Unpack
@@ -210,6 +210,136 @@ def merge_status(patch: kopf.Patch, handler_id: str, status: object) -> None:
         statuses[handler_id] = copy.deepcopy(status)
 
 
+_READY = "Ready"
+_RECONCILING = "Reconciling"
+_STALLED = "Stalled"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _reason(cause: str, handler_id: str) -> str:
+    """<Cause>:<handler id> within metav1.Condition's reason pattern: other characters become "_"."""
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "_,:") else "_" for c in handler_id)
+    reason = (cause[:1].upper() + cause[1:] + ":" + safe)[:1024]
+    return reason if reason[-1].isalnum() or reason[-1] == "_" else reason[:-1] + "_"
+
+
+def set_condition(
+    conditions: List[Dict[str, Any]], type: str, status: str, reason: str, message: str, generation: Optional[int]
+) -> List[Dict[str, Any]]:
+    """
+    The conditions with one set as apimachinery's meta.SetStatusCondition does: a new type is appended,
+    an existing one keeps its lastTransitionTime unless its status changes.
+    """
+    out: List[Dict[str, Any]] = []
+    found = False
+    for existing in conditions:
+        if existing.get("type") != type:
+            out.append(existing)
+            continue
+        found = True
+        kept = existing.get("lastTransitionTime") if existing.get("status") == status else None
+        out.append(_condition(type, status, reason, message, generation, kept or _now()))
+    if not found:
+        out.append(_condition(type, status, reason, message, generation, _now()))
+    return out
+
+
+def _condition(
+    type: str, status: str, reason: str, message: str, generation: Optional[int], at: str
+) -> Dict[str, Any]:
+    entry: Dict[str, Any] = {
+        "type": type,
+        "status": status,
+        "reason": reason,
+        "message": message[:32768],
+        "lastTransitionTime": at,
+    }
+    if generation is not None:
+        entry["observedGeneration"] = generation
+    return entry
+
+
+def _fields(value: object) -> Mapping[str, Any]:
+    return cast(Mapping[str, Any], value) if isinstance(value, Mapping) else {}
+
+
+def _entries(value: object) -> List[Dict[str, Any]]:
+    items = cast(List[object], value) if isinstance(value, list) else []
+    return [dict(_fields(item)) for item in items if _fields(item)]
+
+
+def conditions_after(
+    body: Mapping[str, Any], handler_id: str, cause: str, outcome: str, message: str, readiness: str = "auto"
+) -> Dict[str, Any]:
+    """
+    status.conditions and status.observedGeneration after one attempt of a handler, by kopfgen's rules
+    (what its TypeScript runtime keeps, read by kstatus, kubectl wait, Helm, Flux): outcome "retry"
+    sets Reconciling True (reason <Cause>:<id>, the error's message) and Ready Unknown; "failure" sets
+    Stalled True and Ready False, the generation observed; "success" removes Reconciling and Stalled,
+    sets Ready True and observes the generation, unless a Stalled of this generation stands (another
+    handler of the object failed for good). kopf decides which handler runs when: with several handlers
+    per cause, Ready follows each success. With readiness "manual" Ready is left to the handlers.
+    """
+    generation: Optional[int] = _fields(body.get("metadata")).get("generation")
+    conditions = _entries(_fields(body.get("status")).get("conditions"))
+    reason = _reason(cause, handler_id)
+    fields: Dict[str, Any] = {}
+    if outcome == "retry":
+        conditions = set_condition(conditions, _RECONCILING, "True", reason, message, generation)
+        conditions = [c for c in conditions if c.get("type") != _STALLED]
+        ready = ("Unknown", reason, message)
+    elif outcome == "failure":
+        conditions = set_condition(conditions, _STALLED, "True", reason, message, generation)
+        conditions = [c for c in conditions if c.get("type") != _RECONCILING]
+        ready = ("False", reason, message)
+        fields["observedGeneration"] = generation
+    else:
+        stalled = [
+            c
+            for c in conditions
+            if c.get("type") == _STALLED and c.get("status") == "True" and c.get("observedGeneration") == generation
+        ]
+        if stalled:
+            return {}
+        conditions = [c for c in conditions if c.get("type") not in (_RECONCILING, _STALLED)]
+        ready = ("True", cause[:1].upper() + cause[1:] + "Handled", "handler " + handler_id + " succeeded")
+        fields["observedGeneration"] = generation
+    if readiness == "auto":
+        conditions = set_condition(conditions, _READY, ready[0], ready[1], ready[2], generation)
+    fields["conditions"] = conditions
+    if fields.get("observedGeneration") is None:
+        fields.pop("observedGeneration", None)
+    return fields
+
+
+def _conditions(kwargs: Mapping[str, Any], handler_id: str, resource: Any, outcome: str, message: str) -> None:
+    """Lays conditions_after into kopf's patch, for a resource that keeps them and a changing cause."""
+    readiness: Optional[str] = getattr(resource, "conditions", None)
+    cause: object = kwargs.get("reason")
+    patch: object = kwargs.get("patch")
+    body = _fields(kwargs.get("body"))
+    if readiness is None or not isinstance(patch, kopf.Patch) or not body:
+        return
+    if cause is None or str(cause) not in ("create", "update", "resume"):
+        return
+    fields = conditions_after(body, handler_id, str(cause), outcome, message, readiness)
+    if fields:
+        patch.setdefault("status", {}).update(fields)
+
+
+def keep_conditions(resource: Any, readiness: str = "auto") -> None:
+    """
+    Opt a resource in to kopfgen's automatic conditions (kopf keeps none): its handlers' outcomes set
+    status.conditions (Ready, Reconciling, Stalled) and status.observedGeneration in the patch kopf
+    writes after each attempt, by conditions_after's rules. The CRD's status schema must have them.
+    readiness="manual" leaves Ready to the handlers.
+    """
+    resource.conditions = readiness
+
+
 def _is_async(fn: Callable[..., Any]) -> bool:
     """Whether kopf awaits fn or runs it in a thread: invocation.is_async_fn, step by step."""
     if isinstance(fn, functools.partial):
@@ -227,15 +357,21 @@ def _deliver(kwargs: Mapping[str, Any], handler_id: str, error: BaseException) -
         merge_status(patch, handler_id, status)
 
 
-def _wrap(fn: Callable[..., Any], handler_id: str, owns_result: bool) -> Callable[..., Any]:
+def _wrap(fn: Callable[..., Any], handler_id: str, owns_result: bool, resource: Any = None) -> Callable[..., Any]:
     """
     fn as kopf calls it, with the status of a kopf error it raises merged into status.<id>. An
     async fn stays async and a sync one sync (kopf runs those in a thread): functools.wraps keeps
     kopf's view of it (__wrapped__). With "owns_result" (a registration with a field, whose kopf
-    id is "<id>/<field>"), the result is merged into status.<id> here too, not left to kopf.
+    id is "<id>/<field>"), the result is merged into status.<id> here too, not left to kopf. For a
+    resource that keeps conditions (keep_conditions), each outcome sets them in the same patch.
     """
 
+    def failed(kwargs: Mapping[str, Any], error: BaseException) -> None:
+        outcome = "failure" if isinstance(error, kopf.PermanentError) else "retry"
+        _conditions(kwargs, handler_id, resource, outcome, str(error))
+
     def done(kwargs: Mapping[str, Any], result: object) -> object:
+        _conditions(kwargs, handler_id, resource, "success", "")
         patch = kwargs.get("patch")
         if not owns_result or result is None or not isinstance(patch, kopf.Patch):
             return result
@@ -250,6 +386,10 @@ def _wrap(fn: Callable[..., Any], handler_id: str, owns_result: bool) -> Callabl
                 return done(kwargs, await fn(**kwargs))
             except (kopf.TemporaryError, kopf.PermanentError) as error:
                 _deliver(kwargs, handler_id, error)
+                failed(kwargs, error)
+                raise
+            except Exception as error:
+                failed(kwargs, error)
                 raise
 
         return async_wrapper
@@ -260,6 +400,10 @@ def _wrap(fn: Callable[..., Any], handler_id: str, owns_result: bool) -> Callabl
             return done(kwargs, fn(**kwargs))
         except (kopf.TemporaryError, kopf.PermanentError) as error:
             _deliver(kwargs, handler_id, error)
+            failed(kwargs, error)
+            raise
+        except Exception as error:
+            failed(kwargs, error)
             raise
 
     return wrapper
@@ -273,6 +417,8 @@ class Resource(Generic[_Body, _Spec, _Status]):
         self.version = version
         self.plural = plural
         self.kind = kind
+        # keep_conditions sets "auto" or "manual": who sets Ready.
+        self.conditions: Optional[str] = None
 
 
 _Decorator = Callable[[_Result], _Result]
@@ -356,7 +502,7 @@ class Handler(Generic[_Body, _Spec, _Status, _Result]):
 
     def _register(self, decorator: Callable[[Callable[..., Any]], Any], field: object) -> Callable[[Any], Any]:
         def register(fn: Any) -> Any:
-            decorator(_wrap(fn, self.id, field is not None))
+            decorator(_wrap(fn, self.id, field is not None, self.resource))
             return fn
 
         return register
