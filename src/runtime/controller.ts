@@ -77,7 +77,7 @@ export class Controller implements WatchConsumer {
     this.events = new WatchEvents(env, of('event'));
     this.timers = new Timers(env, of('timer'), host);
     this.daemons = new Daemons(env, of('daemon'), host, (uid) => this.queue.add(uid));
-    this.children = new Children(env, of('child'), host);
+    this.children = new Children(env, of('child'), host, slots);
   }
 
   /** The owned kinds (`describe()`) this resource's child handlers watch. */

@@ -49,6 +49,20 @@ export function backoffDelay(failures: number, settings: BackoffSettings = DEFAU
   return Math.min(settings.maxMs, settings.baseMs * 2 ** Math.min(exponent, 52));
 }
 
+/**
+ * Milliseconds before the `attempt`-th rewrite of a spawned result (a timer's, daemon's or child run's
+ * `status.<id>`) that met a newer state of its object (409 on its resourceVersion): 50 ms doubling to
+ * 5 s, with jitter, so runs that collide on one object spread out instead of re-reading and colliding
+ * again at once (controller-runtime's per-item exponential rate limiter; the full jitter of AWS's
+ * "Exponential Backoff And Jitter"). Short, unlike `backoffDelay`: a conflict is no failure, the
+ * newer state is usually already in the store by then. Such a write is never given up for a
+ * conflict: only the object's deletion or the term's end stops it.
+ */
+export function conflictDelay(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(5000, 50 * 2 ** Math.min(Math.max(0, attempt - 1), 16));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
 export type FailureKind =
   'forbidden' | 'invalid' | 'annotations-too-large' | 'status-missing' | 'unserialisable' | 'client' | 'transient';
 

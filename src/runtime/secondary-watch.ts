@@ -26,6 +26,7 @@ export interface ChildOwner {
 interface Known {
   resourceVersion: string | undefined;
   name: string;
+  namespace: string | undefined;
   /** The controller's uid and the controller that handles its kind, when the object has one handled here. */
   owner?: { uid: string; controller: ChildOwner };
 }
@@ -65,13 +66,14 @@ export class SecondaryWatch implements WatchConsumer {
       }
     }
     const name = String(body.metadata?.name);
+    const namespace = body.metadata?.namespace;
     const ref = controllerOf(body);
     const controller = ref && this.owners.get(groupKind(ref.apiVersion, ref.kind));
     const owner = ref && controller ? { uid: ref.uid, controller } : undefined;
-    this.known.set(uid, { resourceVersion, name, owner });
+    this.known.set(uid, { resourceVersion, name, namespace, owner });
     // an owner that let go of the object hears of it as a deletion of its child
-    if (before?.owner && before.owner.uid !== owner?.uid) this.tell(before.owner, uid, before.name, undefined);
-    if (owner) this.tell(owner, uid, name, body, before ? 'MODIFIED' : (event ?? 'ADDED'));
+    if (before?.owner && before.owner.uid !== owner?.uid) this.tell(before.owner, uid, before, undefined);
+    if (owner) this.tell(owner, uid, { name, namespace }, body, before ? 'MODIFIED' : (event ?? 'ADDED'));
   }
 
   delete(body: KubernetesObject): void {
@@ -95,16 +97,16 @@ export class SecondaryWatch implements WatchConsumer {
     const before = this.known.get(uid);
     this.known.delete(uid);
     for (const index of this.indexes) index.store.remove(uid);
-    if (before?.owner) this.tell(before.owner, uid, before.name, undefined);
+    if (before?.owner) this.tell(before.owner, uid, before, undefined);
   }
 
   private tell(
     owner: NonNullable<Known['owner']>,
     uid: string,
-    name: string,
+    { name, namespace }: Pick<Known, 'name' | 'namespace'>,
     object: KubernetesObject | undefined,
     event: ChildNews['event'] = 'DELETED',
   ): void {
-    owner.controller.childChanged(owner.uid, { kind: this.kind, uid, name, event, object });
+    owner.controller.childChanged(owner.uid, { kind: this.kind, uid, name, namespace, event, object });
   }
 }

@@ -8,11 +8,13 @@
  */
 import type { KubernetesObject } from './api/kube-types.js';
 import type { RegisteredHandler } from './api/registry.js';
-import { Conflict, PATCH_ATTEMPTS, readObject, writePatch } from './effects/api-write.js';
+import { Conflict, readObject, writePatch } from './effects/api-write.js';
 import { eventWorthy, outcomeEvent } from './effects/events.js';
 import { logFailure, logOutcome, retryText } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
 import { messageOf } from './error-message.js';
+import { conflictDelay } from './error-policy.js';
+import { resourceVersionOf } from './reconcile/decide.js';
 import type { Outcome } from './reconcile/outcome.js';
 import type { ObjectPatch } from './reconcile/patches.js';
 import { conditionSettings, withConditions } from './reconcile/conditions.js';
@@ -25,11 +27,14 @@ export interface SpawnHost {
 }
 
 /**
- * Writes a spawned call's result on the object's newest state: a timer's or daemon's latest result is the
- * one to keep, so a write that meets a newer state (409 on its resourceVersion) reads the object and is
- * written again on it, each time through the term's fence. False when the object is gone.
+ * Writes a spawned call's result on the object's newest state: a timer's, daemon's or child run's latest
+ * result is the one to keep, so a write that meets a newer state (409 on its resourceVersion) waits
+ * (`conflictDelay`, backing off per attempt) and is written again on the newest state known: the store's
+ * when the watch brought a newer one meanwhile, else the object read once; each time through the term's
+ * fence. Never given up for a conflict: only the object's deletion, the term's end or another failure
+ * stops it. False when the object is gone.
  */
-async function writeOnNewest(
+export async function writeOnNewest(
   env: ResourceEnv,
   host: SpawnHost,
   uid: string,
@@ -44,12 +49,45 @@ async function writeOnNewest(
       host.adopt(uid, answer);
       return answer !== undefined;
     } catch (error) {
-      if (!(error instanceof Conflict) || attempt >= PATCH_ATTEMPTS) throw error;
-      current = await readObject(env, current);
-      host.adopt(uid, current);
+      if (!(error instanceof Conflict) || env.signal.aborted) throw error;
+      const conflicted = resourceVersionOf(current);
+      await sleep(conflictDelay(attempt), env.signal);
+      const known = host.current(uid);
+      if (!known) return false;
+      if (resourceVersionOf(known) !== conflicted) current = known;
+      else {
+        current = await readObject(env, current);
+        host.adopt(uid, current);
+      }
     }
   }
   return false;
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** The log line and, for a failure, the Event of a spawned call's outcome, once its patch is written. */
+export function reportSpawned(
+  env: ResourceEnv,
+  body: KubernetesObject,
+  handler: RegisteredHandler,
+  outcome: Outcome,
+): void {
+  // a timer runs again at its interval, whatever delay its error asked for
+  const retry = retryText(outcome, handler.timer?.interval);
+  logOutcome(env, body, handler.id, handler.cause, outcome, retry);
+  if (eventWorthy(outcome)) outcomeEvent(env, body, handler.id, outcome, retry);
 }
 
 export async function recordSpawned(
@@ -69,8 +107,5 @@ export async function recordSpawned(
       return;
     }
   }
-  // a timer runs again at its interval, whatever delay its error asked for
-  const retry = retryText(result.outcome, handler.timer?.interval);
-  logOutcome(env, body, handler.id, handler.cause, result.outcome, retry);
-  if (eventWorthy(result.outcome)) outcomeEvent(env, body, handler.id, result.outcome, retry);
+  reportSpawned(env, body, handler, result.outcome);
 }

@@ -55,7 +55,7 @@ export type InvokeCause = Extract<
 export interface ChildObject {
   apiVersion?: string;
   kind?: string;
-  metadata?: { name?: string; uid?: string };
+  metadata?: { name?: string; namespace?: string; uid?: string };
 }
 
 export interface InvokeOptions<Res, C extends Client = FakeClient> {
@@ -393,6 +393,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
       object: event === 'DELETED' || !isKubernetesObject(child) ? undefined : clone(child),
       event,
       name: child.metadata?.name ?? '',
+      namespace: child.metadata?.namespace,
     };
     for (const handler of due) {
       record(handler, await callSpawned(env, handler, body, new AbortController().signal, childContext(news)));

@@ -35,6 +35,8 @@ export function spawnFixture(signal: AbortSignal = new AbortController().signal)
     env,
     host,
     lines,
+    /** The bodies of the PATCHes written, in order. */
+    written: api.written,
     body: (): KubernetesObject => {
       const object = api.current();
       if (!object) throw new Error('the object is gone');

@@ -1,8 +1,9 @@
 /**
- * Child handlers (children.ts): a run per owner, handler and child, never two at once, news arriving
- * meanwhile coalesced into one more run with the newest state; the result written to status.<id>;
- * nothing for an owner being deleted, a kind the handler does not own, or an owner its filters leave
- * out; a temporary failure runs again after its delay.
+ * Child handlers (children.ts): one run at a time per owner and handler, news arriving meanwhile
+ * coalesced into one more run with the newest state of each child (one call per child, one write of
+ * the merged results, none when nothing changes); runs bounded by the operator's slots; the result
+ * written to status.<id>; nothing for an owner being deleted, a kind the handler does not own, an owner
+ * its filters leave out, or a child in another namespace; a temporary failure runs again after its delay.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -10,6 +11,8 @@ import type { ChildContext } from '../../src/runtime/api/context.js';
 import { defineHandler, Registry, TemporaryError } from '../../src/runtime/index.js';
 import { builtins, type ConfigMap } from '../../src/runtime/builtin-kinds.js';
 import { Children, type ChildNews } from '../../src/runtime/children.js';
+import { Slots } from '../../src/runtime/queue.js';
+import type { KubernetesObject } from '../../src/runtime/api/kube-types.js';
 import { spawnFixture } from '../helpers/spawn-fixture.js';
 import { myResourceDescriptor } from '../helpers/resource-env.js';
 
@@ -31,7 +34,7 @@ const news = (name: string, rv: string, event: ChildNews['event'] = 'MODIFIED'):
 });
 
 describe('Children', () => {
-  it('one run at a time per child, the newest news coalesced; the result lands in status.<id>', async () => {
+  it('one run at a time per owner and handler, the newest news of each child coalesced; the result lands in status.<id>', async () => {
     const registry = new Registry();
     const seen: string[] = [];
     let release: () => void = () => undefined;
@@ -40,7 +43,7 @@ describe('Children', () => {
     defineHandler<unknown, { last?: string }>(myResourceDescriptor(), 'mirror').onChild(
       builtins.configMaps,
       async (ctx: ChildContext<unknown, unknown, ConfigMap>) => {
-        overlapped ||= active.has(ctx.childName);
+        overlapped ||= active.size > 0;
         active.add(ctx.childName);
         seen.push(`${ctx.childName} ${ctx.childEvent} ${ctx.child?.metadata?.resourceVersion ?? '-'}`);
         if (seen.length === 1) await new Promise<void>((resolve) => (release = resolve));
@@ -50,19 +53,21 @@ describe('Children', () => {
       { registry },
     );
     const fixture = spawnFixture();
-    const children = new Children(fixture.env, registry.handlers, fixture.host);
+    const children = new Children(fixture.env, registry.handlers, fixture.host, new Slots(4));
     children.deliver('u1', news('a', '1', 'ADDED'));
     await until(() => seen.length === 1);
     children.deliver('u1', news('a', '2'));
     children.deliver('u1', news('a', '3'));
-    children.deliver('u1', news('b', '4', 'DELETED')); // another child: its own run, at once
-    await until(() => seen.length === 2);
+    children.deliver('u1', news('b', '4', 'DELETED')); // another child: the same owner's next run
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(seen.length, 1, 'nothing else runs for the owner while its run waits');
     release();
     await until(() => seen.length === 3);
     await children.drained();
-    assert.deepEqual(seen, ['a ADDED 1', 'b DELETED -', 'a MODIFIED 3']);
-    assert.equal(overlapped, false, 'runs for one child never overlap (b, another child, ran while a waited)');
-    assert.deepEqual(fixture.body().status, { mirror: { last: 'a@3' } });
+    assert.deepEqual(seen, ['a ADDED 1', 'a MODIFIED 3', 'b DELETED -']);
+    assert.equal(overlapped, false, 'calls for one owner and handler never overlap');
+    assert.deepEqual(fixture.body().status, { mirror: { last: 'b@gone' } });
+    assert.equal(fixture.written.length, 2, 'one write per run');
   });
 
   it('nothing for an owner being deleted, another kind, an owner its filters leave out', async () => {
@@ -73,7 +78,7 @@ describe('Children', () => {
     handler.onChild(builtins.configMaps, count, { registry, labels: { managed: 'yes' } });
     handler.onChild(builtins.secrets, count, { registry });
     const fixture = spawnFixture();
-    const children = new Children(fixture.env, registry.handlers, fixture.host);
+    const children = new Children(fixture.env, registry.handlers, fixture.host, new Slots(4));
     children.deliver('u1', news('a', '1')); // filtered out: no label
     children.deliver('u1', { ...news('s', '1'), kind: 'deployments.apps/v1' }); // owned by no handler
     fixture.edit({ metadata: { labels: { managed: 'yes' } } });
@@ -96,7 +101,7 @@ describe('Children', () => {
       { registry },
     );
     const fixture = spawnFixture();
-    const children = new Children(fixture.env, registry.handlers, fixture.host);
+    const children = new Children(fixture.env, registry.handlers, fixture.host, new Slots(4));
     children.deliver('u1', news('a', '1', 'DELETED'));
     await until(() => calls === 2);
     await children.drained();
@@ -117,7 +122,7 @@ describe('Children', () => {
     const fixture = spawnFixture();
     let listed = false;
     const host = { ...fixture.host, current: (uid: string) => (listed ? fixture.host.current(uid) : undefined) };
-    const children = new Children(fixture.env, registry.handlers, host);
+    const children = new Children(fixture.env, registry.handlers, host, new Slots(4));
     children.deliver('u1', news('a', '1', 'ADDED'));
     children.deliver('u1', news('a', '2'));
     await children.drained();
@@ -133,5 +138,78 @@ describe('Children', () => {
     children.ownersListed();
     await children.drained();
     assert.deepEqual(seen, ['a 2']);
+  });
+
+  it('a burst of news for many children: few runs, one call per child with the newest state, few writes; the same status again is not written', async () => {
+    const registry = new Registry();
+    const calls: string[] = [];
+    const changed: (readonly string[])[] = [];
+    let release: () => void = () => undefined;
+    defineHandler<unknown, Record<string, string>>(myResourceDescriptor(), 'seen').onChild(
+      builtins.configMaps,
+      async (ctx: ChildContext<unknown, unknown, ConfigMap>) => {
+        calls.push(`${ctx.childName}@${ctx.child?.metadata?.resourceVersion ?? '-'} in ${String(ctx.childNamespace)}`);
+        changed.push(ctx.changedChildren);
+        if (calls.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return { [ctx.childName]: ctx.child ? 'present' : 'gone' };
+      },
+      { registry },
+    );
+    const fixture = spawnFixture();
+    const children = new Children(fixture.env, registry.handlers, fixture.host, new Slots(4));
+    const inNs = (n: ChildNews): ChildNews => ({ ...n, namespace: 'ns' });
+    children.deliver('u1', inNs(news('c0', '1', 'ADDED')));
+    await until(() => calls.length === 1);
+    for (let round = 2; round <= 4; round++)
+      for (let i = 0; i < 100; i++) children.deliver('u1', inNs(news(`c${i}`, String(round))));
+    children.deliver('u1', { ...news('elsewhere', '9'), namespace: 'other' }); // not the owner's namespace
+    release();
+    await until(() => calls.length === 101);
+    await children.drained();
+    assert.equal(calls[1], 'c0@4 in ns', 'each child once, with its newest news');
+    assert.deepEqual(changed[1]?.length, 100, 'every call of the run sees which children changed');
+    assert.equal(fixture.written.length, 2, '300 news, two runs, two writes');
+    assert.equal(Object.keys(JSON.parse(JSON.stringify(fixture.body().status)).seen).length, 100);
+    for (let i = 0; i < 100; i++) children.deliver('u1', inNs(news(`c${i}`, '5')));
+    await until(() => calls.length === 201);
+    await children.drained();
+    assert.equal(fixture.written.length, 2, 'the same status is not written again');
+  });
+
+  it("child runs take the operator's slots: none starts while every slot is taken", async () => {
+    const registry = new Registry();
+    let calls = 0;
+    defineHandler(myResourceDescriptor(), 'mirror').onChild(builtins.configMaps, () => void calls++, { registry });
+    const fixture = spawnFixture();
+    const slots = new Slots(1);
+    await slots.acquire();
+    const children = new Children(fixture.env, registry.handlers, fixture.host, slots);
+    children.deliver('u1', news('a', '1'));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls, 0);
+    slots.release();
+    await until(() => calls === 1);
+    await children.drained();
+  });
+
+  it('a result write that meets a newer state backs off and lands on the newest; never dropped', async () => {
+    const registry = new Registry();
+    defineHandler<unknown, Record<string, string>>(myResourceDescriptor(), 'mirror').onChild(
+      builtins.configMaps,
+      (ctx) => ({ [ctx.childName]: 'seen' }),
+      { registry },
+    );
+    const fixture = spawnFixture();
+    // the host lags behind the server for a while: every write meets a newer state until the store catches up
+    let stale: KubernetesObject | undefined = fixture.body();
+    for (let i = 0; i < 3; i++) fixture.edit({ metadata: { labels: { edit: String(i) } } });
+    const host = { ...fixture.host, current: () => stale ?? fixture.host.current('u1') };
+    setTimeout(() => (stale = undefined), 300);
+    const children = new Children(fixture.env, registry.handlers, host, new Slots(4));
+    children.deliver('u1', news('a', '1'));
+    await until(() => fixture.written.length > 0);
+    await children.drained();
+    assert.deepEqual(fixture.body().status, { mirror: { a: 'seen' } });
+    assert.equal(fixture.lines.filter((line) => line.includes('failed')).length, 0, fixture.lines.join('\n'));
   });
 });

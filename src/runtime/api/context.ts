@@ -131,4 +131,12 @@ export interface ChildContext<R, W, C> extends HandlerContext<R, W> {
   childEvent: ChildEvent;
   /** The owned object's name (also when it was deleted). */
   childName: string;
+  /** The owned object's namespace (the owner's: a child elsewhere is not its); undefined for a cluster-scoped kind. */
+  childNamespace: string | undefined;
+  /**
+   * The names of every owned object of this kind whose news this run of the handler was woken for, this one
+   * included: the handler is called once for each, in the order the news came, and their results are merged
+   * into one write of `status.<id>`.
+   */
+  changedChildren: readonly string[];
 }
