@@ -188,6 +188,8 @@ export class Operator {
   private readonly onExit = (code: number) => this.exiting(code);
   /** The running term's fenced client (the exit listener's crash record goes through it). */
   private termClient?: KubeClient;
+  /** The leader elector's connection of its own, closed with the operator's. */
+  private leaseClient?: KubeClient;
   /** The typed client of hooks and of `operatorClient()` outside a term: unfenced, the declared access. */
   private typed?: TypedClient;
 
@@ -220,6 +222,9 @@ export class Operator {
     if (typeof marks === 'string') throw new StartupError(marks);
     this.marks = marks;
     const client = (this.client ??= await KubeClient.fromDefault());
+    const fieldManager = this.options.fieldManager ?? DEFAULT_FIELD_MANAGER;
+    // every request names the operator (User-Agent) and every write its field manager, the runtime's own too
+    client.identify({ operator: fieldManager, fieldManager });
     client.observe((request) => {
       this.metrics.apiRequest(request);
       // Reconciles' writes are what the slots pace; lists, watches and lease renewals say little of that.
@@ -234,7 +239,7 @@ export class Operator {
       declared: this.registry.access,
     });
     this.typed = new TypedClient(client, {
-      fieldManager: this.options.fieldManager ?? DEFAULT_FIELD_MANAGER,
+      fieldManager,
       access: new AccessTable(this.registry.access, registered),
       onRetry: (message) => this.logger.warn(message),
     });
@@ -253,9 +258,12 @@ export class Operator {
       this.running = this.lead(client, new TermFence(), () => undefined, report.resources, this.abort.signal);
       return;
     }
+    // The renewals' own connection (kube/client.ts `dedicated`): handlers' requests cannot starve them.
+    const leaseClient = client.dedicated();
+    this.leaseClient = leaseClient;
     const elector = new LeaderElector({
       ...election,
-      client,
+      client: leaseClient,
       logger: this.logger,
       name: election.id ?? defaultLeaseName(this.registry),
       journal: () => encodeJournal(this.attempts.list()),
@@ -376,7 +384,11 @@ export class Operator {
     setMaxListeners(0, fence.signal);
     const client = unfenced.fenced(fence);
     this.termClient = client;
-    const typed = this.typed?.over(client);
+    // The term's watches of owned kinds, which the typed client asks who controls a child before writing it.
+    const secondaries = new Map<string, SecondaryWatch>();
+    const controllers = (kind: string, namespace: string | undefined, name: string) =>
+      secondaries.get(kind)?.controllerOf(namespace, name);
+    const typed = this.typed?.over(client).with({ controllers });
     const slot = clientSlot();
     slot.term = typed;
     this.role = 'leader';
@@ -449,7 +461,9 @@ export class Operator {
       const owners = term.controllers.filter((controller) => controller.ownedKinds().has(describe(kind)));
       const indexes = this.registry.indexes.filter((index) => describe(index.resource) === describe(kind));
       for (const index of indexes) index.store.reset();
-      const listed = watch(kind, new SecondaryWatch(describe(kind), owners, indexes, this.logger));
+      const secondary = new SecondaryWatch(describe(kind), owners, indexes, this.logger);
+      secondaries.set(describe(kind), secondary);
+      const listed = watch(kind, secondary);
       if (indexes.length > 0) indexed.push(listed);
     }
     const sync = this.watchSyncBound(term, signal);
@@ -635,6 +649,7 @@ export class Operator {
     await this.server?.close();
     // operatorClient() no longer answers through a client whose connections are closed
     if (clientSlot().base === this.typed) clientSlot().base = undefined;
+    this.leaseClient?.close();
     this.client?.close();
   }
 }

@@ -7,7 +7,8 @@
  * (by its controller owner reference: group and kind of a handled resource, the owner's uid) that it
  * changed, so the owner's child handlers run.
  */
-import type { KubernetesObject } from './api/kube-types.js';
+import type { KubernetesObject, OwnerReference } from './api/kube-types.js';
+import type { ControllerLookup } from './effects/typed-client.js';
 import type { Logger } from './api/context.js';
 import type { IndexFeed } from './api/registry.js';
 import type { ChildNews } from './children.js';
@@ -29,6 +30,8 @@ interface Known {
   namespace: string | undefined;
   /** The controller's uid and the controller that handles its kind, when the object has one handled here. */
   owner?: { uid: string; controller: ChildOwner };
+  /** Its controller owner reference, whoever it names (the typed client refuses to take a child from it). */
+  controllerRef?: OwnerReference;
 }
 
 /** `group/Kind` of an apiVersion and kind (an owner reference names any served version). */
@@ -39,6 +42,10 @@ function groupKind(apiVersion: string, kind: string): string {
 
 export class SecondaryWatch implements WatchConsumer {
   private readonly known = new Map<string, Known>();
+  /** The uid of each object by namespace and name. */
+  private readonly uids = new Map<string, string>();
+  /** Whether a first list completed (before it, what is not known may still exist). */
+  private complete = false;
   /** Handled resources whose child handlers own this kind, by `group/Kind`. */
   private readonly owners = new Map<string, ChildOwner>();
 
@@ -70,7 +77,8 @@ export class SecondaryWatch implements WatchConsumer {
     const ref = controllerOf(body);
     const controller = ref && this.owners.get(groupKind(ref.apiVersion, ref.kind));
     const owner = ref && controller ? { uid: ref.uid, controller } : undefined;
-    this.known.set(uid, { resourceVersion, name, namespace, owner });
+    this.known.set(uid, { resourceVersion, name, namespace, owner, controllerRef: ref });
+    this.uids.set(`${namespace ?? ''}\u0000${name}`, uid);
     // an owner that let go of the object hears of it as a deletion of its child
     if (before?.owner && before.owner.uid !== owner?.uid) this.tell(before.owner, uid, before, undefined);
     if (owner) this.tell(owner, uid, { name, namespace }, body, before ? 'MODIFIED' : (event ?? 'ADDED'));
@@ -82,10 +90,22 @@ export class SecondaryWatch implements WatchConsumer {
 
   listed(uids: Set<string>): void {
     for (const uid of [...this.known.keys()]) if (!uids.has(uid)) this.forget(uid);
+    this.complete = true;
     for (const index of this.indexes) {
       index.store.retain(uids);
       index.store.listed();
     }
+  }
+
+  /**
+   * The controller of the object `namespace/name` as this watch last saw it (typed-client.ts
+   * `refuseOwned`); undefined before the first list completed (the object may exist unseen).
+   */
+  controllerOf(namespace: string | undefined, name: string): ControllerLookup | undefined {
+    if (!this.complete) return undefined;
+    const uid = this.uids.get(`${namespace ?? ''}\u0000${name}`);
+    const known = uid === undefined ? undefined : this.known.get(uid);
+    return known ? { found: true, controller: known.controllerRef } : { found: false };
   }
 
   /** Objects known (for tests and the benchmark). */
@@ -96,6 +116,8 @@ export class SecondaryWatch implements WatchConsumer {
   private forget(uid: string): void {
     const before = this.known.get(uid);
     this.known.delete(uid);
+    const key = `${before?.namespace ?? ''}\u0000${before?.name ?? ''}`;
+    if (before && this.uids.get(key) === uid) this.uids.delete(key);
     for (const index of this.indexes) index.store.remove(uid);
     if (before?.owner) this.tell(before.owner, uid, before, undefined);
   }

@@ -70,6 +70,12 @@ export interface CreateOptions extends NamespaceOption {
   dryRun?: boolean;
 }
 
+/**
+ * Server-side apply. A precondition is `metadata.resourceVersion` in the applied object: the API server then
+ * refuses (409) an apply that meets another version, so an apply held in the network cannot land on a
+ * state it did not see. A field the operator itself set by create, update or patch is not a conflict: the
+ * apply takes it over (the same field manager's own write, see the client's `apply`).
+ */
 export interface ApplyOptions extends NamespaceOption {
   /**
    * Take over fields another field manager owns instead of failing with a 409 conflict (server-side
@@ -176,10 +182,13 @@ export class ApiError extends Error {
 }
 
 /**
- * A call refused before it was sent because the operator's term has ended (this replica lost its lease,
- * or the operator stopped and its drain timeout passed): nothing reached the API server. Not an
- * `ApiError`: no answer of the API server says anything about the object. Thrown in a handler, it is
- * retried by the next leader (the attempt's outcome is not written by this replica either).
+ * A call refused because the operator's term has ended (this replica lost its lease, or the operator
+ * stopped and its drain timeout passed). With `sent` false nothing reached the API server. With `sent`
+ * true an attempt had already left the process when the term ended and was aborted unanswered: it may
+ * have reached the API server, may still (bytes held in the network), or not at all; only a precondition
+ * it carries (a resourceVersion) keeps it from landing on a state it did not see. Not an `ApiError`: no
+ * answer of the API server says anything about the object. Thrown in a handler, it is retried by the next
+ * leader (the attempt's outcome is not written by this replica either).
  */
 export class FencedWriteError extends Error {
   constructor(
@@ -187,9 +196,35 @@ export class FencedWriteError extends Error {
     readonly resource: string,
     /** Why the term ended. */
     readonly reason: string,
+    /** Whether an attempt had been sent (and was aborted unanswered) before the refusal. */
+    readonly sent = false,
   ) {
-    super(`${verb} ${resource} not sent: this replica's term has ended (${reason})`);
+    super(
+      sent
+        ? `${verb} ${resource} aborted unanswered after it was sent: this replica's term has ended (${reason}); it may have reached the API server`
+        : `${verb} ${resource} not sent: this replica's term has ended (${reason})`,
+    );
     this.name = 'FencedWriteError';
+  }
+}
+
+/**
+ * A create or apply of an object whose controller owner reference names the handled object, refused before
+ * it was sent because another object already controls one of that name (controller-runtime's
+ * `AlreadyOwnedError` from `SetControllerReference`): server-side apply would otherwise move the reference
+ * silently, and two owners would take the child from each other forever. The operator also posts a
+ * Warning Event `AlreadyOwned` on the handled object naming the other owner. Status 409 like the
+ * conflict the API server answers, reason `AlreadyOwned`.
+ */
+export class AlreadyOwnedError extends ApiError {
+  constructor(
+    request: { verb: ClientVerb; resource: string; namespace?: string; name?: string },
+    /** The controller the object has. */
+    readonly owner: { apiVersion: string; kind: string; name: string; uid: string },
+  ) {
+    const message = `${request.name ?? 'the object'} is already controlled by ${owner.kind} ${owner.name} (uid ${owner.uid})`;
+    super(request, { status: 409, reason: 'AlreadyOwned', message });
+    this.name = 'AlreadyOwnedError';
   }
 }
 

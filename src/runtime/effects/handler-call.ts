@@ -24,6 +24,8 @@ import { describe } from '../kube/client.js';
 import { accessKind } from '../api/access.js';
 import { adoptChild } from '../ownership.js';
 import { DEFAULT_FIELD_MANAGER, TypedClient } from './typed-client.js';
+import { warn } from './events.js';
+import type { AlreadyOwnedError } from '../api/client-api.js';
 import { messageOf } from '../error-message.js';
 import { StartRefused } from '../start-gate.js';
 
@@ -151,7 +153,14 @@ export function handlerClient(env: ResourceEnv, body: KubernetesObject, signal: 
   const namespaced = env.resource.scope === 'Namespaced';
   const meta = body.metadata ?? {};
   const owner = { uid: String(meta.uid), namespaced, describe: `${String(body.kind)} ${String(meta.name)}` };
-  return base.with({ signal, owner });
+  const onRefused = (error: AlreadyOwnedError) =>
+    warn(
+      env,
+      body,
+      'AlreadyOwned',
+      `${error.resource} ${error.objectName ?? ''} is already controlled by ${error.owner.kind} ${error.owner.name}: not adopted`,
+    );
+  return base.with({ signal, owner, onRefused });
 }
 
 function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clock: Clock, signal: AbortSignal) {

@@ -20,8 +20,8 @@ import type {
   PatchOptions,
   Selector,
 } from '../api/client-api.js';
-import { ApiError, FencedWriteError, UndeclaredKindError } from '../api/client-api.js';
-import type { KubernetesObject } from '../api/kube-types.js';
+import { AlreadyOwnedError, ApiError, FencedWriteError, UndeclaredKindError } from '../api/client-api.js';
+import type { KubernetesObject, OwnerReference } from '../api/kube-types.js';
 import {
   accessKind as kindInfo,
   apiVersionOf,
@@ -65,6 +65,34 @@ export interface TypedClientOptions {
   owner?: { uid: string; namespaced: boolean; describe: string };
   /** Called before each retry (the operator logs it). */
   onRetry?: (message: string) => void;
+  /**
+   * The controller of the object `name` of a kind (`kindKey`) from the operator's own watch of it, when it
+   * watches that kind and has listed it: `undefined` when it does not (the client reads the object instead).
+   */
+  controllers?: (kindKey: string, namespace: string | undefined, name: string) => ControllerLookup | undefined;
+  /** A write refused because another object controls the child (the operator posts a Warning Event). */
+  onRefused?: (error: AlreadyOwnedError) => void;
+}
+
+/** What the operator's watch of a kind knows of an object's controller: none there, or its reference. */
+export type ControllerLookup = { found: false } | { found: true; controller: OwnerReference | undefined };
+
+/** `<plural>.<group>/<version>` (`describe()` of kube/client.ts), the key of a kind's watch. */
+export function kindKey(info: KindInfo): string {
+  return info.group ? `${info.plural}.${info.group}/${info.version}` : `${info.plural}/${info.version}`;
+}
+
+/** The managers a server-side apply's 409 names (`conflict with "kopfgen" using v1`), or undefined when it names none. */
+function conflictManagers(error: unknown): string[] | undefined {
+  if (!(error instanceof ApiError) || error.status !== 409 || !isPlainObject(error.body)) return undefined;
+  const details = isPlainObject(error.body.details) ? error.body.details : {};
+  const causes = Array.isArray(details.causes) ? details.causes : [];
+  const managers = causes.map((cause) => {
+    const message = isPlainObject(cause) && typeof cause.message === 'string' ? cause.message : '';
+    return /conflict with "([^"]*)"/.exec(message)?.[1];
+  });
+  if (managers.length === 0 || managers.some((manager) => manager === undefined)) return undefined;
+  return managers.filter((manager) => manager !== undefined);
 }
 
 const sleep = (ms: number, signal: AbortSignal | undefined) =>
@@ -85,6 +113,8 @@ interface Call {
   info: KindInfo;
   namespace?: string;
   name?: string;
+  /** Set once an attempt that may have reached the API server was sent again. */
+  resent?: boolean;
 }
 
 /** The namespace a call addresses: required for a namespaced kind except for a list (all namespaces). */
@@ -155,7 +185,8 @@ export class TypedClient implements Client {
     const body = this.body(info, object, 'create');
     const namespace = namespaceFor({ verb: 'create', info }, options.namespace ?? body.metadata?.namespace);
     const call: Call = { verb: 'create', info, namespace, name: body.metadata?.name };
-    const query = { dryRun: options.dryRun ? 'All' : undefined };
+    await this.refuseOwned(call, body);
+    const query = { dryRun: options.dryRun ? 'All' : undefined, fieldManager: this.options.fieldManager };
     return this.typed<R>(await this.send(call, 'POST', pathOf(info, namespace), { body, query }));
   }
 
@@ -167,14 +198,22 @@ export class TypedClient implements Client {
       throw new Error(`apply ${resourceName(info)}: server-side apply needs metadata.name`);
     const namespace = namespaceFor({ verb: 'apply', info }, options.namespace ?? body.metadata?.namespace);
     const call: Call = { verb: 'apply', info, namespace, name };
-    const query = {
-      fieldManager: options.fieldManager ?? this.options.fieldManager,
-      force: options.force ? true : undefined,
-      dryRun: options.dryRun ? 'All' : undefined,
-    };
+    await this.refuseOwned(call, body);
+    const fieldManager = options.fieldManager ?? this.options.fieldManager;
+    const query = { fieldManager, force: options.force ? true : undefined, dryRun: options.dryRun ? 'All' : undefined };
     // JSON is YAML: the apply patch's content type takes either (the API server reads it as YAML)
     const request = { body, query, contentType: 'application/apply-patch+yaml' };
-    return this.typed<R>(await this.send(call, 'PATCH', pathOf(info, namespace, name), request));
+    try {
+      return this.typed<R>(await this.send(call, 'PATCH', pathOf(info, namespace, name), request));
+    } catch (error) {
+      // A field this operator set by create, update or patch is owned by its manager's `Update` entry, which
+      // server-side apply counts as another manager: taking over its own fields is no conflict (the issue
+      // client-go users meet as "conflict with kubectl-create"). Any other manager's field stays a conflict.
+      const managers = conflictManagers(error);
+      if (options.force || !managers?.every((manager) => manager === fieldManager)) throw error;
+      const forced = { ...request, query: { ...query, force: true } };
+      return this.typed<R>(await this.send(call, 'PATCH', pathOf(info, namespace, name), forced));
+    }
   }
 
   async patch<R = KubernetesObject, W = R>(
@@ -195,7 +234,7 @@ export class TypedClient implements Client {
     const request = {
       body,
       contentType: 'application/merge-patch+json',
-      query: { dryRun: options.dryRun ? 'All' : undefined },
+      query: { dryRun: options.dryRun ? 'All' : undefined, fieldManager: this.options.fieldManager },
     };
     return this.typed<R>(await this.send(call, 'PATCH', pathOf(info, namespace, name, options.subresource), request));
   }
@@ -220,9 +259,48 @@ export class TypedClient implements Client {
       await this.send(call, 'DELETE', pathOf(info, namespace, name), { body });
       return true;
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return false;
+      // gone: by this call when an attempt that may have reached the server was sent again
+      if (error instanceof ApiError && error.status === 404) return call.resent === true;
       throw error;
     }
+  }
+
+  /**
+   * Refuses a write that makes the handled object the controller of an object another one already controls
+   * (`AlreadyOwnedError`, reported to `onRefused`): looked up in the operator's watch of the kind when it has
+   * one, else read (one GET). Server-side apply would move the reference silently, the other owner's
+   * child handler would apply it back, and so on: the cluster decides once, by who controls it now.
+   */
+  private async refuseOwned(call: Call, body: KubernetesObject): Promise<void> {
+    const owner = this.options.owner;
+    const name = body.metadata?.name;
+    if (
+      !owner ||
+      name === undefined ||
+      !body.metadata?.ownerReferences?.some((r) => r.controller && r.uid === owner.uid)
+    )
+      return;
+    let controller: OwnerReference | undefined;
+    const cached = this.options.controllers?.(kindKey(call.info), call.namespace, name);
+    if (cached) controller = cached.found ? cached.controller : undefined;
+    else if (this.options.access?.refuse('get', call.info))
+      return; // not allowed to read it: the server decides
+    else {
+      const read = { ...call, verb: 'get' as const };
+      const existing = await this.send(read, 'GET', pathOf(call.info, call.namespace, name)).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      });
+      const refs = isKubernetesObject(existing) ? (existing.metadata?.ownerReferences ?? []) : [];
+      controller = refs.find((r) => r.controller === true);
+    }
+    if (!controller || controller.uid === owner.uid) return;
+    const refused = new AlreadyOwnedError(
+      { verb: call.verb, resource: resourceName(call.info), namespace: call.namespace, name },
+      controller,
+    );
+    this.options.onRefused?.(refused);
+    throw refused;
   }
 
   /** An answer as the caller's type: the API server's object for the kind asked for. */
@@ -258,27 +336,38 @@ export class TypedClient implements Client {
     return { ...object, apiVersion, kind: info.kind };
   }
 
-  /** Refuses an undeclared kind, sends under the retry policy, translates refusals. */
+  /**
+   * Refuses an undeclared kind, sends under the retry policy, translates refusals. A POST is sent again only
+   * when the API server cannot have acted on it (429, a connection refused): a create that reached the
+   * server and is sent again would answer an `AlreadyExists` the handler did not cause. Any other call that
+   * may have reached the server and is sent again marks `call.resent`.
+   */
   private async send(call: Call, method: string, path: string, request: RequestOptions = {}): Promise<unknown> {
     const refusal = this.options.access?.refuse(call.verb, call.info);
     if (refusal) throw new UndeclaredKindError(call.verb, resourceName(call.info), refusal);
     const signal = this.options.signal;
+    /** Whether an attempt left the process (and may have reached the API server). */
+    let sent = false;
     for (let attempt = 1; ; attempt++) {
       try {
         if (signal?.aborted) {
           // the term's end aborts its handlers' signals too: that refusal is the fence's
           const fenced = this.kube.refusal(method);
-          if (fenced !== undefined) throw new FencedWriteError(call.verb, resourceName(call.info), fenced);
+          if (fenced !== undefined) throw new FencedWriteError(call.verb, resourceName(call.info), fenced, sent);
           throw new Error(`${call.verb} ${resourceName(call.info)} not sent: ${reasonOf(signal)}`);
         }
+        if (sent) call.resent = true;
         return await this.kube.request(method, path, { ...request, signal });
       } catch (error) {
+        if (error instanceof FencedWriteError) throw error;
+        sent ||= mayHaveArrived(error);
         // the fence's refusal, or an abort by the handler's signal when the term it belongs to has ended
         const fenced = fencedOf(error) ?? (signal?.aborted ? this.kube.refusal(method) : undefined);
-        if (fenced !== undefined) throw new FencedWriteError(call.verb, resourceName(call.info), fenced);
+        if (fenced !== undefined) throw new FencedWriteError(call.verb, resourceName(call.info), fenced, sent);
         // a 409 is an answer (AlreadyExists, a precondition, an apply conflict): sending again changes nothing
         const wait = error instanceof KubeError && error.status === 409 ? undefined : writeRetryDelay(error, attempt);
-        if (wait === undefined || signal?.aborted) throw translate(call, error);
+        const unsafe = method === 'POST' && mayHaveArrived(error);
+        if (wait === undefined || unsafe || signal?.aborted) throw translate(call, error);
         this.options.onRetry?.(
           `${call.verb} ${resourceName(call.info)} failed (attempt ${attempt}), retrying in ${wait} ms: ${String(error)}`,
         );
@@ -286,6 +375,17 @@ export class TypedClient implements Client {
       }
     }
   }
+}
+
+/**
+ * Whether the API server may have acted on a request that failed with `error`: not when it was refused
+ * before sending (the fence), throttled (429: not processed), or the connection was refused; otherwise
+ * (a timeout, a reset, a 5xx such as etcd's timeout) it may have.
+ */
+function mayHaveArrived(error: unknown): boolean {
+  if (error instanceof FencedError) return error.sent;
+  if (error instanceof KubeError) return error.status !== 429;
+  return !(error instanceof Error && 'code' in error && error.code === 'ECONNREFUSED');
 }
 
 function reasonOf(signal: AbortSignal): string {

@@ -31,14 +31,40 @@ export interface RequestRecord {
   seconds: number;
 }
 
-/** What forks of one client share: the keep-alive agent (and the client certificate it was made with), the observer. */
+/** kopfgen's version, as the User-Agent names it (`kopfgen --version` prints it). */
+export const KOPFGEN_VERSION = '0.1.0';
+
+/** Who the requests name as their author: the User-Agent header and the field manager of every write. */
+export interface Identity {
+  /** The operator's name, in the User-Agent after kopfgen's own (client-go: `binary/version (os/arch)`). */
+  operator?: string;
+  /** The `fieldManager` of every create, update and patch that names none (`managedFields` shows it). */
+  fieldManager?: string;
+}
+
+/**
+ * What forks of one client share: the keep-alive agent (and the client certificate it was made with), the
+ * observer, the identity.
+ */
 interface Connection {
   agent?: http.Agent;
   agentCert?: Buffer;
+  /** Sockets the agent opens to the server at most (a dedicated connection needs few). */
+  maxSockets?: number;
   observer?: (record: RequestRecord) => void;
   /** The credentials the last request used (`requestSync` has no time to ask for fresh ones). */
   material?: AuthMaterial;
+  identity?: Identity;
 }
+
+/** The User-Agent of every request: kopfgen, its version, the operator's name when given. */
+export function userAgent(identity: Identity | undefined): string {
+  const operator = identity?.operator?.replace(/[^\x21-\x7e ]/g, '');
+  return `kopfgen/${KOPFGEN_VERSION}${operator ? ` (${operator})` : ''}`;
+}
+
+/** Methods whose request takes a `fieldManager` (create, update, patch; not delete). */
+const MANAGED = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * The child process `requestSync` runs: one HTTP(S) request described on stdin (JSON), its status on
@@ -71,9 +97,11 @@ export class FencedError extends KubeError {
     path: string,
     /** Why the term ended. */
     readonly reason: string,
+    /** The request had been sent and was aborted unanswered when the term ended (it may have arrived). */
+    readonly sent = false,
   ) {
     // status 0: no answer to retry on; the write retry policy gives up on it at once
-    super(`${method} ${path} not sent: ${reason}`, 0, undefined);
+    super(`${method} ${path} ${sent ? 'aborted after it was sent' : 'not sent'}: ${reason}`, 0, undefined);
     this.name = 'FencedError';
   }
 }
@@ -130,9 +158,31 @@ export class KubeClient {
     return new KubeClient(this.config, this.connection, fence);
   }
 
+  /**
+   * The same server and credentials over a connection of its own: another keep-alive agent with at most
+   * `maxSockets` sockets, the same observer and identity. The lease renewal talks through one, so requests
+   * of handlers that fill the shared agent's sockets (or wait in its queue) can never delay a renewal past
+   * its deadline (client-go builds the leader election's client from its own rest config for the same
+   * reason).
+   */
+  dedicated(maxSockets = 2): KubeClient {
+    const { observer, identity } = this.connection;
+    return new KubeClient(this.config, { observer, identity, maxSockets }, this.fence);
+  }
+
+  /** Names the operator in every request of this client and its forks (User-Agent, field manager). */
+  identify(identity: Identity): void {
+    this.connection.identity = identity;
+  }
+
+  /** The field manager writes are attributed to when they name none (undefined: the server's default). */
+  get fieldManager(): string | undefined {
+    return this.connection.identity?.fieldManager;
+  }
+
   private abortInFlight(): void {
     const reason = this.fence?.refuse() ?? 'the term ended';
-    for (const req of this.inFlight) req.destroy(new FencedError(req.method, req.path, `aborted: ${reason}`));
+    for (const req of this.inFlight) req.destroy(new FencedError(req.method, req.path, reason, true));
     this.inFlight.clear();
   }
 
@@ -178,10 +228,10 @@ export class KubeClient {
     const cert = material.cert ?? this.config.tls.cert;
     if (connection.agent && connection.agentCert === cert) return connection.agent;
     connection.agentCert = cert;
-    if (this.server.protocol !== 'https:')
-      return (connection.agent = new http.Agent({ keepAlive: true, maxSockets: 64 }));
+    const maxSockets = connection.maxSockets ?? 64;
+    if (this.server.protocol !== 'https:') return (connection.agent = new http.Agent({ keepAlive: true, maxSockets }));
     const { ca, key, rejectUnauthorized, servername } = this.config.tls;
-    const tls: https.AgentOptions = { keepAlive: true, maxSockets: 64, ca, cert, key: material.key ?? key };
+    const tls: https.AgentOptions = { keepAlive: true, maxSockets, ca, cert, key: material.key ?? key };
     if (rejectUnauthorized !== undefined) tls.rejectUnauthorized = rejectUnauthorized;
     if (servername !== undefined) tls.servername = servername;
     return (connection.agent = new https.Agent(tls));
@@ -219,10 +269,17 @@ export class KubeClient {
       value === undefined ? undefined : Buffer.from(value).toString('base64');
     const { ca, rejectUnauthorized, servername } = this.config.tls;
     const timeoutMs = options.timeoutMs ?? 5000;
+    const identity = this.connection.identity;
+    const manager = MANAGED.has(method) ? identity?.fieldManager : undefined;
     const request = {
-      url: this.url(path).href,
+      url: this.url(path, { fieldManager: manager }).href,
       method,
-      headers: { ...material.headers, Accept: 'application/json', 'Content-Type': options.contentType },
+      headers: {
+        ...material.headers,
+        Accept: 'application/json',
+        'Content-Type': options.contentType,
+        'User-Agent': userAgent(identity),
+      },
       body: JSON.stringify(options.body),
       ca: base64(ca),
       cert: base64(material.cert ?? this.config.tls.cert),
@@ -258,9 +315,16 @@ export class KubeClient {
     path: string,
     options: RequestOptions,
   ): Promise<{ req: http.ClientRequest; res: Promise<http.IncomingMessage> }> {
-    const url = this.url(path, options.query);
+    const identity = this.connection.identity;
+    const manager =
+      MANAGED.has(method) && options.query?.fieldManager === undefined ? identity?.fieldManager : undefined;
+    const url = this.url(path, manager === undefined ? options.query : { ...options.query, fieldManager: manager });
     const auth = await this.auth();
-    const headers: Record<string, string> = { ...auth.headers, Accept: 'application/json' };
+    const headers: Record<string, string> = {
+      ...auth.headers,
+      Accept: 'application/json',
+      'User-Agent': userAgent(identity),
+    };
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
     if (payload) {
       headers['Content-Type'] = options.contentType ?? 'application/json';

@@ -2,14 +2,20 @@
  * The typed client (effects/typed-client.ts) against a local HTTP server: the request each call makes
  * (method, path, content type, query, body), the documented answers for a missing object, refusals as
  * ApiError (a 409 never retried, a 503 retried), the fence's refusal as FencedWriteError with nothing
- * sent, an undeclared kind refused naming the declaration, and a cluster-scoped child of a namespaced
- * owner refused.
+ * sent, an undeclared kind refused naming the declaration, a cluster-scoped child of a namespaced
+ * owner refused, a child another object controls refused, the operator's own fields taken over by its
+ * apply, and a create that may have arrived never sent again.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { AccessTable, uses } from '../../../src/runtime/api/access.js';
-import { ApiError, FencedWriteError, UndeclaredKindError } from '../../../src/runtime/api/client-api.js';
+import {
+  AlreadyOwnedError,
+  ApiError,
+  FencedWriteError,
+  UndeclaredKindError,
+} from '../../../src/runtime/api/client-api.js';
 import { Registry } from '../../../src/runtime/api/registry.js';
 import { builtins } from '../../../src/runtime/builtin-kinds.js';
 import { TypedClient } from '../../../src/runtime/effects/typed-client.js';
@@ -75,7 +81,7 @@ describe('TypedClient', () => {
       { method: 'GET', url: '/apis/apps/v1/namespaces/ns/deployments/web', type: undefined, body: undefined },
       {
         method: 'POST',
-        url: '/api/v1/namespaces/ns/configmaps',
+        url: '/api/v1/namespaces/ns/configmaps?fieldManager=webapp-operator',
         type: 'application/json',
         body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace }, data: { a: '1' } },
       },
@@ -87,13 +93,13 @@ describe('TypedClient', () => {
       },
       {
         method: 'PATCH',
-        url: '/apis/example.com/v1/namespaces/ns/myresources/mine',
+        url: '/apis/example.com/v1/namespaces/ns/myresources/mine?fieldManager=webapp-operator',
         type: 'application/merge-patch+json',
         body: { spec: { replicas: 2 }, metadata: { resourceVersion: '7' } },
       },
       {
         method: 'PATCH',
-        url: '/apis/example.com/v1/namespaces/ns/myresources/mine/status',
+        url: '/apis/example.com/v1/namespaces/ns/myresources/mine/status?fieldManager=webapp-operator',
         type: 'application/merge-patch+json',
         body: { status: { x: 1 } },
       },
@@ -233,5 +239,98 @@ describe('TypedClient', () => {
       /cannot be owned by the namespaced WebApp web/,
     );
     assert.deepEqual(received, []);
+  });
+
+  it("an apply whose only conflicts are the operator's own fields (set by create or patch) takes them over; another manager's stays a conflict", async () => {
+    const conflict = (manager: string) => ({
+      status: 409,
+      body: {
+        kind: 'Status',
+        reason: 'Conflict',
+        message: `Apply failed with 1 conflict: conflict with "${manager}" using v1: .data.at`,
+        details: {
+          causes: [
+            { reason: 'FieldManagerConflict', message: `conflict with "${manager}" using v1`, field: '.data.at' },
+          ],
+        },
+      },
+    });
+    const cm = { metadata: { name: 'cm', namespace: 'ns' }, data: { at: '2' } };
+    answers.push(conflict('webapp-operator'));
+    await client().apply(builtins.configMaps, cm);
+    assert.deepEqual(
+      received.map((r) => r.url),
+      [
+        '/api/v1/namespaces/ns/configmaps/cm?fieldManager=webapp-operator',
+        '/api/v1/namespaces/ns/configmaps/cm?fieldManager=webapp-operator&force=true',
+      ],
+    );
+    received.length = 0;
+    answers.push(conflict('kubectl-edit'));
+    await assert.rejects(
+      client().apply(builtins.configMaps, cm),
+      (e: unknown) => e instanceof ApiError && e.status === 409,
+    );
+    assert.equal(received.length, 1, 'not forced over another manager');
+  });
+
+  it('a child another object controls is refused before the write, from the watch or a read, and reported', async () => {
+    const owner = { uid: 'me', namespaced: true, describe: 'WebApp a' };
+    const mine = { apiVersion: 'example.com/v1', kind: 'WebApp', name: 'a', uid: 'me', controller: true };
+    const theirs = { apiVersion: 'example.com/v1', kind: 'WebApp', name: 'b', uid: 'other', controller: true };
+    const cm = { metadata: { name: 'shared', namespace: 'ns', ownerReferences: [mine] }, data: {} };
+    const refused: string[] = [];
+    const onRefused = (error: ApiError) => void refused.push(error.message);
+    // from the watch: nothing sent
+    const watched = client({ owner, onRefused, controllers: () => ({ found: true, controller: theirs }) });
+    await assert.rejects(
+      watched.apply(builtins.configMaps, cm),
+      (e: unknown) => e instanceof AlreadyOwnedError && e.owner.uid === 'other' && e.status === 409,
+    );
+    await assert.rejects(watched.create(builtins.configMaps, cm), AlreadyOwnedError);
+    assert.equal(received.length, 0);
+    assert.equal(refused.length, 2);
+    assert.match(refused[0] ?? '', /shared is already controlled by WebApp b \(uid other\)/);
+    // the watch knows it as ours, or not at all: sent
+    await client({ owner, controllers: () => ({ found: true, controller: mine }) }).apply(builtins.configMaps, cm);
+    await client({ owner, controllers: () => ({ found: false }) }).apply(builtins.configMaps, cm);
+    assert.equal(received.length, 2);
+    // a kind not watched: read first
+    received.length = 0;
+    answers.push({ status: 200, body: { metadata: { name: 'shared', ownerReferences: [theirs] } } });
+    await assert.rejects(client({ owner }).apply(builtins.configMaps, cm), AlreadyOwnedError);
+    assert.deepEqual(
+      received.map((r) => r.method),
+      ['GET'],
+    );
+    received.length = 0;
+    answers.push({ status: 404, body: { kind: 'Status', reason: 'NotFound' } });
+    await client({ owner }).apply(builtins.configMaps, cm);
+    assert.deepEqual(
+      received.map((r) => r.method),
+      ['GET', 'PATCH'],
+    );
+    // an object that names no controller of ours is not checked
+    received.length = 0;
+    await client({ owner }).apply(builtins.configMaps, { metadata: { name: 'free', namespace: 'ns' } });
+    assert.deepEqual(
+      received.map((r) => r.method),
+      ['PATCH'],
+    );
+  });
+
+  it('a create that may have reached the server is not sent again; a delete sent again that finds nothing deleted it', async () => {
+    answers.push({ status: 503, body: { message: 'etcd timeout' } });
+    await assert.rejects(client().create(builtins.configMaps, { metadata: { name: 'c', namespace: 'ns' } }), ApiError);
+    assert.equal(received.length, 1, 'not re-sent');
+    received.length = 0;
+    answers.push({ status: 429, body: { message: 'slow down' } });
+    await client().create(builtins.configMaps, { metadata: { name: 'c', namespace: 'ns' } });
+    assert.equal(received.length, 2, 'a throttled create was not processed: sent again');
+    received.length = 0;
+    answers.push({ status: 503, body: { message: 'etcd timeout' } }, { status: 404, body: { reason: 'NotFound' } });
+    assert.equal(await client().delete(builtins.configMaps, 'c', { namespace: 'ns' }), true);
+    answers.push({ status: 404, body: { reason: 'NotFound' } });
+    assert.equal(await client().delete(builtins.configMaps, 'c', { namespace: 'ns' }), false);
   });
 });

@@ -1,14 +1,21 @@
-/** The client's write fence (refusal, deadline, in-flight abort) and request observer, against a local HTTP server. */
+/**
+ * The client's write fence (refusal, deadline, in-flight abort), request observer, identity (User-Agent,
+ * field manager) and dedicated connections, against a local HTTP server.
+ */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { FencedError, KubeClient, type RequestRecord } from '../../../src/runtime/kube/client.js';
+import { readFileSync } from 'node:fs';
+import { VERSION } from '../../../src/cli/main.js';
+import { FencedError, KOPFGEN_VERSION, KubeClient, type RequestRecord } from '../../../src/runtime/kube/client.js';
 import { TermFence, type WriteFence } from '../../../src/runtime/kube/fence.js';
 import { localClient } from '../../helpers/local-client.js';
 
 let server: http.Server;
 let client: KubeClient;
 const received: string[] = [];
+/** The User-Agent of each request, by method and URL. */
+const agents: string[] = [];
 /** Requests to /hang are held unanswered; the server notes when their connection closes. */
 const hanging: string[] = [];
 const closed: string[] = [];
@@ -22,6 +29,7 @@ describe('KubeClient', () => {
   before(async () => {
     server = http.createServer((req, res) => {
       received.push(`${req.method} ${req.url}`);
+      agents.push(String(req.headers['user-agent']));
       if (req.url === '/hang') {
         hanging.push(req.method ?? '');
         req.socket.once('close', () => closed.push(req.method ?? ''));
@@ -99,7 +107,10 @@ describe('KubeClient', () => {
     for (const pending of [write, read]) {
       await assert.rejects(
         pending,
-        (error: unknown) => error instanceof FencedError && /aborted: the lease was lost/.test(error.message),
+        (error: unknown) =>
+          error instanceof FencedError &&
+          error.sent &&
+          /aborted after it was sent: the lease was lost/.test(error.message),
       );
     }
     await eventuallyTrue(() => closed.includes('PATCH') && closed.includes('GET'));
@@ -107,6 +118,59 @@ describe('KubeClient', () => {
     await assert.rejects(fenced.request('GET', '/a'), (error: unknown) => error instanceof FencedError);
     client.close(); // ends the POST still held
     await assert.rejects(other);
+  });
+
+  it('every request names kopfgen, its version and the operator; every create, update and patch its field manager', async () => {
+    const named = localClient(server);
+    try {
+      received.length = 0;
+      agents.length = 0;
+      await named.request('GET', '/a');
+      named.identify({ operator: 'webapp-operator', fieldManager: 'webapp-operator' });
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+        await named.fenced(fence({})).request(method, '/b');
+      await named.request('PATCH', '/c', { query: { fieldManager: 'other' } });
+      assert.deepEqual(received, [
+        'GET /a',
+        'GET /b',
+        'POST /b?fieldManager=webapp-operator',
+        'PUT /b?fieldManager=webapp-operator',
+        'PATCH /b?fieldManager=webapp-operator',
+        'DELETE /b',
+        'PATCH /c?fieldManager=other',
+      ]);
+      assert.equal(agents[0], `kopfgen/${KOPFGEN_VERSION}`);
+      assert.ok(
+        agents.slice(1).every((agent) => agent === `kopfgen/${KOPFGEN_VERSION} (webapp-operator)`),
+        agents.join(),
+      );
+      const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+      assert.equal(KOPFGEN_VERSION, pkg.version);
+      assert.equal(VERSION, pkg.version);
+    } finally {
+      named.close();
+    }
+  });
+
+  it("a dedicated connection is answered while every socket of the shared one is taken (the lease's renewals)", async () => {
+    const shared = localClient(server);
+    const lease = shared.dedicated();
+    try {
+      hanging.length = 0;
+      // more requests than the shared agent has sockets: the rest wait in its queue
+      const held = Array.from({ length: 70 }, () =>
+        shared.request('GET', '/hang', { timeoutMs: 60_000 }).catch(() => 'closed'),
+      );
+      await eventuallyTrue(() => hanging.length === 64);
+      received.length = 0;
+      await lease.request('PUT', '/lease', { timeoutMs: 2000 });
+      assert.deepEqual(received, ['PUT /lease']);
+      shared.close();
+      await Promise.all(held);
+    } finally {
+      lease.close();
+      shared.close();
+    }
   });
 });
 
