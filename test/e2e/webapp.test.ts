@@ -5,7 +5,9 @@
  *   declarations, run through the CLI with the Deployment's arguments and its ServiceAccount's token: the
  *   three children carry the right controller owner reference; a deleted Deployment is made again within
  *   seconds (its child handler); a Deployment status written by hand (envtest runs no controllers) is
- *   mirrored into the WebApp's `status.deploy`; the delete handler runs; no request is refused (403).
+ *   mirrored into the WebApp's `status.deploy`, also after 20 single deletions in a row (the newest state,
+ *   never a stale "Repairing"); every object it wrote names its field manager in managedFields (none
+ *   `unknown`); the delete handler runs; no request is refused (403).
  * - An index over 10,000 ConfigMaps (`defineIndex`): a handler's first run sees it complete; after
  *   create/update/delete churn its answers equal what the API server lists; the time to the first complete
  *   list is printed (memory per object is `npm run bench`'s).
@@ -176,6 +178,23 @@ describe('operators that manage other resources (one envtest)', { skip }, () => 
         await untilOutput('the child handler to say so', run.output, 'deployment web was deleted: re-created');
         process.stdout.write(`# re-created the deleted Deployment in ${seconds.toFixed(1)} s\n`);
 
+        // 20 single deletions: each time the status ends with the newest Deployment's state (Deploying: no
+        // controller makes it ready in envtest), never the stale "Repairing" of the run for the deleted one
+        for (let round = 0; round < 20; round++) {
+          const gone = (await suite.get(deployments(ns, 'web'))).metadata.uid;
+          await suite.client.request('DELETE', deployments(ns, 'web'));
+          await eventually(`round ${round}: the Deployment re-created`, async () => {
+            const now = await maybe(deployments(ns, 'web'));
+            return now && now.metadata.uid !== gone ? true : undefined;
+          });
+          await eventually(
+            `round ${round}: status.deploy to follow the new Deployment`,
+            async () =>
+              (await suite.get(webapps(ns, 'web'))).status?.deploy?.phase === 'Deploying' ? true : undefined,
+            15_000,
+          );
+        }
+
         // a readiness no controller reports in envtest, written by hand, is mirrored into status.deploy
         await suite.client.request('PATCH', `${deployments(ns, 'web')}/status`, {
           body: { status: { replicas: 2, readyReplicas: 2, availableReplicas: 2, updatedReplicas: 2 } },
@@ -185,6 +204,17 @@ describe('operators that manage other resources (one envtest)', { skip }, () => 
           const deploy = (await suite.get(webapps(ns, 'web'))).status?.deploy;
           return deploy?.phase === 'Ready' && deploy.readyReplicas === 2 ? true : undefined;
         });
+
+        // every object the operator wrote names its field manager in managedFields, none "unknown"
+        for (const path of [
+          webapps(ns, 'web'),
+          deployments(ns, 'web'),
+          core(ns, 'services', 'web'),
+          core(ns, 'configmaps', 'web'),
+        ]) {
+          const managers = ((await suite.get(path)).metadata.managedFields as Body[]).map((m) => String(m.manager));
+          assert.ok(managers.includes(NAME) && !managers.includes('unknown'), `${path}: ${managers.join(', ')}`);
+        }
 
         // the delete handler runs, then the finalizer goes
         await suite.client.request('DELETE', webapps(ns, 'web'));
