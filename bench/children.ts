@@ -144,7 +144,9 @@ interface Report {
 
 /** Runs a script in this checkout; resolves when it prints `ready` and gives the way to end it and read its report. */
 function start(cluster: Cluster, script: string) {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+  // KOPFGEN_BENCH_NODE_ARGS: node options for the operator's and the floor's processes (`--cpu-prof`)
+  const extra = (process.env.KOPFGEN_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...extra, '--input-type=module', '-e', script], {
     env: { ...process.env, KUBECONFIG: cluster.kubeconfig },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
