@@ -189,7 +189,9 @@ export class Children {
         if (this.stopped) return;
         const batch = [...slot.pending.values()];
         slot.pending.clear();
-        await this.run(owner, handler, slot, batch);
+        await this.run(owner, handler, slot, batch).catch((error: unknown) =>
+          this.failed(owner, handler, slot, batch, error, 'running'),
+        );
       } finally {
         this.concurrency.release();
       }
@@ -219,25 +221,42 @@ export class Children {
         if (!(await writeOnNewest(this.env, this.host, owner, body, folded.patch))) return;
       }
     } catch (error) {
-      if (this.stopped) return;
-      slot.failures++;
-      const decision = errorPolicy({
-        error,
-        resource: this.env.resource,
-        object: body,
-        failures: slot.failures,
-        now: this.env.now(),
-        backoff: this.env.backoff,
-      });
-      const what = `writing the result of child handler ${handler.id} (${batch.length} children)`;
-      logFailure(this.env, body, owner, `${what} failed, running it again: ${decision.log}`);
-      warn(this.env, body, decision.event.reason, decision.event.message);
-      this.later(owner, handler, slot, batch, decision.delayMs);
+      this.failed(owner, handler, slot, batch, error, 'writing the result of');
       return;
     }
     slot.failures = 0;
     for (const { outcome } of folded.outcomes) reportSpawned(this.env, body, handler, outcome);
     for (const { news, delay } of folded.again) this.later(owner, handler, slot, [news], delay * 1000);
+  }
+
+  /**
+   * A run that failed outside the handler's own outcome (its result write, after the write retry policy;
+   * anything else thrown): the error policy decides the delay, the Event and the log line, and the run's
+   * news is handed to a later run.
+   */
+  private failed(
+    owner: string,
+    handler: RegisteredHandler,
+    slot: Slot,
+    batch: readonly ChildNews[],
+    error: unknown,
+    doing: string,
+  ): void {
+    if (this.stopped) return;
+    const body = this.host.current(owner);
+    slot.failures++;
+    const decision = errorPolicy({
+      error,
+      resource: this.env.resource,
+      object: body,
+      failures: slot.failures,
+      now: this.env.now(),
+      backoff: this.env.backoff,
+    });
+    const what = `${doing} child handler ${handler.id} (${batch.length} children)`;
+    logFailure(this.env, body, owner, `${what} failed, running it again: ${decision.log}`);
+    if (body) warn(this.env, body, decision.event.reason, decision.event.message);
+    this.later(owner, handler, slot, batch, decision.delayMs);
   }
 
   /** Hands `batch` to a run after `ms`, each child's news unless newer news of it came meanwhile. */

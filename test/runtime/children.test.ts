@@ -212,4 +212,42 @@ describe('Children', () => {
     assert.deepEqual(fixture.body().status, { mirror: { a: 'seen' } });
     assert.equal(fixture.lines.filter((line) => line.includes('failed')).length, 0, fixture.lines.join('\n'));
   });
+
+  it('a run that fails outside the handler goes through the error policy and runs again after its backoff', async () => {
+    const registry = new Registry();
+    let calls = 0;
+    defineHandler<unknown, Record<string, string>>(myResourceDescriptor(), 'mirror').onChild(
+      builtins.configMaps,
+      (ctx) => {
+        calls++;
+        return { [ctx.childName]: `call ${calls}` };
+      },
+      { registry },
+    );
+    const fixture = spawnFixture();
+    fixture.env.backoff = { baseMs: 20, maxMs: 20 };
+    let failing = true;
+    const host = {
+      ...fixture.host,
+      adopt: (uid: string, answer: KubernetesObject | undefined) => {
+        if (failing) {
+          failing = false;
+          throw new Error('the store refused it');
+        }
+        fixture.host.adopt(uid, answer);
+      },
+    };
+    const children = new Children(fixture.env, registry.handlers, host, new Slots(4));
+    children.deliver('u1', news('a', '1'));
+    await until(() => calls === 2);
+    await children.drained();
+    await until(() => fixture.written.length === 2);
+    assert.deepEqual(fixture.body().status, { mirror: { a: 'call 2' } });
+    assert.ok(
+      fixture.lines.some((line) =>
+        /writing the result of child handler mirror \(1 children\) failed, running it again/.test(line),
+      ),
+      fixture.lines.join('\n'),
+    );
+  });
 });
