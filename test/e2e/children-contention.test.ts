@@ -177,6 +177,9 @@ describe('children at scale and under contention (one envtest)', { skip }, () =>
         'claim',
       );
       type Ctx = Parameters<Parameters<typeof claim.onCreate>[0]>[0];
+      // Applies the child; a refusal is the status. Success says nothing yet: the child's own news
+      // (its child handler, one run at a time per parent) says whether the parent owns it, so a status
+      // written by the create handler cannot land after the child handler's newer one.
       const want = async (ctx: Ctx) => {
         try {
           const cm = ctx.adopt(builtins.configMaps, {
@@ -184,15 +187,18 @@ describe('children at scale and under contention (one envtest)', { skip }, () =>
             data: { by: ctx.name },
           });
           await ctx.client.apply(builtins.configMaps, cm);
-          return { phase: 'Owned', message: null };
+          return undefined;
         } catch (error) {
           if (!(error instanceof AlreadyOwnedError)) throw error;
           return { phase: 'Conflict', message: error.message };
         }
       };
       claim.onCreate(want, { registry });
-      // its child deleted or taken: applied again (drift repair), which the cluster's owner decides
-      claim.onChild(builtins.configMaps, async (ctx) => (ctx.child ? undefined : want(ctx)), { registry });
+      // its child there: owned; deleted or taken by another: applied again (drift repair), which the
+      // cluster's owner decides
+      claim.onChild(builtins.configMaps, async (ctx) => (ctx.child ? { phase: 'Owned', message: null } : want(ctx)), {
+        registry,
+      });
       const operator = operatorFor(registry, ns);
       await operator.start();
       try {
