@@ -14,9 +14,13 @@ import {
   planDiff,
   planWrite,
   summarize,
+  type PlannedFile,
   type WritePlan,
   type WriteTargets,
 } from '../io/write.js';
+import { displayPath, readIfExists } from '../io/fs.js';
+import { importBlock, stubPathsIn, syncImportBlock } from './entry-imports.js';
+import { scaffoldOf } from './init-scaffolds.js';
 import { Cache, cacheKey, stampGenerated, stubMemo, stubRecord, verifyGenerated, type CacheEntry } from './cache.js';
 import type { ClusterSource } from './from-cluster.js';
 import { foreignSources, type ResolvedRun } from './options.js';
@@ -115,7 +119,8 @@ async function generateOnce(
   };
   const elapsed = (): number => Math.round(performance.now() - started);
   if (!produced.plan) return { ...base, exitCode: 1, timeMs: elapsed() };
-  const plan = produced.plan;
+  const entry = await planEntry(run, produced.files);
+  const plan = entry ? { ...produced.plan, files: [...produced.plan.files, entry] } : produced.plan;
   if (run.check) {
     const stale = outOfDate(plan).map((f) => ({
       path: f.displayPath,
@@ -139,6 +144,31 @@ async function generateOnce(
     await saveCache(run, produced, plan).catch(() => undefined);
   }
   return { ...base, exitCode: 0, summary: summarize(plan), timeMs: elapsed() };
+}
+
+/**
+ * The scaffold's entry module (`src/operator.ts`, kopf's `handlers.py`, in the project's
+ * directory) when its marked import block no longer names exactly the run's handler files: the
+ * block rewritten (entry-imports.ts), planned with the rest so `--check` reports it and the write
+ * stays atomic. Nothing when the project has no such entry or it is in step.
+ */
+async function planEntry(run: ResolvedRun, files: readonly GeneratedFile[]): Promise<PlannedFile | undefined> {
+  if (run.stubsDir === undefined) return undefined;
+  const scaffold = scaffoldOf(run.options.target);
+  const absPath = join(run.projectDir, scaffold.entry);
+  const before = await readIfExists(absPath);
+  if (before === undefined) return undefined;
+  const after = syncImportBlock(before, importBlock(scaffold, stubPathsIn(run.projectDir, run.stubsDir, files)));
+  if (after === undefined || after === before) return undefined;
+  return {
+    role: 'generated',
+    absPath,
+    displayPath: displayPath(run.cwd, absPath),
+    change: 'update',
+    before,
+    after,
+    addedStubs: [],
+  };
 }
 
 function targetsOf(run: ResolvedRun): WriteTargets {

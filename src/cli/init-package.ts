@@ -44,18 +44,30 @@ export function mergePackageJson(file: string, existing: string, template: strin
   const added: string[] = [];
   const kept: string[] = [];
   // The scaffold is ES modules (nodenext, `import` of kopfgen/runtime, which is ESM only): without
-  // "type" Node reads .js as CommonJS, so it is added; an explicit "commonjs" is the user's choice.
-  // A scaffold without "type" (kopf's: Python, no JavaScript of its own) leaves the user's alone.
+  // "type" Node reads .js as CommonJS, so it is added. An explicit "commonjs" is the user's choice,
+  // kept, unless the package is still what `npm init -y` wrote (its placeholder test script), where
+  // "commonjs" is npm's default (npm 11 writes it), not a choice. A scaffold without "type" (kopf's:
+  // Python, no JavaScript of its own) leaves the user's alone.
+  const fresh = isObject(merged.scripts) && isNpmPlaceholder(merged.scripts.test);
   if (ours.type === undefined) {
     // nothing to add or keep
   } else if (merged.type === undefined || (force && merged.type !== ours.type)) {
     merged.type = ours.type;
     added.push(`"type": "${String(ours.type)}"`);
+  } else if (merged.type !== ours.type && fresh) {
+    added.push(`"type": "${String(ours.type)}" (replacing npm init's "${String(merged.type)}")`);
+    merged.type = ours.type;
   } else if (merged.type !== ours.type) kept.push(`"type": "${String(merged.type)}" (the scaffold is ES modules)`);
 
   const scripts: Json = isObject(merged.scripts) ? { ...merged.scripts } : {};
   for (const [name, command] of Object.entries(isObject(ours.scripts) ? ours.scripts : {})) {
     if (scripts[name] === command) continue;
+    // npm init's `echo "Error: no test specified" && exit 1` is no test of the user's: replaced.
+    if (isNpmPlaceholder(scripts[name])) {
+      scripts[name] = command;
+      added.push(`script ${name} (replacing npm init's placeholder)`);
+      continue;
+    }
     if (scripts[name] !== undefined && !force) {
       kept.push(`script ${name}`);
       continue;
@@ -90,6 +102,11 @@ function lineCol(text: string, offset: number): { line: number; col: number } {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   return { line, col: offset - (before.lastIndexOf('\n') + 1) + 1 };
+}
+
+/** The test script `npm init` writes (every npm version since 1): it fails by design. */
+function isNpmPlaceholder(script: unknown): boolean {
+  return typeof script === 'string' && /^echo "Error: no test specified" && exit 1$/.test(script);
 }
 
 function isObject(value: unknown): value is Json {

@@ -10,19 +10,25 @@ export interface Scaffold {
   templates: string;
   /** The entry module, relative to the project, whose `{{imports}}` placeholder gets the stubs' imports. */
   entry: string;
+  /** How a line comment starts in the entry module (its import block's marks are comments). */
+  comment: string;
   /** The entry's imports of the stub files (paths relative to the project, `/`-separated). */
   imports(stubs: readonly string[]): string;
   /** Render `deploy/` (RBAC and a Deployment running `kopfgen run`). */
   deploy: boolean;
   /** Write a unit test beside each handler stub file (init-tests.ts; `npm test` runs them). */
   tests: boolean;
-  /** Commands to run in the project after kopfgen is installed, and what to do next (`stubs`: the stubs directory, as shown). */
+  /**
+   * Commands to run in the project after kopfgen is installed, each working as printed, then what
+   * to do next as `#` comment lines (`stubs`: the stubs directory, as shown).
+   */
   next(stubs: string): string[];
 }
 
 const typescript: Scaffold = {
   templates: 'init',
   entry: 'src/operator.ts',
+  comment: '//',
   imports: (stubs) =>
     stubs
       .filter((s) => s.startsWith('src/') && s.endsWith('.ts'))
@@ -30,7 +36,12 @@ const typescript: Scaffold = {
       .join('\n') || '// (no handlers yet: add handler ids to your CRD and run `npm run generate`)',
   deploy: true,
   tests: true,
-  next: (stubs) => ['npm run typecheck', 'npm test', `edit ${stubs}, then npm run build && npm start`],
+  next: (stubs) => [
+    'npm run typecheck',
+    'npm test',
+    `# then edit ${stubs} and run the operator against your cluster:`,
+    '#   kubectl apply -f crds/ && npm run build && npm start',
+  ],
 };
 
 /**
@@ -41,6 +52,7 @@ const typescript: Scaffold = {
 const kopf: Scaffold = {
   templates: 'init-kopf',
   entry: 'handlers.py',
+  comment: '#',
   imports: (stubs) => {
     const modules = stubs.filter((s) => s.endsWith('.py')).map((s) => s.replace(/\.py$/, '').split('/'));
     if (modules.length === 0) return '# (no handlers yet: add handler ids to your CRD and run `npm run generate`)';
@@ -54,7 +66,9 @@ const kopf: Scaffold = {
   next: (stubs) => [
     'pip install -r requirements.txt',
     'npm run typecheck',
-    `edit ${stubs}, then kubectl apply -f crds/ && kopf run handlers.py --all-namespaces`,
+    'npm test',
+    `# then edit ${stubs} and run the operator against your cluster:`,
+    '#   kubectl apply -f crds/ && kopf run handlers.py --all-namespaces',
   ],
 };
 

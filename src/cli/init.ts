@@ -9,7 +9,7 @@
  * directory `generate` would refuse is refused here, before anything is written. Everything is
  * planned first and written atomically, so a failure leaves the directory as it was.
  */
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync, promises as fs, realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GeneratedFile, SourceText } from '../api.js';
@@ -30,6 +30,7 @@ import { Reporter, type Streams } from './report.js';
 import { mergePackageJson } from './init-package.js';
 import { scaffoldOf, type Scaffold } from './init-scaffolds.js';
 import { handlerTestFile } from './init-tests.js';
+import { importBlock, stubPathsIn } from './entry-imports.js';
 import type { Target } from '../api.js';
 
 /** The package root (holding package.json, templates/ and crds/), from dist/src/cli/ or src/cli/. */
@@ -66,12 +67,27 @@ export interface InitFlags {
   force?: boolean;
 }
 
-/** The commands that install the new project's dependencies, run in the project. */
-export function installCommands(root: string, built: boolean): string[] {
-  if (ON_REGISTRY) return ['npm install'];
+/**
+ * The commands that install the new project's dependencies, run in the project. `root` is this
+ * copy of kopfgen; `installed`: it is the project's own `node_modules/kopfgen` (installed from a
+ * tarball, a checkout or the registry before init ran), so the package.json already names it and a
+ * plain `npm install` adds the rest (installing it again by that path would make npm replace the
+ * directory it reads from: ENOENT).
+ */
+export function installCommands(root: string, built: boolean, installed: boolean): string[] {
+  if (ON_REGISTRY || installed) return ['npm install'];
   const at = shellQuote(root);
   // Installed by path, kopfgen is used as it is on disk: its exports point into dist/.
   return [...(built ? [] : [`npm --prefix ${at} run build`]), `npm install ${at}`];
+}
+
+/** Whether `root` (this copy of kopfgen) is what `target`'s node_modules/kopfgen resolves to. */
+function installedIn(target: string, root: string): boolean {
+  try {
+    return realpathSync(join(target, 'node_modules', 'kopfgen')) === realpathSync(root);
+  } catch {
+    return false;
+  }
 }
 
 function shellQuote(s: string): string {
@@ -230,10 +246,12 @@ async function scaffold(
     for (const path of overwritten) lines.push(`  overwrote ${path} (--force)`);
     for (const path of skipped) lines.push(`  skipped ${path}: it exists (--force overwrites)`);
     const built = existsSync(join(root, 'dist/src/index.js'));
-    const install = installCommands(root, built);
+    const installed = installedIn(target, root);
+    const install = installCommands(root, built, installed);
     lines.push('next:');
     if (where !== '.') lines.push(`  cd ${shellQuote(where)}`);
-    if (!ON_REGISTRY) lines.push('  # kopfgen is not on the npm registry yet: this installs it from this copy');
+    if (installed) lines.push('  # kopfgen is installed: this installs the rest of package.json');
+    else if (!ON_REGISTRY) lines.push('  # kopfgen is not on the npm registry yet: this installs it from this copy');
     const stubs = run.stubsDir === undefined ? 'your handlers' : `${displayPath(target, run.stubsDir)}/`;
     lines.push(...install.map((c) => `  ${c}`), ...scaffold.next(stubs).map((c) => `  ${c}`));
     streams.stdout.write(`${lines.join('\n')}\n`);
@@ -332,7 +350,7 @@ async function readSources(
   return { sources, diagnostics: onDisk.diagnostics.filter((d) => d.code !== 'KG102') };
 }
 
-/** The scaffold's entry module imports every stub file, so the handlers register. */
+/** The scaffold's entry module imports every stub file, so the handlers register (its marked block, entry-imports.ts). */
 function fillImports(
   files: NewFile[],
   target: string,
@@ -340,15 +358,9 @@ function fillImports(
   stubsDir: string | undefined,
   generated: GeneratedFile[],
 ): void {
-  const stubs = generated
-    .filter((f) => f.role === 'stub' && stubsDir !== undefined)
-    .map((f) =>
-      relative(target, join(stubsDir as string, f.path))
-        .split(sep)
-        .join('/'),
-    );
   const entry = files.find((f) => f.path === scaffold.entry);
-  if (entry) entry.content = entry.content.replace('{{imports}}', scaffold.imports(stubs));
+  const block = importBlock(scaffold, stubPathsIn(target, stubsDir, generated));
+  if (entry) entry.content = entry.content.replace('{{imports}}', block);
 }
 
 /** One unit test file per stub file (init-tests.ts), beside it in the stubs directory; written only where absent, like every scaffold file. */

@@ -11,8 +11,24 @@ const TEMPLATE = JSON.stringify({
   devDependencies: { typescript: '5.9.3' },
 });
 
+const TEMPLATE_WITH_TEST = JSON.stringify({
+  name: 'x',
+  type: 'module',
+  scripts: { test: 'tsc -p tsconfig.json && node --test', generate: 'kopfgen generate', build: 'tsc -p tsconfig.json' },
+  dependencies: { kopfgen: '^0.1.0' },
+  devDependencies: { typescript: '5.9.3' },
+});
+
 test("mergePackageJson: the user's values win, what is missing is added, --force replaces", () => {
-  const cases: { name: string; given: object; force?: boolean; added: string[]; kept: string[]; want?: object }[] = [
+  const cases: {
+    name: string;
+    given: object;
+    template?: string;
+    force?: boolean;
+    added: string[];
+    kept: string[];
+    want?: object;
+  }[] = [
     {
       name: 'empty object',
       given: {},
@@ -64,6 +80,37 @@ test("mergePackageJson: the user's values win, what is missing is added, --force
       kept: ['"type": "commonjs" (the scaffold is ES modules)'],
     },
     {
+      name: 'npm init -y\'s package.json: its "type": "commonjs" and placeholder test script are npm\'s, replaced',
+      given: {
+        name: 'op',
+        main: 'index.js',
+        scripts: { test: 'echo "Error: no test specified" && exit 1' },
+        type: 'commonjs',
+        dependencies: { kopfgen: 'file:../kopfgen-0.1.0.tgz' },
+      },
+      template: TEMPLATE_WITH_TEST,
+      added: [
+        '"type": "module" (replacing npm init\'s "commonjs")',
+        "script test (replacing npm init's placeholder)",
+        'script generate',
+        'script build',
+        'devDependency typescript',
+      ],
+      kept: ['dependencies kopfgen'],
+      want: {
+        name: 'op',
+        main: 'index.js',
+        scripts: {
+          test: 'tsc -p tsconfig.json && node --test',
+          generate: 'kopfgen generate',
+          build: 'tsc -p tsconfig.json',
+        },
+        type: 'module',
+        dependencies: { kopfgen: 'file:../kopfgen-0.1.0.tgz' },
+        devDependencies: { typescript: '5.9.3' },
+      },
+    },
+    {
       name: '--force replaces scripts, type and ranges in the same section',
       given: { type: 'commonjs', scripts: { build: 'make' }, devDependencies: { typescript: '5.4.5' } },
       force: true,
@@ -72,7 +119,7 @@ test("mergePackageJson: the user's values win, what is missing is added, --force
     },
   ];
   for (const c of cases) {
-    const got = mergePackageJson('package.json', JSON.stringify(c.given), TEMPLATE, c.force ?? false);
+    const got = mergePackageJson('package.json', JSON.stringify(c.given), c.template ?? TEMPLATE, c.force ?? false);
     assert.deepEqual(got.diagnostics, [], c.name);
     assert.deepEqual(got.added, c.added, c.name);
     assert.deepEqual(got.kept, c.kept, c.name);

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { EXAMPLE_CRD, kopfgen, read, REPO, snapshot, tempProject, tree } from '../helpers/cli-support.js';
+import { EXAMPLE_CRD, kopfgen, read, REPO, snapshot, tempProject, tree, WIDGET_CRD } from '../helpers/cli-support.js';
 
 function tsc(cwd: string, emit = false): Promise<{ code: number; out: string }> {
   const args = [resolve(REPO, 'node_modules/typescript/bin/tsc'), ...(emit ? [] : ['--noEmit']), '-p', 'tsconfig.json'];
@@ -73,18 +73,30 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
     'check',
     'generate',
     'manifests',
+    'prebuild',
     'start',
     'test',
     'typecheck',
   ]);
-  assert.equal(pkg.scripts.test, 'tsc -p tsconfig.json && node --test');
+  assert.equal(pkg.scripts.test, 'npm run build && node --test dist/');
+  assert.match(
+    pkg.scripts.prebuild,
+    /rmSync\('dist'/,
+    'the build starts from an empty dist/: no output of a removed source is left',
+  );
   assert.equal(pkg.scripts.check, 'kopfgen generate --check');
   assert.match(pkg.scripts.start, /^kopfgen run /);
   assert.ok(pkg.dependencies.kopfgen);
   const ci = await read(project, '.github/workflows/ci.yml');
   assert.match(ci, /npx kopfgen generate --check/);
   assert.match(ci, /npx tsc --noEmit/);
-  assert.match(await read(project, 'src/operator.ts'), /^import '\.\/handlers\/myresources\.js';$/m);
+  assert.match(
+    await read(project, 'src/operator.ts'),
+    /^\/\/ kopfgen:begin imports: .*\nimport '\.\/handlers\/myresources\.js';\n\/\/ kopfgen:end imports$/m,
+  );
+  const tsconfig = JSON.parse(await read(project, 'tsconfig.json')) as { compilerOptions: Record<string, unknown> };
+  assert.equal(tsconfig.compilerOptions.noUncheckedIndexedAccess, true);
+  assert.equal(tsconfig.compilerOptions.noUncheckedSideEffectImports, true);
 
   await linkDependencies(project);
   const typecheck = await tsc(project);
@@ -309,7 +321,7 @@ test('init in a project configured in kopfgen.config.yaml: extends that file (co
     '# our operator\nout: src/types # generated here\nstubs: src/ops\ninputs: [ crds ]\n',
   );
   assert.match(r.stdout, /^ {2}kopfgen\.config\.yaml: added "inputs" to your configuration$/m);
-  assert.match(r.stdout, /^ {2}edit src\/ops\/, then npm run build && npm start$/m);
+  assert.match(r.stdout, /^ {2}# then edit src\/ops\/ and run the operator against your cluster:$/m);
   await followNextSteps(dir, r.stdout);
 });
 
@@ -387,4 +399,34 @@ test('init --target kopf in a configured project: the configuration gains "targe
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /^kopfgen\.config\.yaml:1:1 error KG352 .*"target": "typescript"/m);
   assert.deepEqual(await snapshot(other), before);
+});
+
+test("a swapped CRD: generate rewrites the entry's marked imports (--check names it first), and the project type-checks", async () => {
+  const parent = await tempProject();
+  assert.equal((await kopfgen(['init', 'op'], parent)).code, 0);
+  const project = join(parent, 'op');
+  await fs.rm(join(project, 'crds/myresource.yaml'));
+  // What KG321 asks for: the handler files of the CRD that is gone are removed (they are the user's).
+  await fs.rm(join(project, 'src/handlers/myresources.ts'));
+  await fs.rm(join(project, 'src/handlers/myresources.test.ts'));
+  // Status open, as kopf operators' CRDs have it, so the handler's record is kept.
+  const open = `${WIDGET_CRD}            status:\n              type: object\n              x-kubernetes-preserve-unknown-fields: true\n`;
+  await fs.writeFile(join(project, 'crds/widget.yaml'), open);
+  const config = JSON.parse(await read(project, 'kopfgen.config.json')) as Record<string, unknown>;
+  await fs.writeFile(
+    join(project, 'kopfgen.config.json'),
+    JSON.stringify({ ...config, handlers: { Widget: ['resize'] } }),
+  );
+  const entry = await read(project, 'src/operator.ts');
+  const check = await kopfgen(['generate', '--check'], project);
+  assert.equal(check.code, 1, check.stdout + check.stderr);
+  assert.match(check.stdout + check.stderr, /src\/operator\.ts/);
+  const r = await kopfgen(['generate'], project);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const after = await read(project, 'src/operator.ts');
+  assert.equal(after, entry.replace("import './handlers/myresources.js';", "import './handlers/widgets.js';"));
+  assert.equal((await kopfgen(['generate', '--check'], project)).code, 0);
+  await linkDependencies(project);
+  const typecheck = await tsc(project);
+  assert.equal(typecheck.code, 0, typecheck.out);
 });
