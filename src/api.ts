@@ -35,11 +35,21 @@ export type Target = 'typescript' | 'kopf';
 
 export const TARGETS: readonly Target[] = ['typescript', 'kopf'];
 
+/** The causes a stub can be scaffolded for (kopf's `on.create`, `on.update`, `on.resume`, `on.delete`). */
+export const HANDLER_CAUSES = ['create', 'update', 'resume', 'delete'] as const;
+export type HandlerCause = (typeof HANDLER_CAUSES)[number];
+
 export interface GenerateOptions {
   /** Default `typescript`. */
   target?: Target;
   /** Handler ids per kind from configuration or the CLI: keys are `Kind` or `plural.group`. */
   handlers?: Record<string, string[]>;
+  /**
+   * The causes each configured id's stubs are scaffolded for, by the same keys as `handlers`
+   * (`update_fn:update` in the configuration or `--handlers`). An id only configured, without
+   * causes, gets a create stub; an id the CRD names gets create, update and resume.
+   */
+  handlerCauses?: Record<string, Record<string, HandlerCause[]>>;
   /**
    * Where handler stubs go, relative to the output's root, and the stub templates' texts (the
    * package's `templates/stub-*.ts`, read by the caller with `readStubTemplates()`: the pipeline

@@ -3,8 +3,8 @@
  * flags, then the configuration, then defaults. Handler ids override per kind.
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { GenerateOptions, HandlerOrigin, Target } from '../api.js';
-import { handlerIdProblem } from '../model/handler-paths.js';
+import type { GenerateOptions, HandlerCause, HandlerOrigin, Target } from '../api.js';
+import { handlerIdProblem, parseHandlerEntry } from '../model/handler-paths.js';
 import { COMMAND_LINE } from '../diagnostics.js';
 import { CONFIG_FILES, type LoadedConfig } from '../config/load.js';
 import { displayPath } from '../io/fs.js';
@@ -93,12 +93,17 @@ export function resolveRun(cwd: string, args: string[], flags: GenerateFlags, lo
   }
   const fromFlags = parseHandlerFlags(flags.handlers ?? []);
   const handlers = { ...(config.handlers ?? {}), ...fromFlags.handlers };
+  // Per kind, as the ids: a kind the flag names takes the flag's causes.
+  const handlerCauses = { ...(config.handlerCauses ?? {}), ...fromFlags.causes };
+  for (const kind of Object.keys(fromFlags.handlers))
+    if (fromFlags.causes[kind] === undefined) delete handlerCauses[kind];
   const handlerOrigins = { ...(loaded.handlerOrigins ?? {}), ...fromFlags.origins };
   const target = flags.target ?? config.target ?? 'typescript';
   const kopf = target === 'kopf';
   const options: GenerateOptions = {
     ...(kopf ? { target } : {}),
     handlers,
+    ...(Object.keys(handlerCauses).length > 0 ? { handlerCauses } : {}),
     ...(Object.keys(handlerOrigins).length > 0 ? { handlerOrigins } : {}),
     // The templates travel in the options, so the cache key (a hash of the options) changes with them.
     stubs:
@@ -166,31 +171,36 @@ function resolveStubs(cwd: string, flag: string | false | undefined, loaded: Loa
 }
 
 /**
- * `--handlers MyResource=myapp,cleanup` (repeatable; `Kind=` for none); a kind given twice gets
- * the union. An id that cannot be one (KG201, KG202) is a usage error naming the flag.
+ * `--handlers MyResource=myapp,cleanup` (repeatable; `Kind=` for none; `id:update+resume` names
+ * the causes of an id's stubs); a kind given twice gets the union. An id that cannot be one
+ * (KG201, KG202) or an unknown cause (KG209) is a usage error naming the flag.
  */
 export function parseHandlerFlags(values: string[]): {
   handlers: Record<string, string[]>;
+  causes: Record<string, Record<string, HandlerCause[]>>;
   origins: Record<string, HandlerOrigin>;
 } {
   const out: Record<string, string[]> = {};
+  const causes: Record<string, Record<string, HandlerCause[]>> = {};
   const origins: Record<string, HandlerOrigin> = {};
   for (const value of values) {
     const eq = value.indexOf('=');
     const kind = eq < 0 ? '' : value.slice(0, eq).trim();
-    const ids = eq < 0 ? [] : splitIds(value.slice(eq + 1));
+    const entries = eq < 0 ? [] : splitIds(value.slice(eq + 1)).map(parseHandlerEntry);
+    const ids = entries.map((e) => e.id);
     // `Kind=` (no ids) says the kind has no handlers, like `[]` in the configuration.
     if (kind === '') {
       throw new UsageError(`--handlers expects Kind=id1,id2 (e.g. --handlers MyResource=myapp), got "${value}"`);
     }
-    for (const id of ids) {
-      const problem = handlerIdProblem(id);
+    for (const entry of entries) {
+      const problem = entry.problem ?? handlerIdProblem(entry.id);
       if (problem) throw new UsageError(`--handlers ${value}: ${problem.message}`, problem.code, COMMAND_LINE);
+      if (entry.causes) (causes[kind] ??= {})[entry.id] = entry.causes;
     }
     out[kind] = [...new Set([...(out[kind] ?? []), ...ids])];
     origins[kind] = { file: COMMAND_LINE, line: 1, col: 1, pointer: '', what: `by --handlers ${value}` };
   }
-  return { handlers: out, origins };
+  return { handlers: out, causes, origins };
 }
 
 /** A config-relative input, re-expressed relative to the working directory (globs included). */

@@ -3,10 +3,10 @@
  * at its line and column, because a config file is edited by hand.
  */
 import { isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';
-import { TARGETS, type ConfigPos, type HandlerOrigin, type Target } from '../api.js';
+import { TARGETS, type ConfigPos, type HandlerCause, type HandlerOrigin, type Target } from '../api.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { pointerJoin } from '../diagnostics.js';
-import { handlerIdProblem } from '../model/handler-paths.js';
+import { handlerIdProblem, parseHandlerEntry } from '../model/handler-paths.js';
 
 /** The configuration as written (paths still relative to the config file's directory). */
 export interface KopfgenConfig {
@@ -15,6 +15,8 @@ export interface KopfgenConfig {
   out?: string;
   stubs?: string | false;
   handlers?: Record<string, string[]>;
+  /** The causes named with ids (`update_fn:update`), by kind and id. */
+  handlerCauses?: Record<string, Record<string, HandlerCause[]>>;
 }
 
 /** Every key the file may have, with a one-line description used in "unknown key" messages. */
@@ -24,7 +26,8 @@ export const CONFIG_KEYS: Record<string, string> = {
   inputs: 'CRD files, directories or globs (string or list of strings)',
   out: 'directory of generated files',
   stubs: 'directory of handler stubs, or false to skip them',
-  handlers: 'handler ids per kind: { Kind: [id, ...] } or { Kind: "id1, id2" }; [] for a kind without handlers',
+  handlers:
+    'handler ids per kind: { Kind: [id, ...] } or { Kind: "id1, id2" }, an id with the causes of its stubs as id:update+resume (default: create); [] for a kind without handlers',
 };
 
 /**
@@ -123,13 +126,21 @@ function readKey(ctx: Ctx, key: string, value: Node | null, pointer: string, con
       else if (isString(value) && value.value !== '') config.stubs = value.value;
       else wrong('a directory (string) or false');
       return;
-    case 'handlers':
-      config.handlers = readHandlers(ctx, value, pointer);
+    case 'handlers': {
+      const read = readHandlers(ctx, value, pointer);
+      if (read === undefined) return;
+      config.handlers = read.handlers;
+      if (Object.keys(read.causes).length > 0) config.handlerCauses = read.causes;
       return;
+    }
   }
 }
 
-function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<string, string[]> | undefined {
+function readHandlers(
+  ctx: Ctx,
+  value: Node | null,
+  pointer: string,
+): { handlers: Record<string, string[]>; causes: Record<string, Record<string, HandlerCause[]>> } | undefined {
   if (!isMap(value)) {
     report(
       ctx,
@@ -141,12 +152,13 @@ function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<str
     return undefined;
   }
   const out: Record<string, string[]> = {};
+  const causes: Record<string, Record<string, HandlerCause[]>> = {};
   for (const pair of value.items as Pair<Node, Node>[]) {
     const kind = isScalar(pair.key) ? String(pair.key.value) : '';
     const at = pointerJoin(pointer, kind);
-    const ids = isString(pair.value) ? splitIds(pair.value.value) : stringList(pair.value);
+    const entries = isString(pair.value) ? splitIds(pair.value.value) : stringList(pair.value);
     // `[]` says the kind has no handlers; an empty string is more likely a slip, so it is an error.
-    if (kind === '' || ids === undefined || (ids.length === 0 && isString(pair.value))) {
+    if (kind === '' || entries === undefined || (entries.length === 0 && isString(pair.value))) {
       report(
         ctx,
         pair.value ?? pair.key,
@@ -157,9 +169,11 @@ function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<str
       continue;
     }
     const positions = idPositions(ctx, pair.value, at);
-    for (const id of ids) {
-      const problem = handlerIdProblem(id);
-      const where = positions.get(id);
+    const ids: string[] = [];
+    for (const entry of entries) {
+      const parsed = parseHandlerEntry(entry);
+      const problem = parsed.problem ?? handlerIdProblem(parsed.id);
+      const where = positions.get(entry);
       if (problem && where)
         report(
           ctx,
@@ -169,14 +183,17 @@ function readHandlers(ctx: Ctx, value: Node | null, pointer: string): Record<str
           `configured handlers for ${kind}: ${problem.message}`,
           where.delta,
         );
+      if (!ids.includes(parsed.id)) ids.push(parsed.id);
+      if (parsed.causes) (causes[kind] ??= {})[parsed.id] = parsed.causes;
     }
     const { line, col } = ctx.locate(pair.key);
     const idsAt: Record<string, ConfigPos> = {};
-    for (const [id, where] of positions) idsAt[id] = { ...ctx.locate(where.node, where.delta), pointer: where.pointer };
+    for (const [entry, where] of positions)
+      idsAt[parseHandlerEntry(entry).id] = { ...ctx.locate(where.node, where.delta), pointer: where.pointer };
     ctx.handlerOrigins[kind] = { file: ctx.file, line, col, pointer: at, what: `in ${ctx.file}`, ids: idsAt };
     out[kind] = ids;
   }
-  return out;
+  return { handlers: out, causes };
 }
 
 /**

@@ -3,6 +3,7 @@
  * field steps and the steps the generator cannot follow statically (indices, wildcards,
  * filters, slices, recursive descent). Never throws: unparseable text becomes one opaque step.
  */
+import { HANDLER_CAUSES, type HandlerCause } from '../api.js';
 
 export type PathStep = { kind: 'field'; name: string } | { kind: 'opaque'; text: string };
 
@@ -104,4 +105,30 @@ export function handlerIdProblem(id: string): { code: 'KG201' | 'KG202'; message
     };
   }
   return undefined;
+}
+
+/**
+ * One entry of a `handlers` list (configuration or `--handlers`): `id`, or `id:cause+cause` naming
+ * the causes its stubs are scaffolded for (`update_fn:update`, `relabel:update+resume`). A cause
+ * that is none of kopf's four is KG209; the id itself is checked by `handlerIdProblem`.
+ */
+export function parseHandlerEntry(entry: string): {
+  id: string;
+  causes?: HandlerCause[];
+  problem?: { code: 'KG209'; message: string };
+} {
+  const colon = entry.indexOf(':');
+  if (colon < 0) return { id: entry };
+  const id = entry.slice(0, colon);
+  const named = entry
+    .slice(colon + 1)
+    .split('+')
+    .map((c) => c.trim());
+  const causes = HANDLER_CAUSES.filter((c) => named.includes(c));
+  const unknown = named.filter((c) => !HANDLER_CAUSES.some((k) => k === c));
+  if (unknown.length > 0 || causes.length === 0) {
+    const message = `\`${entry}\`: after \`${id}:\` come the causes its stubs are scaffolded for, joined by \`+\`, of ${HANDLER_CAUSES.join(', ')} (e.g. \`${id}:update\`); got ${unknown.map((c) => `\`${c}\``).join(', ') || 'none'}`;
+    return { id, problem: { code: 'KG209', message } };
+  }
+  return { id, causes };
 }

@@ -63,6 +63,8 @@ export function emitCrds(
     }
     const stub = templates && owned(crd.crd, options) && target.stubFile(named, decisions[i], options, templates);
     if (stub) output.stubs.push(stub);
+    else if (templates && owned(crd.crd, options) && !optedOut(crd.crd, options))
+      output.diagnostics.push(noHandlers(crd.crd));
     const data = target.schemaData?.(named);
     if (data) output.data.push(data);
     const conversion = target.conversion?.(named, decisions[i], options, templates);
@@ -72,6 +74,34 @@ export function emitCrds(
     }
   });
   return output;
+}
+
+/** The kind's handlers configured as `[]`: the user's word that it has none. */
+function optedOut(crd: CrdModel, options: GenerateOptions): boolean {
+  return [crd.kind, `${crd.plural}.${crd.group}`].some((key) => options.handlers?.[key]?.length === 0);
+}
+
+/**
+ * KG210 (a note): a CRD of the project's that names no handler id, so no stub is scaffolded. Most
+ * kopf operators' CRDs have an open status and no printer columns, so nothing in them names one;
+ * the note gives the lines that declare ids. `assembleRun` keeps it only when the whole run has no
+ * handler, where "0 handlers" would otherwise be all the user sees.
+ */
+export function noHandlers(crd: CrdModel): Diagnostic {
+  const message =
+    `${crd.kind} names no handler id (printer columns reading \`.status.<id>\`, or the \`kopfgen.dev/handlers\` annotation), so no handler is generated: ` +
+    `declare the ids of your handlers (one per handler function, a create stub each, or the causes after the id) in kopfgen.config.json, ` +
+    `\`"handlers": { "${crd.kind}": ["create_fn", "update_fn:update"] }\`, ` +
+    `or for one run: \`kopfgen generate --handlers ${crd.kind}=create_fn,update_fn:update\`; \`"${crd.kind}": []\` says it has none`;
+  return {
+    severity: 'note',
+    code: 'KG210',
+    message,
+    file: crd.pos.file,
+    line: crd.pos.line,
+    col: crd.pos.col,
+    pointer: crd.pointer,
+  };
 }
 
 /** Stubs are for the project's own CRDs, or for any whose handlers the configuration names. */

@@ -137,7 +137,11 @@ export function assembleRun(
   outputs: readonly CrdStageOutput[],
   sources: readonly SourceText[],
 ): GenerateResult {
-  const diagnostics = sortDiagnostics([...plan.diagnostics, ...outputs.flatMap((o) => o.diagnostics)]);
+  // KG210 (a CRD without handler ids) speaks only when the whole run has none to scaffold.
+  const handled = outputs.some((o) => o.handlers > 0);
+  const diagnostics = sortDiagnostics(
+    [...plan.diagnostics, ...outputs.flatMap((o) => o.diagnostics)].filter((d) => !handled || d.code !== 'KG210'),
+  );
   const bytesIn = sources.reduce((n, s) => n + sourceBytes(s), 0);
   const stats = { crds: plan.crds, versions: 0, handlers: 0, bytesIn, bytesOut: 0 };
   if (hasErrors(diagnostics)) return { files: [], diagnostics, stats };

@@ -1,8 +1,7 @@
 /**
  * The kopf target's handler stubs: one user-owned module per kind, `<plural>.py` in the stubs
  * directory (`<plural>_<group>.py` when two CRDs of the run share a plural), a stub per handler id
- * and cause, as the TypeScript stubs (stub-files.ts): create, update and resume, delete left to
- * the user (it puts a finalizer on every object). Each stub is an `async def` decorated with the
+ * and cause, the causes decided as for the TypeScript stubs (stub-files.ts `stubCauses`). Each stub is an `async def` decorated with the
  * handler's registration helper, its kwargs annotated with the generated types and its return
  * type the handler's status, so pyright checks what the user writes into it.
  *
@@ -15,7 +14,7 @@ import type { NamedCrd, NamedHandler, NamedVersion } from '../model/naming.js';
 import { docstringText } from '../emit-kopf/py-docs.js';
 import { pyModulePath } from '../emit-kopf/py-module.js';
 import { groupPackages, moduleSegment, pyName, snakeCase } from '../emit-kopf/py-names.js';
-import { feedsLine, handlerBase, hasFreeTextPhase, STUB_CAUSES, stubVersion, type StubKey } from './stub-files.js';
+import { feedsLine, handlerBase, hasFreeTextPhase, stubCauses, stubVersion, type StubKey } from './stub-files.js';
 import { pyStubText, stubFileHead, type StubTemplates } from './templates.js';
 
 /** The package the stubs import the generated modules from when none is given. */
@@ -54,7 +53,7 @@ export function emitPyStubFile(
   if (!version) return undefined;
   const base = options.generatedPackage ?? DEFAULT_GENERATED_PACKAGE;
   const module = `${base}.${pyModulePath(groupPackage, version.version.name, named.crd.plural).replace(/\.py$/, '').split('/').join('.')}`;
-  return stubFile(templates, named.crd, version, path, module);
+  return stubFile(templates, named.crd, version, path, module, options);
 }
 
 /** What the stubs annotate `spec` and `status` with: the generated TypedDict, or any mapping where the schema names none. */
@@ -74,13 +73,21 @@ function kwargTypes(version: NamedVersion): { spec: string; status: string; gene
   return { spec: typeOf('spec'), status: typeOf('status'), generated, typing };
 }
 
-function stubFile(t: StubTemplates, crd: CrdModel, version: NamedVersion, path: string, module: string): GeneratedFile {
+function stubFile(
+  t: StubTemplates,
+  crd: CrdModel,
+  version: NamedVersion,
+  path: string,
+  module: string,
+  options: GenerateOptions,
+): GeneratedFile {
   const kwargs = kwargTypes(version);
   const generated = new Set(kwargs.generated);
   const stubs: StubEntry[] = [];
   for (const handler of version.handlers) {
     generated.add(pyName(handler.names.definition)).add(pyName(handler.names.status));
-    for (const cause of STUB_CAUSES) stubs.push(stubEntry(t, version, handler, cause, kwargs, module));
+    for (const cause of stubCauses(crd, handler, options))
+      stubs.push(stubEntry(t, version, handler, cause, kwargs, module));
   }
   const definition = pyName(version.handlers[0]?.names.definition ?? version.names.resource);
   const head = stubFileHead(t, { kind: crd.kind, crd: crd.name, source: crd.file, definition }).replace(

@@ -3,18 +3,30 @@
  * (`<plural>.<group>.ts` when two CRDs in the run share a plural), with a stub per handler id
  * and cause. Reads only the naming pass's `NamedCrd`, so every name it imports exists.
  *
- * Causes scaffolded: create, update and resume, the set kopf operators write for a handler
- * that keeps `status.<id>` current. Delete is left out on purpose: registering a delete
- * handler makes the runtime put a finalizer on every object, so it is a decision for the user
- * (`<Definition>.onDelete(fn)`), not a default.
+ * Causes scaffolded (`stubCauses`): those the configuration or `--handlers` names with the id
+ * (`update_fn:update`); else create for an id only the configuration or `--handlers` declares (a
+ * port of a kopf operator declares one id per decorated function, most for one cause: a stub for
+ * each cause of each id would be work to delete), and create, update and resume for an id the CRD
+ * names (a printer column or its `kopfgen.dev/handlers` annotation), the set kopf operators write
+ * for a handler that keeps `status.<id>` current. Delete is never a default: registering a delete handler makes
+ * the runtime put a finalizer on every object, so it is a decision for the user.
  */
-import type { GenerateOptions, GeneratedFile, StubEntry } from '../api.js';
+import type { GenerateOptions, GeneratedFile, HandlerCause, StubEntry } from '../api.js';
 import type { CrdModel, SchemaNode } from '../model/ir.js';
 import { serverDefaulted } from '../model/write-view.js';
 import type { NamedCrd, NamedHandler, NamedVersion } from '../model/naming.js';
 import { stubFileHead, stubText, type StubTemplates } from './templates.js';
 
-export const STUB_CAUSES = ['create', 'update', 'resume'] as const;
+const COLUMN_CAUSES: readonly HandlerCause[] = ['create', 'update', 'resume'];
+const DECLARED_CAUSES: readonly HandlerCause[] = ['create'];
+
+/** The causes `handler`'s stubs are scaffolded for (see the file's comment). */
+export function stubCauses(crd: CrdModel, handler: NamedHandler, options: GenerateOptions): readonly HandlerCause[] {
+  const id = handler.handler.id;
+  const named = options.handlerCauses?.[crd.kind]?.[id] ?? options.handlerCauses?.[`${crd.plural}.${crd.group}`]?.[id];
+  if (named !== undefined) return named;
+  return handler.handler.sources.every((s) => s === 'config') ? DECLARED_CAUSES : COLUMN_CAUSES;
+}
 
 /** What a stub file's path depends on; decided over the whole run, since plurals may collide across files. */
 export type StubKey = Pick<CrdModel, 'name' | 'plural' | 'group'>;
@@ -41,7 +53,7 @@ export function emitStubFile(
   const version = stubVersion(named);
   if (!version) return undefined;
   const base = (options.generatedImportBase ?? '../generated').replace(/\/+$/, '');
-  return stubFile(templates, named.crd, version, path, `${base}/${version.names.module}.js`);
+  return stubFile(templates, named.crd, version, path, `${base}/${version.names.module}.js`, options);
 }
 
 /** The version an operator watches: the storage version when served, else the first served one with handlers. */
@@ -56,6 +68,7 @@ function stubFile(
   version: NamedVersion,
   path: string,
   importPath: string,
+  options: GenerateOptions,
 ): GeneratedFile {
   const resource = version.names.resource;
   const stubs: StubEntry[] = [];
@@ -65,7 +78,7 @@ function stubFile(
     const { names } = handler;
     values.add(names.definition).add(names.temporaryError).add(names.permanentError);
     types.add(names.status);
-    for (const cause of STUB_CAUSES) stubs.push(stubEntry(t, version, handler, cause));
+    for (const cause of stubCauses(crd, handler, options)) stubs.push(stubEntry(t, version, handler, cause));
   }
   const definition = version.handlers[0]?.names.definition ?? version.names.resource;
   const head = stubFileHead(t, { kind: crd.kind, crd: crd.name, source: crd.file, definition });

@@ -3,8 +3,8 @@
  * extra file and the command that fixes it, exits 0 when everything is up to date.
  */
 import assert from 'node:assert/strict';
-import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, promises as fs } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { unifiedDiff } from '../../src/io/diff.js';
 import { EXAMPLE_CRD, kopfgen, read, snapshot, tempProject, WIDGET_CRD, writeFiles } from '../helpers/cli-support.js';
@@ -146,3 +146,45 @@ test('--check with an input error exits 1 with the diagnostics, not a diff', asy
   assert.match(r.stderr, /crds\/my\.yaml:\d+:\d+ error KG\d{3}/);
   assert.equal(r.stdout, '');
 });
+
+const WALKTHROUGH_CRD = resolve(process.cwd(), '../shared/crds/kopf/kopf.dev_ephemeralvolumeclaims.yaml');
+
+test(
+  "kopf's walkthrough CRD (open status, no columns): a note with the lines that declare ids; with one flag, exactly its three handlers and stubs",
+  { skip: existsSync(WALKTHROUGH_CRD) ? false : 'needs ../shared/crds/kopf' },
+  async () => {
+    const dir = await tempProject({ 'crds/evc.yaml': await fs.readFile(WALKTHROUGH_CRD, 'utf8') });
+    const bare = await kopfgen(['generate', 'crds', '--out', 'src/generated', '--stubs', 'src/handlers'], dir);
+    assert.equal(bare.code, 0, bare.stderr);
+    assert.match(bare.stdout, /1 CRDs, 0 handlers/);
+    assert.match(
+      bare.stderr,
+      /^crds\/evc\.yaml:1:1 note KG210 EphemeralVolumeClaim names no handler id .*`"handlers": \{ "EphemeralVolumeClaim": \["create_fn", "update_fn:update"\] \}`, or for one run: `kopfgen generate --handlers EphemeralVolumeClaim=create_fn,update_fn:update`/m,
+    );
+    const flagged = await kopfgen(
+      [
+        'generate',
+        'crds',
+        '--out',
+        'src/generated',
+        '--stubs',
+        'src/handlers',
+        '--handlers',
+        'EphemeralVolumeClaim=create_fn,update_fn:update,relabel:update',
+      ],
+      dir,
+    );
+    assert.equal(flagged.code, 0, flagged.stderr);
+    assert.doesNotMatch(flagged.stderr, /KG210/);
+    assert.match(flagged.stdout, /1 CRDs, 3 handlers/);
+    const stubs = await read(dir, 'src/handlers/ephemeralvolumeclaims.ts');
+    assert.deepEqual(
+      [...stubs.matchAll(/^(\w+)\.(on\w+)\((\w+)\);$/gm)].map((m) => `${m[1]}.${m[2]}`),
+      [
+        'EphemeralVolumeClaimCreateFn.onCreate',
+        'EphemeralVolumeClaimRelabel.onUpdate',
+        'EphemeralVolumeClaimUpdateFn.onUpdate',
+      ],
+    );
+  },
+);

@@ -97,6 +97,26 @@ test('config: valid forms', () => {
   });
 });
 
+test('config: an id may name the causes of its stubs (id:update+resume); an unknown cause is KG209 at the entry', () => {
+  const r = parseConfig(
+    '/p/kopfgen.config.json',
+    'kopfgen.config.json',
+    '{ "handlers": { "EphemeralVolumeClaim": ["create_fn", "update_fn:update", "relabel:update+resume"] } }',
+    false,
+  );
+  assert.deepEqual(r.diagnostics, []);
+  assert.deepEqual(r.config, {
+    handlers: { EphemeralVolumeClaim: ['create_fn', 'update_fn', 'relabel'] },
+    handlerCauses: { EphemeralVolumeClaim: { update_fn: ['update'], relabel: ['update', 'resume'] } },
+  });
+  assert.deepEqual(
+    problems('kopfgen.config.json', '{\n  "handlers": { "Widget": ["ok", "x:field", "y:"] }\n}\n').map((p) =>
+      p.slice(0, p.indexOf(' ', p.indexOf('KG'))),
+    ),
+    ['kopfgen.config.json:2:34 KG209', 'kopfgen.config.json:2:45 KG209'],
+  );
+});
+
 test('generate with no arguments uses kopfgen.config.json; flags override it', async () => {
   const config = JSON.stringify({ inputs: ['crds'], out: 'src/gen', stubs: 'src/handlers' });
   const dir = await tempProject({ 'crds/my.yaml': EXAMPLE_CRD, 'kopfgen.config.json': config });

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { GenerateOptions } from '../../src/api.js';
 import { readStubTemplates } from '../../src/io/stub-templates.js';
 import { resolveHandlers } from '../../src/model/handler-pass.js';
 import { childLogger, createLogger } from '../../src/runtime/effects/log.js';
@@ -64,6 +65,41 @@ test('one stub per handler and cause, from the templates given, importing the na
       '{ return { phase: "NotImplemented" }; }' +
       ' // myapp resume\nMyResourceMyapp.onResume(myappOnResume);\n',
   );
+});
+
+test('the causes stubbed: those named with the id; else create for an id only configured, create/update/resume for one the CRD names', () => {
+  const status = obj({ myapp: obj({ phase: scalar('string') }), cfg: obj({}), named: obj({}) });
+  const model = crd({ annotations: { 'kopfgen.dev/handlers': 'myapp' }, versions: [{ status }] });
+  const cases: { name: string; options: GenerateOptions; want: string[] }[] = [
+    {
+      name: 'annotation id; configured ids without causes',
+      options: { handlers: { MyResource: ['cfg'] } },
+      want: ['cfgOnCreate', 'myappOnCreate', 'myappOnUpdate', 'myappOnResume'],
+    },
+    {
+      name: 'causes named, by Kind',
+      options: {
+        handlers: { MyResource: ['cfg', 'named'] },
+        handlerCauses: { MyResource: { named: ['update', 'delete'] } },
+      },
+      want: ['cfgOnCreate', 'myappOnCreate', 'myappOnUpdate', 'myappOnResume', 'namedOnUpdate', 'namedOnDelete'],
+    },
+    {
+      name: 'causes named, by plural.group, also for an id the CRD names',
+      options: { handlerCauses: { 'myresources.example.com': { myapp: ['resume'] } } },
+      want: ['myappOnResume'],
+    },
+  ];
+  for (const c of cases) {
+    const { crds, diagnostics } = resolveHandlers([model], c.options);
+    assert.deepEqual(diagnostics, [], c.name);
+    const file = emitStubFile(nameCrd(crds[0], 'MyResource'), 'myresources.ts', c.options, TEMPLATES);
+    assert.deepEqual(
+      file?.stubs?.map((s) => s.name),
+      c.want,
+      c.name,
+    );
+  }
 });
 
 test('no stub file for a CRD without handlers', () => {
