@@ -7,6 +7,7 @@ import { sourceBytes, type GeneratedFile, type GenerateOptions, type GenerateRes
 import type { Diagnostic } from '../diagnostics.js';
 import { hasErrors } from '../diagnostics.js';
 import { fileDiagnostic } from '../io/file-errors.js';
+import { MissingTsMorphError } from '../io/ts-morph-load.js';
 import {
   applyPlan,
   ConcurrentEditError,
@@ -79,6 +80,12 @@ export function failureReport(e: unknown, cwd: string): Pick<RunReport, 'exitCod
   const file = fileDiagnostic(e, cwd);
   if (file) return { exitCode: 1, diagnostics: [file] };
   const message = messageOf(e);
+  if (e instanceof MissingTsMorphError) {
+    return {
+      exitCode: 1,
+      diagnostics: [{ severity: 'error', code: 'KG904', message, file: '.', line: 1, col: 1, pointer: '' }],
+    };
+  }
   if (e instanceof ConcurrentEditError) {
     return {
       exitCode: 1,

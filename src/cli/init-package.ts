@@ -60,8 +60,20 @@ export function mergePackageJson(file: string, existing: string, template: strin
   } else if (merged.type !== ours.type) kept.push(`"type": "${String(merged.type)}" (the scaffold is ES modules)`);
 
   const scripts: Json = isObject(merged.scripts) ? { ...merged.scripts } : {};
-  for (const [name, command] of Object.entries(isObject(ours.scripts) ? ours.scripts : {})) {
+  const ourScripts = isObject(ours.scripts) ? ours.scripts : {};
+  for (const [name, command] of Object.entries(ourScripts)) {
     if (scripts[name] === command) continue;
+    // `prebuild` belongs to the scaffold's `build`: a build of the user's kept gets none of ours.
+    const main = name.startsWith('pre') ? name.slice(3) : undefined;
+    if (
+      main !== undefined &&
+      ourScripts[main] !== undefined &&
+      scripts[main] !== undefined &&
+      scripts[main] !== ourScripts[main] &&
+      !force &&
+      !isNpmPlaceholder(scripts[main])
+    )
+      continue;
     // npm init's `echo "Error: no test specified" && exit 1` is no test of the user's: replaced.
     if (isNpmPlaceholder(scripts[name])) {
       scripts[name] = command;

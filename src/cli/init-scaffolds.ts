@@ -66,7 +66,6 @@ const kopf: Scaffold = {
   next: (stubs) => [
     'pip install -r requirements.txt',
     'npm run typecheck',
-    'npm test',
     `# then edit ${stubs} and run the operator against your cluster:`,
     '#   kubectl apply -f crds/ && kopf run handlers.py --all-namespaces',
   ],

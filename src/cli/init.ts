@@ -18,6 +18,7 @@ import { hasErrors } from '../diagnostics.js';
 import { extendConfig, type Extension } from '../config/extend-config.js';
 import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
 import { fileDiagnostic } from '../io/file-errors.js';
+import { MissingTsMorphError, TS_MORPH_VERSION } from '../io/ts-morph-load.js';
 import { displayPath, listFiles, readIfExists } from '../io/fs.js';
 import { planWrite, writeFilesAtomic } from '../io/write.js';
 import { loadFile } from '../pipeline/file-stage.js';
@@ -114,6 +115,8 @@ export async function runInit(dir: string, streams: Streams, flags: InitFlags, p
   } catch (e) {
     const d = fileDiagnostic(e, cwd, 'the directory given to kopfgen init');
     if (d) return fail([d]);
+    if (e instanceof MissingTsMorphError)
+      return fail([{ severity: 'error', code: 'KG904', message: e.message, file: '.', line: 1, col: 1, pointer: '' }]);
     throw e;
   }
 }
@@ -389,6 +392,8 @@ async function templateFiles(root: string, target: string, scaffold: Scaffold): 
     typescriptVersion: ours.devDependencies?.typescript ?? '5.9.3',
     nodeTypesVersion: ours.devDependencies?.['@types/node'] ?? '20',
     pyrightVersion: ours.devDependencies?.pyright ?? '1.1.414',
+    // kopfgen's optional peer, which `kopfgen generate` needs to merge into the project's stub files.
+    tsMorphVersion: ours.devDependencies?.['ts-morph'] ?? TS_MORPH_VERSION,
   };
   const out: NewFile[] = [];
   for (const abs of (await listFiles(templates)).sort()) {

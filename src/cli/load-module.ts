@@ -5,6 +5,11 @@
  * then meets its `import` syntax while importing it: ERR_REQUIRE_CYCLE_MODULE), so the CommonJS hook
  * compiles such a file, as the `tsx` command does. A `.cts` is required, the rest imported.
  *
+ * tsx is the project's, not kopfgen's: a production install of an operator runs its built JavaScript
+ * and needs no compiler (tsx's esbuild is a native binary with an install script), so kopfgen only
+ * resolves tsx, from the module's project first (its dev dependency), then from kopfgen's own
+ * place; without it a `.ts` module is refused in one line saying what to install or run instead.
+ *
  * An error while loading becomes one line, `<file>:<line>:<col>: <message>`, at the first place in the
  * user's own code (not Node's, not kopfgen's, not node_modules'): a thrown error's frame, a syntax
  * error's position (esbuild's for TypeScript; for JavaScript, Node's caret line or, when Node gives no
@@ -97,6 +102,21 @@ function esbuildPosition(message: string): { at: Position; message: string } | u
   return { at: { file: found[1], line: Number(found[2]), col: Number(found[3]) + 1 }, message: found[4] };
 }
 
+/**
+ * `tsx/package.json` as the module's project resolves it (its dev dependency), else as kopfgen's
+ * own place does; undefined when neither has tsx.
+ */
+function tsxPackage(dir: string): string | undefined {
+  for (const from of [join(dir, 'noop.js'), fileURLToPath(import.meta.url)]) {
+    try {
+      return createRequire(from).resolve('tsx/package.json');
+    } catch {
+      // not there: the next place
+    }
+  }
+  return undefined;
+}
+
 /** The part of esbuild's API used here (esbuild comes with tsx; kopfgen does not depend on it directly). */
 interface EsbuildParse {
   transformSync(code: string, options: { loader: 'js'; format: 'esm'; sourcefile: string }): unknown;
@@ -114,7 +134,9 @@ interface EsbuildMessage {
  */
 function parsePosition(file: string): { at: Position; message: string } | undefined {
   try {
-    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
+    const tsx = tsxPackage(dirname(file));
+    if (tsx === undefined) return undefined;
+    const fromTsx = createRequire(tsx);
     const esbuild: EsbuildParse = fromTsx('esbuild');
     esbuild.transformSync(readFileSync(file, 'utf8'), { loader: 'js', format: 'esm', sourcefile: file });
   } catch (error) {
@@ -170,13 +192,47 @@ export function loadFailure(error: unknown, file: string, cwd = process.cwd()): 
 
 let tsxRegistered = false;
 
-/** tsx's ESM and CommonJS hooks, once per process. */
-async function registerTsx(): Promise<void> {
-  if (tsxRegistered) return;
-  const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+/** The part of tsx's API used here: `register` of `tsx/esm/api` and `tsx/cjs/api`. */
+interface TsxHooks {
+  register(): unknown;
+}
+
+function isHooks(value: unknown): value is TsxHooks {
+  return typeof Reflect.get(Object(value), 'register') === 'function';
+}
+
+/**
+ * The ES module file of one of tsx's entry points (`./esm/api`), from its package.json's exports:
+ * the CommonJS build of its ESM API finds its loader at a wrong path, so the ESM one is imported.
+ */
+function tsxEntry(packageJson: string, entry: string): string | undefined {
+  const exports: unknown = Reflect.get(Object(JSON.parse(readFileSync(packageJson, 'utf8'))), 'exports');
+  const target: unknown = Reflect.get(Object(Reflect.get(Object(exports), entry)), 'import');
+  const file: unknown = typeof target === 'string' ? target : Reflect.get(Object(target), 'default');
+  return typeof file === 'string' ? join(dirname(packageJson), file) : undefined;
+}
+
+/** tsx's ESM and CommonJS hooks, once per process; false when no tsx resolves for the module's project. */
+async function registerTsx(dir: string): Promise<boolean> {
+  if (tsxRegistered) return true;
+  const tsx = tsxPackage(dir);
+  const esmFile = tsx && tsxEntry(tsx, './esm/api');
+  const cjsFile = tsx && tsxEntry(tsx, './cjs/api');
+  if (esmFile === undefined || cjsFile === undefined) return false;
+  const [esm, cjs]: unknown[] = await Promise.all([
+    import(pathToFileURL(esmFile).href),
+    import(pathToFileURL(cjsFile).href),
+  ]);
+  if (!isHooks(esm) || !isHooks(cjs)) return false;
   esm.register();
   cjs.register();
   tsxRegistered = true;
+  return true;
+}
+
+/** Why a `.ts` module cannot run: no tsx; what to do instead. */
+export function noTsx(modulePath: string): string {
+  return `${modulePath}: a TypeScript module runs through tsx, which this project does not have: npm install --save-dev tsx, or build and run the JavaScript (npm run build && kopfgen run dist/operator.js)`;
 }
 
 /**
@@ -187,7 +243,7 @@ export async function loadModule(modulePath: string, cwd = process.cwd()): Promi
   const file = resolve(cwd, modulePath);
   if (!existsSync(file)) return { line: `${modulePath}: no such file`, message: 'no such file' };
   try {
-    if (TS.test(file)) await registerTsx();
+    if (TS.test(file) && !(await registerTsx(dirname(file)))) return { line: noTsx(modulePath), message: 'no tsx' };
     if (file.endsWith('.cts')) createRequire(file)(file);
     else await import(pathToFileURL(file).href);
   } catch (error) {

@@ -50,7 +50,11 @@ function tscArgs(file: string, tsconfig: string | undefined): string[] {
   ];
 }
 
-/** Runs the project's tsc on the module's project; resolves with its verdict. */
+/**
+ * Runs the project's tsc on the module's project; resolves with its verdict. tsc runs in `cwd`
+ * (the user's working directory), so the paths it prints are relative to where the user typed
+ * the command, as every other kopfgen diagnostic is (`src/handlers/x.ts`, not `handlers/x.ts`).
+ */
 export async function typeCheck(modulePath: string, cwd = process.cwd()): Promise<TypeCheck> {
   const file = resolve(cwd, modulePath);
   const dir = dirname(file);
@@ -67,7 +71,7 @@ export async function typeCheck(modulePath: string, cwd = process.cwd()): Promis
     };
   const args = tscArgs(file, tsconfig);
   const output = await new Promise<{ code: number; text: string }>((done) => {
-    execFile(process.execPath, [tsc, ...args], { cwd: dir, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [tsc, ...args], { cwd, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       done({ code, text: `${stdout}${stderr}` });
     });

@@ -130,7 +130,7 @@ test('init in an existing project: package.json merged, files written only where
   assert.match(r.stdout, /^ {2}skipped README\.md: it exists \(--force overwrites\)$/m);
   assert.match(
     r.stdout,
-    /^ {2}package\.json: added "type": "module", script generate, script check, .*dependency kopfgen, devDependency @types\/node; kept your script build, script test, devDependencies typescript$/m,
+    /^ {2}package\.json: added "type": "module", script generate, script check, .*dependency kopfgen, devDependency @types\/node, devDependency ts-morph; kept your script build, script test, devDependencies typescript$/m,
   );
   assert.equal(await read(dir, 'README.md'), 'mine\n');
   assert.equal(await read(dir, 'notes.txt'), 'x');
@@ -142,6 +142,7 @@ test('init in an existing project: package.json merged, files written only where
   assert.equal(merged.name, 'mine');
   assert.equal(merged.type, 'module');
   assert.equal(merged.scripts.build, 'make', "the user's script is kept");
+  assert.equal(merged.scripts.prebuild, undefined, "the scaffold's prebuild is its build's: none before the user's");
   assert.equal(merged.scripts.test, 'jest');
   assert.equal(merged.scripts.check, 'kopfgen generate --check');
   assert.equal(merged.dependencies.kopfgen, '^0.1.0');

@@ -137,7 +137,10 @@ test('init --target kopf: a Python operator project, up to date', async () => {
     'pyrightconfig.json',
     'requirements.txt',
   ]);
-  assert.match(await read(project, 'handlers.py'), /^from kinds import myresources\n\nMODULES = \(myresources,\)\n$/m);
+  assert.match(
+    await read(project, 'handlers.py'),
+    /^# kopfgen:begin imports: .*\nfrom kinds import myresources\n\nMODULES = \(myresources,\)\n# kopfgen:end imports\n$/m,
+  );
   assert.match(await read(project, 'requirements.txt'), /^kopf==1\.38\.0$/m);
   const ci = await read(project, '.github/workflows/ci.yml');
   assert.match(ci, /run: npx kopfgen generate --check/);

@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { runOperator } from '../../src/cli/run.js';
+import { typeCheck } from '../../src/cli/type-check.js';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { closedPortKubeconfig } from '../helpers/cli-support.js';
 import { myResourceDescriptor } from '../helpers/resource-env.js';
@@ -108,8 +109,26 @@ describe('kopfgen run: modules and --check', () => {
     const lines: string[] = [];
     const code = await runOperator(join(dir, 'operator.ts'), { check: true, write: (l) => lines.push(l) });
     assert.equal(code, 1);
-    assert.match(lines[0], /^operator\.ts\(5,\d+\): error TS2322: /);
+    // Relative to the working directory, as the user would open it.
+    assert.ok(lines[0]?.startsWith(`${relative(process.cwd(), join(dir, 'operator.ts'))}(5,`), lines[0]);
+    assert.match(lines[0] ?? '', /\(5,\d+\): error TS2322: /);
     assert.equal(lines.at(-1), 'kopfgen run: --check: the type check failed, not starting');
+  });
+  it("--check in a project whose module is under src/: paths relative to the working directory, not to the module's", async () => {
+    const dir = tsProject(
+      {
+        'tsconfig.json': JSON.stringify({
+          compilerOptions: { strict: true, module: 'nodenext', noEmit: true, skipLibCheck: true },
+          include: ['src'],
+        }),
+      },
+      true,
+    );
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src', 'operator.ts'), TYPED("{ phase: 'Done', colour: 'red' }"));
+    const checked = await typeCheck('src/operator.ts', dir);
+    assert.equal(checked.ok, false);
+    assert.match(checked.ok ? '' : (checked.lines[0] ?? ''), /^src\/operator\.ts\(5,\d+\): error TS2322: /);
   });
   it('--check passes a module that type-checks, then starts (here: the cluster is unreachable)', async () => {
     const dir = tsProject({ 'operator.ts': TYPED("{ phase: 'Done' }") }, true);

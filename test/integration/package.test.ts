@@ -13,6 +13,8 @@ import { REPO } from '../helpers/golden-support.js';
 interface Manifest {
   scripts: Record<string, string>;
   dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
   devDependencies: Record<string, string>;
   bin: Record<string, string>;
 }
@@ -44,9 +46,28 @@ function importedPackages(): Set<string> {
   return found;
 }
 
-test('dependencies are exactly what the shipped code imports', () => {
-  assert.deepEqual(Object.keys(pkg.dependencies).sort(), [...importedPackages()].sort());
+test('dependencies are exactly what the shipped code imports, but the optional peers it loads only where installed', () => {
+  // ts-morph: the generator's TypeScript reader (io/ts-morph-load.ts); tsx: `kopfgen run` of a
+  // .ts module (cli/load-module.ts) and a clone's bin before its build. Neither is needed by an
+  // operator's production install, and tsx's esbuild runs an install script.
+  const peers = Object.keys(pkg.peerDependencies).sort();
+  assert.deepEqual(peers, ['ts-morph', 'tsx']);
+  for (const peer of peers) {
+    assert.equal(pkg.peerDependenciesMeta[peer]?.optional, true, peer);
+    assert.ok(pkg.devDependencies[peer], `${peer} is a devDependency: kopfgen's own tests use it`);
+  }
+  assert.deepEqual([...Object.keys(pkg.dependencies), ...peers].sort(), [...importedPackages()].sort());
   assert.ok(pkg.devDependencies['json-schema-to-typescript'], "the oracle test's compiler is a devDependency");
+});
+
+test('no runtime dependency runs an install script (npm prints no allowScripts warning installing kopfgen)', () => {
+  const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; devOptional?: boolean; peer?: boolean; hasInstallScript?: boolean }>;
+  };
+  const scripted = Object.entries(lock.packages)
+    .filter(([path, p]) => path !== '' && p.hasInstallScript === true && p.dev !== true && p.devOptional !== true)
+    .map(([path]) => path);
+  assert.deepEqual(scripted, []);
 });
 
 test('no install-time build: prepack builds without source maps; the bin works before a build', () => {
