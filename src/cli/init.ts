@@ -392,7 +392,7 @@ async function templateFiles(root: string, target: string, scaffold: Scaffold): 
     typescriptVersion: ours.devDependencies?.typescript ?? '5.9.3',
     nodeTypesVersion: ours.devDependencies?.['@types/node'] ?? '20',
     pyrightVersion: ours.devDependencies?.pyright ?? '1.1.414',
-    // kopfgen's optional peer, which `kopfgen generate` needs to merge into the project's stub files.
+    // What `kopfgen generate` reads the project's TypeScript with, resolved from the project (a dev dependency).
     tsMorphVersion: ours.devDependencies?.['ts-morph'] ?? TS_MORPH_VERSION,
   };
   const out: NewFile[] = [];

@@ -4,9 +4,10 @@
  * the 9 MB compiler included: about 0.5 s more per process on this machine (measured: `import()`
  * 750–1,450 ms, `require` 250–330 ms, under load). The stub merge and the project scan use it.
  *
- * It is an optional peer dependency of kopfgen, not a dependency: an operator's production install
- * (`npm ci --omit=dev`) runs handlers and needs no compiler, and the scaffold has it as a dev
- * dependency. A run that needs it where it is not installed (merging into a stub file, listing a
+ * It is no dependency of kopfgen's (nor a peer, which npm would keep in the project's
+ * `npm ci --omit=dev`): an operator's production install runs handlers and needs no compiler. It is
+ * resolved from where kopfgen is installed, which finds the project's own (the scaffold has it as a
+ * dev dependency). A run that needs it where it is not installed (merging into a stub file, listing a
  * tsconfig.json) is refused with `MissingTsMorphError`, which says what to install; a new project
  * (no stub file, no tsconfig.json yet) never loads it.
  */

@@ -4,15 +4,15 @@
  * The projects are temporary directories with kopfgen installed as a link to this checkout.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadFailure, loadModule, userFrame } from '../../src/cli/load-module.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 /** A project directory: package.json (`type` as given), kopfgen linked in node_modules, the files. */
 function project(type: 'module' | 'commonjs', files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), `kopfgen-load-${type}-`));
+  const dir = tempDir(`kopfgen-load-${type}-`);
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(process.cwd(), join(dir, 'node_modules', 'kopfgen'), 'dir');
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'p', private: true, type }));

@@ -1,7 +1,6 @@
 /** `runOperator` failing clearly without a usable module or cluster (no server needed). */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { runOperator } from '../../src/cli/run.js';
@@ -9,6 +8,7 @@ import { typeCheck } from '../../src/cli/type-check.js';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { closedPortKubeconfig } from '../helpers/cli-support.js';
 import { myResourceDescriptor } from '../helpers/resource-env.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 const resource = myResourceDescriptor();
 
@@ -58,7 +58,7 @@ describe('runOperator', () => {
 
 /** A project of its own: kopfgen (and, if asked, TypeScript) linked into node_modules. */
 function tsProject(files: Record<string, string>, typescript: boolean): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kopfgen-run-ts-'));
+  const dir = tempDir('kopfgen-run-ts-');
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(process.cwd(), join(dir, 'node_modules', 'kopfgen'), 'dir');
   if (typescript) symlinkSync(resolve('node_modules/typescript'), join(dir, 'node_modules', 'typescript'), 'dir');

@@ -7,8 +7,7 @@
  * and updated with an exact diff.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defineHandler, defineResource, Registry, TemporaryError, type DiffItem } from '../../src/runtime/index.js';
@@ -26,6 +25,7 @@ import {
   blob,
 } from '../helpers/e2e-objects.js';
 import { E2eSuite, BLOBS_CRD, GADGETS_CRD } from '../helpers/e2e-suite.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 const suite = new E2eSuite({ crds: [BLOBS_CRD, GADGETS_CRD], proxy: true });
 
@@ -74,7 +74,7 @@ async function failedRecord(path: string, annotation = 'policy.kopfgen.dev/myapp
 }
 
 function kubectlApply(body: Body): void {
-  const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-apply-')), 'object.json');
+  const file = join(tempDir('kopfgen-apply-'), 'object.json');
   writeFileSync(file, JSON.stringify(body));
   suite.cluster.kubectl('apply', '-f', file);
 }

@@ -11,7 +11,6 @@ import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
 import { Operator } from '../../src/runtime/operator.js';
@@ -27,6 +26,7 @@ import {
   myResourceObject,
 } from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD], proxy: true });
 
@@ -353,7 +353,7 @@ async function operatorAccount(ns: string): Promise<string> {
     clusters: { cluster: Record<string, string> }[];
   };
   const { server, 'certificate-authority-data': ca } = admin.clusters[0].cluster;
-  const file = join(await fs.mkdtemp(join(tmpdir(), 'kopfgen-op-')), 'kubeconfig');
+  const file = join(tempDir('kopfgen-op-'), 'kubeconfig');
   const config = {
     apiVersion: 'v1',
     kind: 'Config',

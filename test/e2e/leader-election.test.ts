@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defineHandler, Registry } from '../../src/runtime/index.js';
@@ -25,6 +24,7 @@ import {
   myResourceObject,
 } from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD] });
 
@@ -137,7 +137,7 @@ describe('leader election: two operator processes on one CRD', { skip }, () => {
       { timeout: 240_000 },
       async () => {
         const ns = await namespace(suite.client, 'leader');
-        const countFile = join(mkdtempSync(join(tmpdir(), 'kopfgen-count-')), 'invocations');
+        const countFile = join(tempDir('kopfgen-count-'), 'invocations');
         const mode = { STATUS_RECORDS: records === 'status' ? '1' : '0' };
         const replicas = [
           startReplica('a', ns, countFile, { HANDLER_MS: '3000', ...mode }),

@@ -10,8 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, promises as fs, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, promises as fs, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -22,6 +21,7 @@ import {
   stopCluster,
   type Cluster,
 } from '../helpers/envtest.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 const REPO = process.cwd();
 const WALKTHROUGH_CRD = resolve(REPO, '../shared/crds/kopf/kopf.dev_ephemeralvolumeclaims.yaml');
@@ -145,59 +145,64 @@ async function runAgainst(cluster: Cluster, project: string, name: string): Prom
   }
 }
 
-describe('a newcomer: from an empty directory to a running, tested operator', { skip, timeout: 900_000 }, () => {
-  let work: string;
-  let tarball: string;
-  let cluster: Cluster | undefined;
+// The two stories run side by side: most of their time is npm and tsc waiting on each other.
+describe(
+  'a newcomer: from an empty directory to a running, tested operator',
+  { skip, timeout: 900_000, concurrency: 2 },
+  () => {
+    let work: string;
+    let tarball: string;
+    let cluster: Cluster | undefined;
 
-  before(async () => {
-    work = mkdtempSync(join(tmpdir(), 'kopfgen-newcomer-'));
-    // dist/ is built (npm test builds first): packed as it is, so no build rewrites it under the running tests.
-    const packed = await ok(`npm pack --ignore-scripts --silent --pack-destination ${work}`, REPO);
-    tarball = join(work, packed.trim().split('\n').at(-1) ?? '');
-    assert.ok(existsSync(tarball), packed);
-    cluster = startCluster();
-    await applyCrd(cluster, WALKTHROUGH_CRD, 'kopf.dev', 'v1', 'ephemeralvolumeclaims');
-  });
+    before(async () => {
+      work = tempDir('kopfgen-newcomer-');
+      // dist/ is built (npm test builds first): packed as it is, so no build rewrites it under the running tests.
+      const packed = await ok(`npm pack --ignore-scripts --silent --pack-destination ${work}`, REPO);
+      tarball = join(work, packed.trim().split('\n').at(-1) ?? '');
+      assert.ok(existsSync(tarball), packed);
+      cluster = startCluster();
+      await applyCrd(cluster, WALKTHROUGH_CRD, 'kopf.dev', 'v1', 'ephemeralvolumeclaims');
+    });
 
-  after(() => {
-    stopCluster(cluster);
-    rmSync(work, { recursive: true, force: true });
-  });
+    after(() => {
+      stopCluster(cluster);
+      rmSync(work, { recursive: true, force: true });
+    });
 
-  it('npm init -y, the tarball installed, npx kopfgen init: every printed command works; a swapped CRD; run --check', async () => {
-    const project = join(work, 'from-npm-init');
-    await fs.mkdir(project);
-    await ok('npm init -y', project);
-    const installed = await ok(`npm install ${tarball}`, project);
-    assert.doesNotMatch(installed, /install-scripts|allowScripts/i, 'installing kopfgen runs no install script');
-    const init = await ok('npx kopfgen init', project);
-    assert.match(init, /"type": "module" \(replacing npm init's "commonjs"\)/);
-    assert.match(init, /script test \(replacing npm init's placeholder\)/);
-    const commands = printedCommands(init);
-    assert.deepEqual(commands, ['npm install', 'npm run typecheck', 'npm test'], init);
-    for (const command of commands) await ok(command, project);
+    it('npm init -y, the tarball installed, npx kopfgen init: every printed command works; a swapped CRD; run --check', async () => {
+      const project = join(work, 'from-npm-init');
+      await fs.mkdir(project);
+      await ok('npm init -y', project);
+      const installed = await ok(`npm install ${tarball}`, project);
+      assert.doesNotMatch(installed, /install-scripts|allowScripts/i, 'installing kopfgen runs no install script');
+      const init = await ok('npx kopfgen init', project);
+      assert.match(init, /"type": "module" \(replacing npm init's "commonjs"\)/);
+      assert.match(init, /script test \(replacing npm init's placeholder\)/);
+      const commands = printedCommands(init);
+      assert.deepEqual(commands, ['npm install', 'npm run typecheck', 'npm test'], init);
+      for (const command of commands) await ok(command, project);
 
-    await swapCrd(project);
-    await runAgainst(cluster as Cluster, project, 'from-npm-init');
+      await swapCrd(project);
+      await runAgainst(cluster as Cluster, project, 'from-npm-init');
 
-    // The operator's production install: kopfgen's runtime and its dependencies, no compiler.
-    await ok('npm ci --omit=dev', project);
-    const bytes = await sizeOf(join(project, 'node_modules'));
-    console.log(`# npm ci --omit=dev of a scaffolded project: node_modules ${(bytes / 1e6).toFixed(1)} MB`);
-    assert.ok(bytes <= 15e6, `node_modules after npm ci --omit=dev: ${(bytes / 1e6).toFixed(1)} MB (at most 15 MB)`);
-  });
+      // The operator's production install: kopfgen's runtime and its dependencies, no compiler.
+      await ok('npm ci --omit=dev', project);
+      const bytes = await sizeOf(join(project, 'node_modules'));
+      console.log(`# npm ci --omit=dev of a scaffolded project: node_modules ${(bytes / 1e6).toFixed(1)} MB`);
+      assert.ok(bytes <= 15e6, `node_modules after npm ci --omit=dev: ${(bytes / 1e6).toFixed(1)} MB (at most 15 MB)`);
+    });
 
-  it('an empty directory, kopfgen run from this checkout: the printed install by path works, then the same story', async () => {
-    const project = join(work, 'empty');
-    await fs.mkdir(project);
-    const init = await ok(`node ${JSON.stringify(join(REPO, 'bin/kopfgen.js'))} init`, project);
-    const commands = printedCommands(init);
-    assert.deepEqual(commands, [`npm install ${REPO}`, 'npm run typecheck', 'npm test'], init);
-    for (const command of commands) await ok(command, project);
-    const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { type: string };
-    assert.equal(pkg.type, 'module');
-    await swapCrd(project);
-    await runAgainst(cluster as Cluster, project, 'from-empty');
-  });
-});
+    it('an empty directory, kopfgen run from this checkout: the printed install by path works, then the same story', async () => {
+      const project = join(work, 'empty');
+      await fs.mkdir(project);
+      const init = await ok(`node ${JSON.stringify(join(REPO, 'bin/kopfgen.js'))} init`, project);
+      const commands = printedCommands(init);
+      assert.deepEqual(commands, [`npm install ${REPO}`, 'npm run typecheck', 'npm test'], init);
+      for (const command of commands) await ok(command, project);
+      const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as { type: string };
+      assert.equal(pkg.type, 'module');
+      await swapCrd(project);
+      await runAgainst(cluster as Cluster, project, 'from-empty');
+    });
+  },
+);

@@ -14,10 +14,9 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connect } from 'node:tls';
 import { pathToFileURL } from 'node:url';
@@ -32,6 +31,7 @@ import { createCa, createServing } from '../../src/runtime/webhooks/self-signed.
 import { captureLogger, type Body } from '../helpers/e2e-objects.js';
 import { E2eSuite } from '../helpers/e2e-suite.js';
 import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 const WIDGETS_CRD = { file: 'examples/widgets/widgets.yaml', group: 'example.com', version: 'v1', plural: 'widgets' };
 const suite = new E2eSuite({ crds: [WIDGETS_CRD] });
@@ -64,7 +64,7 @@ async function apply(
   object: Body,
   ...flags: string[]
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'kopfgen-apply-'));
+  const dir = tempDir('kopfgen-apply-');
   try {
     const file = join(dir, 'object.json');
     writeFileSync(file, JSON.stringify(object));
@@ -275,7 +275,7 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
     'with the webhook server stopped, failurePolicy Ignore lets writes through and Fail refuses them; files rotate without a restart',
     { timeout: TEST_TIMEOUT },
     async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'kopfgen-e2e-certs-'));
+      const dir = tempDir('kopfgen-e2e-certs-');
       try {
         const ca = await createCa('e2e CA');
         const first = await createServing(ca, ['127.0.0.1']);

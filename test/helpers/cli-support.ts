@@ -3,9 +3,9 @@
  * what it left behind. Paths resolve from the repository root (the tests' working directory).
  */
 import { execFile } from 'node:child_process';
-import { promises as fs, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { promises as fs, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { tempDir } from './temp-dirs.js';
 
 export const REPO = process.cwd();
 export const CLI = resolve(REPO, 'dist/src/cli/main.js');
@@ -47,7 +47,7 @@ export function kopfgenPiped(args: string[], cwd: string, input: string | Uint8A
 }
 
 export async function tempProject(files: Record<string, string> = {}): Promise<string> {
-  const dir = await fs.mkdtemp(join(tmpdir(), 'kopfgen-cli-'));
+  const dir = tempDir('kopfgen-cli-');
   await writeFiles(dir, files);
   return dir;
 }
@@ -123,7 +123,7 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 
 /** A kubeconfig whose server is a closed port: commands that need a cluster fail fast and say so. */
 export function closedPortKubeconfig(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-kubeconfig-')), 'kubeconfig');
+  const file = join(tempDir('kopfgen-kubeconfig-'), 'kubeconfig');
   writeFileSync(
     file,
     [

@@ -3,23 +3,14 @@
  * writing a generated tree to a temporary directory, and type-checking TypeScript files under
  * `strict` with `kopfgen/runtime` (and `kopfgen/runtime/builtins`) mapped to the runtime's sources (no prior build needed).
  */
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import type { GeneratedFile, GenerateResult } from '../../src/api.js';
 import { generate } from '../../src/generate.js';
 import { pyHeaderLine } from '../../src/emit/header.js';
 import { SHIM_PATH, SHIM_TEXT } from '../../src/emit-kopf/py-shim.js';
+import { tempDir as newTempDir } from './temp-dirs.js';
 
 export const REPO = process.cwd();
 
@@ -70,7 +61,7 @@ export function writeTree(dir: string, files: readonly GeneratedFile[]): string[
 }
 
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `kopfgen-${prefix}-`));
+  return newTempDir(`kopfgen-${prefix}-`);
 }
 
 export interface TsDiagnostic {

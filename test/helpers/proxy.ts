@@ -6,13 +6,13 @@
  * runtime talks plain HTTP to the proxy (a kubeconfig the proxy writes); the proxy talks to
  * the server with the real kubeconfig's TLS and credentials.
  */
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFor } from './envtest.js';
+import { tempDir } from './temp-dirs.js';
 
 export interface Fault {
   method?: string;
@@ -72,7 +72,7 @@ export class FaultProxy {
     const server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    const file = join(mkdtempSync(join(tmpdir(), 'kopfgen-proxy-')), 'kubeconfig');
+    const file = join(tempDir('kopfgen-proxy-'), 'kubeconfig');
     writeFileSync(
       file,
       [

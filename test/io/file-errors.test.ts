@@ -3,11 +3,11 @@
  * path below a file), want the code and the path the user can act on, relative to the cwd.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileDiagnostic, FileError, onPath } from '../../src/io/file-errors.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 function errno(code: string, path: string): NodeJS.ErrnoException {
   const e: NodeJS.ErrnoException = new Error(`${code}: something failed, open '${path}'`);
@@ -16,7 +16,7 @@ function errno(code: string, path: string): NodeJS.ErrnoException {
   return e;
 }
 
-const cwd = mkdtempSync(join(tmpdir(), 'kopfgen-file-errors-'));
+const cwd = tempDir('kopfgen-file-errors-');
 writeFileSync(join(cwd, 'outfile'), 'x');
 mkdirSync(join(cwd, 'gen/a'), { recursive: true });
 

@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, test } from 'node:test';
 import { pyExportedNames, pyModules, scanPyStubsDir } from '../../src/io/py-stub-scan.js';
 import { orphanDiagnostics, registeredElsewhere } from '../../src/io/stub-scan.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 const OUT = '/p/generated';
 
@@ -48,7 +48,7 @@ test("a generated module's exports: its top-level names; the package's lazy tabl
 });
 
 test('registrations anywhere under the stubs directory; orphans at their import and registration', async () => {
-  const dir = await fs.mkdtemp(join(tmpdir(), 'kopfgen-pyscan-'));
+  const dir = tempDir('kopfgen-pyscan-');
   const files: Record<string, string> = {
     'kinds/a.py':
       'from generated.example_com.v1.widgets import WidgetResize, WidgetGone\n\n@WidgetResize.on_create()\ndef f(): ...\n\n@WidgetGone.on_update()\ndef g(): ...\n',

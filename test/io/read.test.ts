@@ -1,12 +1,12 @@
 // What counts as a glob is decided once (src/io/read.ts): the reader and the watcher agree.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { watchTargets } from '../../src/cli/watch-mode.js';
 import { decodeUtf8, firstInvalidUtf8, globBase, isGlob, readInputs, readProblem } from '../../src/io/read.js';
 import type { ResolvedRun } from '../../src/cli/options.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 test('globBase is the part before the first wildcard segment', () => {
   assert.deepEqual(['crds/**/*.yaml', './crds/v1/*.yml', '*.yaml', 'a/b?/c.yaml', 'plain/file.yaml'].map(globBase), [
@@ -19,7 +19,7 @@ test('globBase is the part before the first wildcard segment', () => {
 });
 
 test('a glob is read and watched from the same base; a name with braces is a path to both', async () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'kopfgen-glob-'));
+  const cwd = tempDir('kopfgen-glob-');
   mkdirSync(join(cwd, 'crds/v1'), { recursive: true });
   writeFileSync(join(cwd, 'crds/v1/a.yaml'), 'kind: ConfigMap\n');
   writeFileSync(join(cwd, 'crds/{b}.yaml'), 'kind: ConfigMap\n');
@@ -58,7 +58,7 @@ test('decodeUtf8: text, or KG150 at the line and column (in characters) of the b
 });
 
 test('`-` reads standard input as <stdin>; a directory yields its .json files too', async () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'kopfgen-read-'));
+  const cwd = tempDir('kopfgen-read-');
   mkdirSync(join(cwd, 'crds'));
   writeFileSync(join(cwd, 'crds/a.json'), '{}');
   writeFileSync(join(cwd, 'crds/b.yml'), 'a: 1\n');
@@ -80,7 +80,7 @@ test('`-` reads standard input as <stdin>; a directory yields its .json files to
 
 test('above holdBytes texts are read on use, not held: same texts, same generation serial and parallel, KG150 still found', async () => {
   const { generate, generateParallel } = await import('../../src/generate.js');
-  const cwd = mkdtempSync(join(tmpdir(), 'kopfgen-hold-'));
+  const cwd = tempDir('kopfgen-hold-');
   const crd = (kind: string) =>
     [
       'apiVersion: apiextensions.k8s.io/v1',
@@ -143,7 +143,7 @@ test('readProblem: why an input cannot be read, in words for that reason, never 
 });
 
 test('an input that cannot be read is KG118 naming why: a symlink loop named directly, and (not as root) unreadable files and directories', async (t) => {
-  const cwd = mkdtempSync(join(tmpdir(), 'kopfgen-unreadable-'));
+  const cwd = tempDir('kopfgen-unreadable-');
   symlinkSync('loop.yaml', join(cwd, 'loop.yaml'));
   const loop = await readInputs(['loop.yaml'], { cwd });
   assert.deepEqual(

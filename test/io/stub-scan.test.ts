@@ -5,15 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { orphanDiagnostics, registeredElsewhere, scanProject } from '../../src/io/stub-scan.js';
+import { tempDir } from '../helpers/temp-dirs.js';
 
 const MODULE = 'export const MyResourceMyapp = 1;\nexport interface MyResource {}\n';
 
 async function project(files: Record<string, string>): Promise<string> {
-  const dir = await fs.mkdtemp(join(tmpdir(), 'kopfgen-scan-'));
+  const dir = tempDir('kopfgen-scan-');
   for (const [path, text] of Object.entries(files)) {
     await fs.mkdir(join(dir, path, '..'), { recursive: true });
     await fs.writeFile(join(dir, path), text);

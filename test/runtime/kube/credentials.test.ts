@@ -1,10 +1,10 @@
 /** Credentials (src/runtime/kube/credentials.ts): exec plugins and their ExecCredential, as client-go runs them. */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { credentialsOf, readExecCredential, type Credentials } from '../../../src/runtime/kube/credentials.js';
+import { tempDir } from '../../helpers/temp-dirs.js';
 
 function credentials(body: Record<string, unknown>): Credentials {
   const made = credentialsOf({ name: 'u', body, dir: '/' }, () => undefined);
@@ -52,7 +52,7 @@ describe('readExecCredential: given what a plugin printed, wants the headers or 
 
 describe('exec plugins', () => {
   it('runs the command with its args, env and KUBERNETES_EXEC_INFO, once while the credential is valid', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kopfgen-exec-'));
+    const dir = tempDir('kopfgen-exec-');
     const plugin = join(dir, 'plugin.sh');
     const log = join(dir, 'runs');
     writeFileSync(

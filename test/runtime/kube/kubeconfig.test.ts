@@ -1,7 +1,6 @@
 /** The kubeconfig reader (src/runtime/kube/kubeconfig.ts): client-go's loading rules, every field it reads. */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
@@ -11,6 +10,7 @@ import {
   type ClusterConfig,
   type KubeconfigResult,
 } from '../../../src/runtime/kube/kubeconfig.js';
+import { tempDir } from '../../helpers/temp-dirs.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
@@ -39,7 +39,7 @@ const problem = (result: KubeconfigResult) => ('problem' in result ? result.prob
 
 describe('kubeconfig: a document', () => {
   it('given cluster and user fields, wants the TLS settings and headers client-go would use', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kopfgen-kc-'));
+    const dir = tempDir('kopfgen-kc-');
     writeFileSync(join(dir, 'ca.crt'), 'CA FILE');
     writeFileSync(join(dir, 'token'), 'file-token\n');
     const cases: [name: string, cluster: Record<string, unknown>, user: Record<string, unknown>, want: unknown][] = [
@@ -137,7 +137,7 @@ describe('kubeconfig: which files', () => {
   };
 
   it('KUBECONFIG files merge, the first to set a name or current-context winning; missing files are skipped', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kopfgen-kc-'));
+    const dir = tempDir('kopfgen-kc-');
     const first = write(dir, 'a', { ...doc({ server: 'https://first:1' }, { token: 'one' }), 'current-context': 'c' });
     const second = write(dir, 'b', {
       'current-context': 'other',
@@ -156,7 +156,7 @@ describe('kubeconfig: which files', () => {
   });
 
   it('YAML as kubectl writes it (the yaml package is loaded for it)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kopfgen-kc-'));
+    const dir = tempDir('kopfgen-kc-');
     const file = join(dir, 'config');
     writeFileSync(
       file,
@@ -183,7 +183,7 @@ describe('kubeconfig: which files', () => {
   });
 
   it('~/.kube/config without KUBECONFIG; without either, in-cluster; without that, one line', () => {
-    const home = mkdtempSync(join(tmpdir(), 'kopfgen-home-'));
+    const home = tempDir('kopfgen-home-');
     const none = readKubeconfig({ env: {}, home, serviceAccountDir: join(home, 'sa') });
     assert.match(problem(none) ?? '', /^no kubeconfig: KUBECONFIG is not set, .*\.kube\/config does not exist/);
     mkdirSync(join(home, '.kube'));
@@ -192,7 +192,7 @@ describe('kubeconfig: which files', () => {
   });
 
   it('in-cluster: the service account token (re-read), CA and namespace; IPv6 hosts bracketed', async () => {
-    const sa = mkdtempSync(join(tmpdir(), 'kopfgen-sa-'));
+    const sa = tempDir('kopfgen-sa-');
     const env = { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' };
     assert.match(problem(inClusterConfig(env, sa)) ?? '', /no service account token at/);
     writeFileSync(join(sa, 'token'), 'sa-token');

@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { AdmissionError } from '../../../src/runtime/api/admission.js';
@@ -19,6 +18,7 @@ import { fileCertificates, selfSignedCertificates } from '../../../src/runtime/w
 import { webhookPath } from '../../../src/runtime/webhooks/configurations.js';
 import { createCa, createServing } from '../../../src/runtime/webhooks/self-signed.js';
 import { startWebhookServer, type WebhookServer } from '../../../src/runtime/webhooks/webhook-server.js';
+import { tempDir } from '../../helpers/temp-dirs.js';
 
 interface Widget {
   apiVersion: 'example.com/v1';
@@ -169,7 +169,7 @@ describe('webhook server', () => {
 });
 
 describe('certificates from files', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kopfgen-certs-'));
+  const dir = tempDir('kopfgen-certs-');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('serves a rotated pair to the next connection without a restart; a bad pair keeps the previous one', async () => {
