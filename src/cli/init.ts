@@ -60,6 +60,14 @@ interface NewFile {
  */
 const ON_REGISTRY = false;
 
+/**
+ * The TypeScript a new project gets: what `npm install typescript` installs today (7.x, the native
+ * compiler). kopfgen's own tests type-check the scaffold with the TypeScript kopfgen builds with
+ * (test/cli/init.test.ts) and with this one, installed as a newcomer installs it
+ * (test/e2e/newcomer.test.ts: typecheck, test, build, `run --check`).
+ */
+const SCAFFOLD_TYPESCRIPT = '7.0.2';
+
 export interface InitFlags {
   /** What the project is written in: TypeScript for kopfgen's runtime (default), or Python for kopf. */
   target?: Target;
@@ -389,7 +397,7 @@ async function templateFiles(root: string, target: string, scaffold: Scaffold): 
   const values: Record<string, string> = {
     name: packageName(basename(target)),
     kopfgenVersion: ours.version,
-    typescriptVersion: ours.devDependencies?.typescript ?? '5.9.3',
+    typescriptVersion: SCAFFOLD_TYPESCRIPT,
     nodeTypesVersion: ours.devDependencies?.['@types/node'] ?? '20',
     pyrightVersion: ours.devDependencies?.pyright ?? '1.1.414',
     // What `kopfgen generate` reads the project's TypeScript with, resolved from the project (a dev dependency).

@@ -66,8 +66,11 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
     name: string;
     scripts: Record<string, string>;
     dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
   };
   assert.equal(pkg.name, 'my-operator');
+  // What `npm install typescript` gives today; this test checks the scaffold with kopfgen's own (5.9), the newcomer e2e with this one.
+  assert.equal(pkg.devDependencies.typescript, '7.0.2');
   assert.deepEqual(Object.keys(pkg.scripts).sort(), [
     'build',
     'check',
