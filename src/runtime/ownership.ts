@@ -62,7 +62,8 @@ export function adoptChild(
       `adopt: ${what} is already controlled by ${controller.kind} ${controller.name} (uid ${controller.uid})`,
     );
   meta.ownerReferences = [...others, ref];
-  if (options.labels && parent.labels) meta.labels = { ...parent.labels, ...meta.labels };
+  // kopf's adopt labels by default (`label(objs, labels=owner labels)` unless told otherwise): a literal port keeps them.
+  if ((options.labels ?? true) && parent.labels) meta.labels = { ...parent.labels, ...meta.labels };
   copy.metadata = meta;
   return copy;
 }

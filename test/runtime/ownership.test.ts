@@ -32,9 +32,18 @@ const namespaces: AccessKind = { group: '', version: 'v1', plural: 'namespaces',
 describe('adoptChild', () => {
   const cases: { name: string; child: Record<string, unknown>; labels?: boolean; want: Record<string, unknown> }[] = [
     {
-      name: 'no name, no namespace: the owner’s',
+      name: 'no name, no namespace: the owner’s; labels: false, none of its labels',
       child: { spec: { replicas: 1 } },
+      labels: false,
       want: { spec: { replicas: 1 }, metadata: { name: 'web', namespace: 'team', ownerReferences: [ref] } },
+    },
+    {
+      name: 'by default the owner’s labels, as kopf.adopt labels (a literal port keeps them)',
+      child: { spec: { replicas: 1 } },
+      want: {
+        spec: { replicas: 1 },
+        metadata: { labels: { app: 'web', tier: 'front' }, name: 'web', namespace: 'team', ownerReferences: [ref] },
+      },
     },
     {
       name: 'a name of its own is kept; other owners kept, this owner’s reference replaced',
@@ -47,6 +56,7 @@ describe('adoptChild', () => {
           ],
         },
       },
+      labels: false,
       want: {
         metadata: {
           name: 'web-db',

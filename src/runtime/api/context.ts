@@ -100,7 +100,8 @@ export interface HandlerContext<R, W = R, O = Essence<R>> {
   /**
    * `child` made this object's (kopf's `adopt`, controller-runtime's `SetControllerReference`): a
    * controller owner reference to this object (blockOwnerDeletion), this object's namespace, and,
-   * when it has none, this object's name; with `labels`, this object's labels under the child's own.
+   * when it has none, this object's name; and this object's labels under the child's own (as kopf's
+   * `adopt`; `{ labels: false }` leaves them out).
    * Throws for a cluster-scoped child of a namespaced object, a child in another namespace, or one
    * another object controls (the garbage collector would delete or keep it against the intent).
    */
@@ -114,7 +115,7 @@ export interface HandlerContext<R, W = R, O = Essence<R>> {
 }
 
 export interface AdoptOptions {
-  /** Copy this object's labels onto the child, under the child's own (kopf's `label`). Default false. */
+  /** Copy this object's labels onto the child, under the child's own (kopf's `adopt` labels too). Default true. */
   labels?: boolean;
 }
 
