@@ -6,6 +6,7 @@
  * not list within the cache-sync timeout, or when handlers still running at the drain timeout were
  * abandoned (one line each).
  */
+import { dirname, resolve } from 'node:path';
 import { KubeClient } from '../runtime/kube/client.js';
 import { loadModule, type LoadFailure } from './load-module.js';
 import { readKubeconfig } from '../runtime/kube/kubeconfig.js';
@@ -95,6 +96,32 @@ export async function loadOperatorModule(modulePath: string): Promise<LoadFailur
   return loadModule(modulePath);
 }
 
+/**
+ * `--check`'s static check of declared access (uses-check.ts) over the module's project, through
+ * ts-morph's parser where the project has ts-morph; the number of calls reported.
+ */
+async function checkUses(modulePath: string, write: (line: string) => void): Promise<number> {
+  const [{ usesCheck }, { nearestTsconfig }, { tsMorph, MissingTsMorphError }] = await Promise.all([
+    import('./uses-check.js'),
+    import('./type-check.js'),
+    import('../io/ts-morph-load.js'),
+  ]);
+  let ts;
+  try {
+    ts = tsMorph().ts;
+  } catch (e) {
+    if (!(e instanceof MissingTsMorphError)) throw e;
+    write(
+      'kopfgen run: --check: declared access not checked: the project has no ts-morph (npm install --save-dev ts-morph)',
+    );
+    return 0;
+  }
+  const cwd = process.cwd();
+  const lines = usesCheck(ts, modulePath, cwd, nearestTsconfig(dirname(resolve(cwd, modulePath))));
+  for (const line of lines) write(line);
+  return lines.length;
+}
+
 export async function runOperator(modulePath: string, options: RunOptions = {}): Promise<number> {
   keepYoungGenerationSmall();
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -108,6 +135,13 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
       return 1;
     }
     if (level === 'debug') write(`kopfgen run: --check: ${checked.what} type-checks`);
+    const undeclared = await checkUses(modulePath, write);
+    if (undeclared > 0) {
+      write(
+        `kopfgen run: --check: ${undeclared} client call${undeclared === 1 ? '' : 's'} of a kind no declaration covers, not starting`,
+      );
+      return 1;
+    }
   }
   const failure = await loadOperatorModule(modulePath);
   if (failure !== undefined) {
