@@ -37,7 +37,8 @@ async function main(files: string[]): Promise<number> {
   const code = await new Promise<number>((done) => {
     const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
       stdio: 'inherit',
-      env: { ...process.env, TMPDIR: temp, [MARK]: temp },
+      // tsx keeps its compile cache in the temporary directory on purpose (across runs): off for the run.
+      env: { ...process.env, TMPDIR: temp, [MARK]: temp, TSX_DISABLE_CACHE: '1' },
     });
     child.on('exit', (c, signal) => done(c ?? (signal ? 1 : 0)));
   });
