@@ -173,7 +173,7 @@ function resolveStubs(cwd: string, flag: string | false | undefined, loaded: Loa
 /**
  * `--handlers MyResource=myapp,cleanup` (repeatable; `Kind=` for none; `id:update+resume` names
  * the causes of an id's stubs); a kind given twice gets the union. An id that cannot be one
- * (KG201, KG202) or an unknown cause (KG209) is a usage error naming the flag.
+ * (KG201, KG202) or an unknown cause (KG210) is a usage error naming the flag.
  */
 export function parseHandlerFlags(values: string[]): {
   handlers: Record<string, string[]>;

@@ -110,12 +110,12 @@ export function handlerIdProblem(id: string): { code: 'KG201' | 'KG202'; message
 /**
  * One entry of a `handlers` list (configuration or `--handlers`): `id`, or `id:cause+cause` naming
  * the causes its stubs are scaffolded for (`update_fn:update`, `relabel:update+resume`). A cause
- * that is none of kopf's four is KG209; the id itself is checked by `handlerIdProblem`.
+ * that is none of kopf's four is KG210; the id itself is checked by `handlerIdProblem`.
  */
 export function parseHandlerEntry(entry: string): {
   id: string;
   causes?: HandlerCause[];
-  problem?: { code: 'KG209'; message: string };
+  problem?: { code: 'KG210'; message: string };
 } {
   const colon = entry.indexOf(':');
   if (colon < 0) return { id: entry };
@@ -128,7 +128,7 @@ export function parseHandlerEntry(entry: string): {
   const unknown = named.filter((c) => !HANDLER_CAUSES.some((k) => k === c));
   if (unknown.length > 0 || causes.length === 0) {
     const message = `\`${entry}\`: after \`${id}:\` come the causes its stubs are scaffolded for, joined by \`+\`, of ${HANDLER_CAUSES.join(', ')} (e.g. \`${id}:update\`); got ${unknown.map((c) => `\`${c}\``).join(', ') || 'none'}`;
-    return { id, problem: { code: 'KG209', message } };
+    return { id, problem: { code: 'KG210', message } };
   }
   return { id, causes };
 }

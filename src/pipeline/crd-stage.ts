@@ -82,7 +82,7 @@ function optedOut(crd: CrdModel, options: GenerateOptions): boolean {
 }
 
 /**
- * KG210 (a note): a CRD of the project's that names no handler id, so no stub is scaffolded. Most
+ * KG211 (a note): a CRD of the project's that names no handler id, so no stub is scaffolded. Most
  * kopf operators' CRDs have an open status and no printer columns, so nothing in them names one;
  * the note gives the lines that declare ids. `assembleRun` keeps it only when the whole run has no
  * handler, where "0 handlers" would otherwise be all the user sees.
@@ -95,7 +95,7 @@ export function noHandlers(crd: CrdModel): Diagnostic {
     `or for one run: \`kopfgen generate --handlers ${crd.kind}=create_fn,update_fn:update\`; \`"${crd.kind}": []\` says it has none`;
   return {
     severity: 'note',
-    code: 'KG210',
+    code: 'KG211',
     message,
     file: crd.pos.file,
     line: crd.pos.line,

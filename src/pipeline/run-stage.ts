@@ -137,10 +137,10 @@ export function assembleRun(
   outputs: readonly CrdStageOutput[],
   sources: readonly SourceText[],
 ): GenerateResult {
-  // KG210 (a CRD without handler ids) speaks only when the whole run has none to scaffold.
+  // KG211 (a CRD without handler ids) speaks only when the whole run has none to scaffold.
   const handled = outputs.some((o) => o.handlers > 0);
   const diagnostics = sortDiagnostics(
-    [...plan.diagnostics, ...outputs.flatMap((o) => o.diagnostics)].filter((d) => !handled || d.code !== 'KG210'),
+    [...plan.diagnostics, ...outputs.flatMap((o) => o.diagnostics)].filter((d) => !handled || d.code !== 'KG211'),
   );
   const bytesIn = sources.reduce((n, s) => n + sourceBytes(s), 0);
   const stats = { crds: plan.crds, versions: 0, handlers: 0, bytesIn, bytesOut: 0 };

@@ -159,7 +159,7 @@ test(
     assert.match(bare.stdout, /1 CRDs, 0 handlers/);
     assert.match(
       bare.stderr,
-      /^crds\/evc\.yaml:1:1 note KG210 EphemeralVolumeClaim names no handler id .*`"handlers": \{ "EphemeralVolumeClaim": \["create_fn", "update_fn:update"\] \}`, or for one run: `kopfgen generate --handlers EphemeralVolumeClaim=create_fn,update_fn:update`/m,
+      /^crds\/evc\.yaml:1:1 note KG211 EphemeralVolumeClaim names no handler id .*`"handlers": \{ "EphemeralVolumeClaim": \["create_fn", "update_fn:update"\] \}`, or for one run: `kopfgen generate --handlers EphemeralVolumeClaim=create_fn,update_fn:update`/m,
     );
     const flagged = await kopfgen(
       [
@@ -175,7 +175,7 @@ test(
       dir,
     );
     assert.equal(flagged.code, 0, flagged.stderr);
-    assert.doesNotMatch(flagged.stderr, /KG210/);
+    assert.doesNotMatch(flagged.stderr, /KG211/);
     assert.match(flagged.stdout, /1 CRDs, 3 handlers/);
     const stubs = await read(dir, 'src/handlers/ephemeralvolumeclaims.ts');
     assert.deepEqual(

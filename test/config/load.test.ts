@@ -97,7 +97,7 @@ test('config: valid forms', () => {
   });
 });
 
-test('config: an id may name the causes of its stubs (id:update+resume); an unknown cause is KG209 at the entry', () => {
+test('config: an id may name the causes of its stubs (id:update+resume); an unknown cause is KG210 at the entry', () => {
   const r = parseConfig(
     '/p/kopfgen.config.json',
     'kopfgen.config.json',
@@ -113,7 +113,7 @@ test('config: an id may name the causes of its stubs (id:update+resume); an unkn
     problems('kopfgen.config.json', '{\n  "handlers": { "Widget": ["ok", "x:field", "y:"] }\n}\n').map((p) =>
       p.slice(0, p.indexOf(' ', p.indexOf('KG'))),
     ),
-    ['kopfgen.config.json:2:34 KG209', 'kopfgen.config.json:2:45 KG209'],
+    ['kopfgen.config.json:2:34 KG210', 'kopfgen.config.json:2:45 KG210'],
   );
 });
 
