@@ -402,6 +402,8 @@ async function templateFiles(root: string, target: string, scaffold: Scaffold): 
     pyrightVersion: ours.devDependencies?.pyright ?? '1.1.414',
     // What `kopfgen generate` reads the project's TypeScript with, resolved from the project (a dev dependency).
     tsMorphVersion: ours.devDependencies?.['ts-morph'] ?? TS_MORPH_VERSION,
+    // The built-in kinds' schemas the test kit's fake client checks against (testing/builtin-check.ts).
+    kubernetesModelsVersion: ours.devDependencies?.['kubernetes-models'] ?? '4.5.1',
   };
   const out: NewFile[] = [];
   for (const abs of (await listFiles(templates)).sort()) {

@@ -3,7 +3,8 @@
  * it, as the API server's decoding and validation refuse it: types, required fields, enums. The
  * schemas are `kubernetes-models`' (validators generated from Kubernetes' OpenAPI document, one
  * module per kind), loaded the first time the fake client stores an object of that kind and only by
- * the test kit. Metadata is left to `metadata-check.ts` (the server's `ValidateObjectMeta` words it);
+ * the test kit, from the project (a dev dependency of the scaffold's, not a dependency of kopfgen's:
+ * an operator's production install does not carry 26 MB of schemas it never runs). Metadata is left to `metadata-check.ts` (the server's `ValidateObjectMeta` words it);
  * a kind the package does not have is not checked.
  */
 import { createRequire } from 'node:module';

@@ -133,7 +133,7 @@ test('init in an existing project: package.json merged, files written only where
   assert.match(r.stdout, /^ {2}skipped README\.md: it exists \(--force overwrites\)$/m);
   assert.match(
     r.stdout,
-    /^ {2}package\.json: added "type": "module", script generate, script check, .*dependency kopfgen, devDependency @types\/node, devDependency ts-morph; kept your script build, script test, devDependencies typescript$/m,
+    /^ {2}package\.json: added "type": "module", script generate, script check, .*dependency kopfgen, devDependency @types\/node, devDependency kubernetes-models, devDependency ts-morph; kept your script build, script test, devDependencies typescript$/m,
   );
   assert.equal(await read(dir, 'README.md'), 'mine\n');
   assert.equal(await read(dir, 'notes.txt'), 'x');
