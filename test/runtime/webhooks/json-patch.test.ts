@@ -32,3 +32,32 @@ const cases: { name: string; from: unknown; to: unknown; want: unknown[] }[] = [
   { name: 'undefined is no key', from: { a: undefined }, to: { a: 1 }, want: [{ op: 'add', path: '/a', value: 1 }] },
 ];
 for (const c of cases) it(c.name, () => assert.deepEqual(jsonPatch(c.from, c.to), c.want));
+
+/** Keys JSON allows that a JavaScript object would read from its prototype, and keys RFC 6901 escapes. */
+const prototypeCases: { name: string; from: unknown; to: unknown; want: unknown[] }[] = [
+  {
+    name: 'a key named constructor removed',
+    from: { constructor: 'x', k: 1 },
+    to: { k: 1 },
+    want: [{ op: 'remove', path: '/constructor' }],
+  },
+  {
+    name: 'a key named hasOwnProperty added: an add, not a replace of a missing path',
+    from: { k: 1 },
+    to: { k: 1, hasOwnProperty: 'y' },
+    want: [{ op: 'add', path: '/hasOwnProperty', value: 'y' }],
+  },
+  {
+    name: 'an own __proto__ key added whole, not into the prototype',
+    from: { k: 1 },
+    to: JSON.parse('{"k":1,"__proto__":{"a":1}}'),
+    want: [{ op: 'add', path: '/__proto__', value: JSON.parse('{"a":1}') }],
+  },
+  {
+    name: 'an own __proto__ key removed',
+    from: JSON.parse('{"k":1,"__proto__":{"a":1}}'),
+    to: { k: 1 },
+    want: [{ op: 'remove', path: '/__proto__' }],
+  },
+];
+for (const c of prototypeCases) it(c.name, () => assert.deepEqual(jsonPatch(c.from, c.to), c.want));
