@@ -7,7 +7,15 @@
  */
 import type { KubeObject } from './rbac-manifest.js';
 import type { ManifestTarget } from './manifest-target.js';
+import { webhookMemoryMiB } from '../runtime/webhooks/request-budget.js';
 import { CERT_DIR, tlsSecretName, webhookArgs } from './webhook-manifest.js';
+
+/**
+ * The operator's own memory limit (watches, store, queue: `npm run bench` measures about 100 MB with
+ * 10,000 objects listed); an operator serving webhooks gets their bounded worst case on top
+ * (`webhookMemoryMiB`, from the webhook server's in-flight budget), so no request mix is an OOM kill.
+ */
+const OPERATOR_MEMORY_MIB = 512;
 
 /** The `node` user of the official node images; numeric, so the kubelet can check runAsNonRoot. */
 const NODE_UID = 1000;
@@ -83,7 +91,10 @@ export function deploymentObject(target: ManifestTarget, webhooks = false): Kube
               ports,
               livenessProbe: probe('/healthz', 15, 20),
               readinessProbe: probe('/readyz', 5, 10),
-              resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '500m', memory: '512Mi' } },
+              resources: {
+                requests: { cpu: '50m', memory: '64Mi' },
+                limits: { cpu: '500m', memory: `${OPERATOR_MEMORY_MIB + (webhooks ? webhookMemoryMiB() : 0)}Mi` },
+              },
               securityContext: {
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,

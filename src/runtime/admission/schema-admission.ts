@@ -263,3 +263,59 @@ export function admitObject(
   else errors.push(...ruleErrors(schema, stored, isPlainObject(options.old) ? options.old : undefined));
   return { object: stored, errors };
 }
+
+function shapeOf(value: unknown, schema: JsonSchema, path: string, out: FieldError[]): void {
+  if (value === null) {
+    if (!schema.nullable)
+      out.push({ path, message: `Invalid value: "null": ${path} in body must be of type ${schema.type ?? 'object'}` });
+    return;
+  }
+  if (schema['x-kubernetes-int-or-string']) {
+    if (!(typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))))
+      out.push({
+        path,
+        message: `Invalid value: ${JSON.stringify(value)}: ${path} in body must be of type integer or string`,
+      });
+    return;
+  }
+  if (!fits(schema.type, value)) {
+    out.push({
+      path,
+      message: `Invalid value: "${typeName(value)}": ${path} in body must be of type ${schema.type}: "${typeName(value)}"`,
+    });
+    return;
+  }
+  if (Array.isArray(value) && schema.items)
+    value.forEach((item, i) => shapeOf(item, schema.items ?? {}, `${path}[${i}]`, out));
+  if (isPlainObject(value)) {
+    for (const key of schema.required ?? [])
+      if (!Object.hasOwn(value, key) || value[key] === undefined)
+        out.push({ path: join(path, key), message: 'Required value' });
+    for (const [key, child] of Object.entries(value)) {
+      const sub = Object.hasOwn(schema.properties ?? {}, key)
+        ? schema.properties?.[key]
+        : isPlainObject(schema.additionalProperties)
+          ? schema.additionalProperties
+          : undefined;
+      if (sub) shapeOf(child, sub, join(path, key), out);
+    }
+  }
+}
+
+/**
+ * What a typed callback's type promises of an object the API server has not validated yet (mutating
+ * admission and conversion run before its validation, apiextensions-apiserver's order): every
+ * `required` field present and every value of its schema's type (null where `nullable`), worded as
+ * `check` words them. Bounds, enums, patterns and formats are not promised by the types (a mutation
+ * may even be what fixes them) and stay the API server's validation after the callbacks. The root's
+ * apiVersion, kind and metadata are the server's own.
+ */
+export function shapeErrors(object: unknown, schema: JsonSchema): FieldError[] {
+  if (!isPlainObject(object)) return [{ path: '', message: 'must be an object' }];
+  const { apiVersion: _a, kind: _k, metadata: _m, ...fields } = object;
+  const { apiVersion: _pa, kind: _pk, metadata: _pm, ...properties } = schema.properties ?? {};
+  const required = (schema.required ?? []).filter((key) => !['apiVersion', 'kind', 'metadata'].includes(key));
+  const out: FieldError[] = [];
+  shapeOf(fields, { ...schema, type: 'object', properties, required }, '', out);
+  return out;
+}

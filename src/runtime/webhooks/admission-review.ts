@@ -8,11 +8,13 @@
  * - any other error, or past `timeoutSeconds`: the registration's `failurePolicy` decides, as the API
  *   server would had the webhook been unreachable (`Fail` denies with 500, `Ignore` allows), one log line.
  */
+import type { FieldError } from '../admission/schema-admission.js';
 import type { AdmissionContext, Operation, UserInfo } from '../api/admission.js';
 import { isAdmissionError } from '../api/admission.js';
 import type { Logger } from '../api/context.js';
 import type { RegisteredWebhook } from '../api/registry.js';
 import type { KubernetesObject } from '../api/kube-types.js';
+import { unserialisable } from '../effects/handler-call.js';
 import { childLogger } from '../effects/log.js';
 import { messageOf } from '../error-message.js';
 import { clone, isKubernetesObject, isPlainObject } from '../json.js';
@@ -59,6 +61,25 @@ export function admissionRequest(review: unknown): AdmissionRequest {
   const object = request.object ?? request.oldObject;
   if (!isKubernetesObject(object)) throw new BadReview('the AdmissionReview has neither object nor oldObject');
   return request as unknown as AdmissionRequest;
+}
+
+/**
+ * A review of another kind than the registration's (a ConfigMap posted to a Widget's path) is
+ * refused before any typed callback sees it, as controller-runtime's `admission.Decoder` refuses
+ * it. A subresource's or CONNECT's object has a kind of its own (Scale, PodExecOptions): not checked.
+ */
+export function checkKind(webhook: RegisteredWebhook, request: AdmissionRequest): void {
+  if (webhook.options.subresource !== undefined || request.operation === 'CONNECT') return;
+  const { group, kind } = webhook.resource;
+  for (const object of [request.object, request.oldObject]) {
+    if (!object) continue;
+    const apiVersion = String(object.apiVersion);
+    const objectGroup = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
+    if (object.kind !== kind || objectGroup !== group)
+      throw new BadReview(
+        `the review's object is ${String(object.kind)} ${apiVersion}, not ${kind} of ${group || 'the core group'}`,
+      );
+  }
 }
 
 /** The AdmissionReview that carries `response` (the request's apiVersion and kind, as the API requires). */
@@ -141,6 +162,7 @@ export async function reviewAdmission(
   webhook: RegisteredWebhook,
   request: AdmissionRequest,
   logger: Logger,
+  shape?: (object: KubernetesObject) => readonly FieldError[],
 ): Promise<AdmissionResponse> {
   const body = request.object ?? request.oldObject ?? {};
   const allowed: AdmissionResponse = { uid: request.uid, allowed: true };
@@ -166,6 +188,16 @@ export async function reviewAdmission(
   } catch (error) {
     return failed(`a filter threw: ${messageOf(error)}`);
   }
+  // A mutation runs before the API server validates the object, so its type (the schema's required
+  // fields, the types of its values) is checked first and refused as the server would refuse it.
+  if (webhook.kind === 'mutate' && request.object && shape) {
+    const errors = shape(request.object);
+    if (errors.length > 0) {
+      const name = request.object.metadata?.name ?? request.name ?? '';
+      const fields = errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join(', ');
+      return deny(422, `${webhook.resource.kind}.${webhook.resource.group} "${name}" is invalid: ${fields}`);
+    }
+  }
   const object = webhook.kind === 'mutate' && request.object ? clone(request.object) : undefined;
   const handlerLogger = childLogger(logger, `${webhook.kind} ${webhook.id} ${what.slice(what.indexOf(' on ') + 4)}`);
   let result: unknown;
@@ -186,6 +218,9 @@ export async function reviewAdmission(
   if (!request.object || request.operation === 'DELETE') return withWarnings(allowed);
   const mutated = result === undefined ? object : result;
   if (!isKubernetesObject(mutated)) return failed('the mutation returned something that is not an object');
+  // JSON would write NaN or Infinity as null and fail on a BigInt or a cycle: refused, naming where.
+  const unfit = unserialisable(mutated);
+  if (unfit) return failed(`the mutated object holds ${unfit}, which JSON cannot carry`);
   const ops = jsonPatch(request.object, mutated);
   if (ops.length === 0) return withWarnings(allowed);
   return withWarnings({

@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../api/context.js';
 import type { Registry } from '../api/registry.js';
 import { messageOf } from '../error-message.js';
-import type { KubeClient } from '../kube/client.js';
+import type { JsonSchema } from '../admission/schema-data.js';
+import { isPlainObject } from '../json.js';
+import { KubeError, type KubeClient } from '../kube/client.js';
 import { fileCertificates, selfSignedCertificates, type CertificateSource } from './certificates.js';
 import { conversionPath, webhookPath, type WebhookEndpoint } from './configurations.js';
 import { publishWebhooks } from './publish.js';
@@ -55,6 +57,49 @@ export interface WebhookContext {
   namespace: string;
 }
 
+/**
+ * The structural schema of every version of the CRDs the registrations name, read from the cluster
+ * (what the API server validates with, so the check before a typed callback is the cluster's own).
+ * A CRD that cannot be read (a built-in kind, no `get` on CRDs) is logged once and left unchecked.
+ */
+async function clusterSchemas(
+  client: KubeClient,
+  registry: Registry,
+  logger: Logger,
+): Promise<Map<string, Record<string, JsonSchema>>> {
+  const crds = new Set([
+    ...registry.webhooks.filter((w) => w.kind === 'mutate').map((w) => `${w.resource.plural}.${w.resource.group}`),
+    ...registry.conversions.keys(),
+  ]);
+  const schemas = new Map<string, Record<string, JsonSchema>>();
+  for (const crd of crds) {
+    if (!crd.includes('.') || crd.endsWith('.')) continue; // a core-group kind has no CRD
+    try {
+      const answer = await client.request<unknown>(
+        'GET',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`,
+        {
+          timeoutMs: 10_000,
+        },
+      );
+      const versions: unknown = Reflect.get(Object(Reflect.get(Object(answer), 'spec')), 'versions');
+      const byVersion: Record<string, JsonSchema> = {};
+      for (const version of Array.isArray(versions) ? versions : []) {
+        const name: unknown = Reflect.get(Object(version), 'name');
+        const schema: unknown = Reflect.get(Object(Reflect.get(Object(version), 'schema')), 'openAPIV3Schema');
+        if (typeof name === 'string' && isPlainObject(schema)) byVersion[name] = schema;
+      }
+      schemas.set(crd, byVersion);
+    } catch (error) {
+      if (!(error instanceof KubeError)) throw error;
+      logger.warn(
+        `webhooks: the CRD ${crd} cannot be read (${messageOf(error)}): objects reach its typed callbacks unchecked`,
+      );
+    }
+  }
+  return schemas;
+}
+
 export async function serveWebhooks(options: WebhookOptions, context: WebhookContext): Promise<WebhookServer> {
   const { client, registry, logger } = context;
   const name = options.name ?? defaultWebhookName(registry);
@@ -69,7 +114,9 @@ export async function serveWebhooks(options: WebhookOptions, context: WebhookCon
       logger,
     });
   }
+  const schemas = await clusterSchemas(client, registry, logger);
   const server = await startWebhookServer({
+    schemas,
     port: options.port,
     host: options.host,
     registry,

@@ -14,13 +14,33 @@ import type { Logger } from '../api/context.js';
 import type { Registry } from '../api/registry.js';
 import { messageOf } from '../error-message.js';
 import { listen } from '../listen.js';
-import { admissionRequest, admissionReview, BadReview, reviewAdmission } from './admission-review.js';
+import { shapeErrors } from '../admission/schema-admission.js';
+import type { JsonSchema } from '../admission/schema-data.js';
+import type { KubernetesObject } from '../api/kube-types.js';
+import { admissionRequest, admissionReview, BadReview, checkKind, reviewAdmission } from './admission-review.js';
 import type { CertificateSource, ServingMaterial } from './certificates.js';
 import { conversionPath, webhookPath } from './configurations.js';
-import { conversionRequest, conversionReview, reviewConversion } from './conversion-review.js';
+import { conversionAnswerText, conversionRequest, type ReviewObjects } from './conversion-review.js';
+import { scanConversionReview } from './review-scan.js';
+import {
+  ADMISSION_BODY_LIMIT,
+  CONVERSION_BODY_LIMIT,
+  DEFAULT_WEBHOOK_BUDGET,
+  requestBudget,
+  type BudgetOptions,
+} from './request-budget.js';
 
-export const ADMISSION_BODY_LIMIT = 7 * 1024 * 1024;
-export const CONVERSION_BODY_LIMIT = 64 * 1024 * 1024;
+export { ADMISSION_BODY_LIMIT, CONVERSION_BODY_LIMIT } from './request-budget.js';
+
+/**
+ * The server's slowloris bounds (Node's `server.headersTimeout`, `server.requestTimeout`, the TLS
+ * handshake's `handshakeTimeout`): a client that sends its headers slowly is cut after `headersMs`,
+ * one that sends its whole request slowly after `requestMs`, one that opens a connection and never
+ * finishes the TLS handshake after `handshakeMs`; an idle keep-alive connection after `keepAliveMs`.
+ * Node checks the first two every `connectionsCheckingInterval` (1 s here), so a cut comes at most
+ * a second past its bound.
+ */
+export const WEBHOOK_TIMEOUTS = { headersMs: 10_000, requestMs: 60_000, handshakeMs: 10_000, keepAliveMs: 30_000 };
 
 export interface WebhookServerOptions {
   port: number;
@@ -29,6 +49,14 @@ export interface WebhookServerOptions {
   registry: Registry;
   certificates: CertificateSource;
   logger: Logger;
+  /**
+   * Each custom resource's structural schemas by version, by CRD name (`<plural>.<group>`), as the
+   * cluster's CRD has them: an object is checked against its version's before a mutating or
+   * conversion callback reads it. A CRD not in it is not checked.
+   */
+  schemas?: ReadonlyMap<string, Readonly<Record<string, JsonSchema>>>;
+  /** The in-flight budget (default DEFAULT_WEBHOOK_BUDGET). */
+  budget?: { conversion: BudgetOptions; admission: BudgetOptions };
 }
 
 export interface WebhookServer {
@@ -42,9 +70,23 @@ export interface WebhookServer {
 
 class TooLarge extends Error {}
 
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+/**
+ * The body in one buffer of its declared size when it declares one (no chunk list and concatenated
+ * copy of a large review held at once), else chunks up to `limit`.
+ */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (declared > limit) throw new TooLarge(`the body of ${declared} bytes is over the limit of ${limit}`);
+  if (Number.isSafeInteger(declared) && declared >= 0) {
+    const body = Buffer.allocUnsafe(declared);
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      if (size + chunk.length > declared) throw new TooLarge(`the body is longer than its Content-Length`);
+      chunk.copy(body, size);
+      size += chunk.length;
+    }
+    return body.subarray(0, size);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -52,8 +94,34 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
     if (size > limit) throw new TooLarge(`the body is over the limit of ${limit} bytes`);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
+
+/** Writes `chunks` in order, waiting for the socket to drain between them (no copy queued whole). */
+async function sendChunks(res: ServerResponse, chunks: Buffer[]): Promise<void> {
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Content-Length': chunks.reduce((n, c) => n + c.length, 0),
+  });
+  for (let i = 0; i < chunks.length; i++) {
+    const chunk = chunks[i];
+    chunks[i] = Buffer.alloc(0);
+    if (!res.write(chunk))
+      await new Promise<void>((done) => {
+        const go = () => {
+          res.off('drain', go);
+          res.off('close', go);
+          done();
+        };
+        res.on('drain', go);
+        res.on('close', go);
+      });
+    if (res.destroyed) return;
+  }
+  res.end();
+}
+
+const pause = () => new Promise<void>((done) => setImmediate(done));
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = typeof body === 'string' ? `${body}\n` : JSON.stringify(body);
@@ -64,6 +132,11 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** The version of an `apiVersion` (`group/version`, or `version` for the core group). */
+function versionOf(apiVersion: unknown): string | undefined {
+  return typeof apiVersion === 'string' ? apiVersion.slice(apiVersion.lastIndexOf('/') + 1) : undefined;
+}
+
 function tlsOptions(material: ServingMaterial): https.ServerOptions {
   return { cert: material.cert, key: material.key, minVersion: 'TLSv1.2' };
 }
@@ -72,6 +145,10 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const { registry, logger } = options;
   const admission = new Map(registry.webhooks.map((w) => [webhookPath(w), w]));
   const conversions = new Map([...registry.conversions].map(([crd, c]) => [conversionPath(crd), c]));
+  const limits = options.budget ?? DEFAULT_WEBHOOK_BUDGET;
+  const budgets = { admission: requestBudget(limits.admission), conversion: requestBudget(limits.conversion) };
+  const schemaOf = (crd: string, version: string | undefined) =>
+    version === undefined ? undefined : options.schemas?.get(crd)?.[version];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'https://webhook').pathname;
     const webhook = admission.get(path);
@@ -80,27 +157,69 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     if (req.method !== 'POST') return send(res, 405, 'POST only');
     const type = String(req.headers['content-type'] ?? '');
     if (!type.startsWith('application/json')) return send(res, 415, `content type ${type} is not application/json`);
+    const limit = webhook ? ADMISSION_BODY_LIMIT : CONVERSION_BODY_LIMIT;
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) return send(res, 413, `the body of ${declared} bytes is over the limit of ${limit}`);
+    // A body of unknown length may be as long as the limit: it reserves that much.
+    const reserve = Number.isSafeInteger(declared) && declared >= 0 ? declared : limit;
+    const release = await (webhook ? budgets.admission : budgets.conversion).acquire(reserve);
+    if (!release) {
+      logger.warn(`webhook request ${path} refused: the server holds as many requests as its memory budget allows`);
+      res.setHeader('Retry-After', '1');
+      return send(res, 503, 'too many webhook requests in flight, try again');
+    }
+    res.once('close', release);
     let review: unknown;
+    let objects: ReviewObjects | undefined;
     try {
-      review = JSON.parse(await readBody(req, webhook ? ADMISSION_BODY_LIMIT : CONVERSION_BODY_LIMIT));
+      const body = await readBody(req, limit);
+      if (webhook) review = JSON.parse(body.toString('utf8'));
+      else {
+        // A conversion review's objects are parsed one at a time as they are converted (review-scan.ts).
+        const scanned = scanConversionReview(body);
+        review = scanned.review;
+        objects = scanned.objects;
+      }
     } catch (error) {
       if (error instanceof TooLarge) return send(res, 413, error.message);
       return send(res, 400, `the body is not JSON: ${messageOf(error)}`);
     }
     try {
       if (webhook) {
-        const response = await reviewAdmission(webhook, admissionRequest(review), logger);
+        const request = admissionRequest(review);
+        checkKind(webhook, request);
+        const crd = `${webhook.resource.plural}.${webhook.resource.group}`;
+        const shape = (object: KubernetesObject) => {
+          const schema = schemaOf(crd, versionOf(object.apiVersion));
+          return schema ? shapeErrors(object, schema) : [];
+        };
+        const response = await reviewAdmission(webhook, request, logger, shape);
         return send(res, 200, admissionReview(response));
       }
-      if (conversion)
-        return send(res, 200, conversionReview(reviewConversion(conversion, conversionRequest(review), logger)));
+      if (conversion) {
+        const request = conversionRequest(review);
+        const crd = `${conversion.plural}.${conversion.group}`;
+        const shape = (object: KubernetesObject, version: string) => {
+          const schema = schemaOf(crd, version);
+          return schema ? shapeErrors(object, schema) : [];
+        };
+        const items = objects ?? { count: 0, item: () => undefined };
+        return await sendChunks(res, await conversionAnswerText(conversion, request, items, logger, pause, shape));
+      }
     } catch (error) {
       if (error instanceof BadReview) return send(res, 400, error.message);
+      if (error instanceof SyntaxError) return send(res, 400, `the body is not JSON: ${messageOf(error)}`);
       throw error;
     }
   };
   const server = https.createServer(
-    { ...tlsOptions(options.certificates.current()), requestTimeout: 60_000, headersTimeout: 10_000 },
+    {
+      ...tlsOptions(options.certificates.current()),
+      requestTimeout: WEBHOOK_TIMEOUTS.requestMs,
+      headersTimeout: WEBHOOK_TIMEOUTS.headersMs,
+      connectionsCheckingInterval: 1_000,
+      handshakeTimeout: WEBHOOK_TIMEOUTS.handshakeMs,
+    },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
         logger.error(`webhook request ${req.url ?? ''} failed: ${messageOf(error)}`);
@@ -109,6 +228,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       });
     },
   );
+  server.keepAliveTimeout = WEBHOOK_TIMEOUTS.keepAliveMs;
   // A client that goes away mid-handshake must not end the operator.
   server.on('tlsClientError', (error) => logger.debug(`webhook TLS: ${messageOf(error)}`));
   options.certificates.onChange((material) => server.setSecureContext(tlsOptions(material)));

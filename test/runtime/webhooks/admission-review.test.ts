@@ -13,9 +13,11 @@ import {
   admissionRequest,
   BadReview,
   callBudgetMs,
+  checkKind,
   reviewAdmission,
   type AdmissionRequest,
 } from '../../../src/runtime/webhooks/admission-review.js';
+import { shapeErrors } from '../../../src/runtime/admission/schema-admission.js';
 import { resource } from '../../helpers/manifest-fixtures.js';
 
 const object = (spec: Record<string, unknown>, labels?: Record<string, string>) => ({
@@ -200,5 +202,64 @@ describe('reviewAdmission', () => {
     for (const review of bad) assert.throws(() => admissionRequest(review), BadReview);
     const good = { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: request() };
     assert.equal(admissionRequest(good).uid, 'u1');
+  });
+});
+
+describe('before the callback', () => {
+  it('a mutation of an object without what its schema requires is denied as the API server words it, the callback not called', async () => {
+    let called = false;
+    const w = webhook('mutate', () => {
+      called = true;
+    });
+    const lines: string[] = [];
+    const schema = { type: 'object' as const, required: ['spec'], properties: { spec: { type: 'object' as const } } };
+    const response = await reviewAdmission(
+      w,
+      request({ object: { apiVersion: 'example.com/v1', kind: 'MyResource', metadata: { name: 'web' } } }),
+      createLogger({ write: (l) => lines.push(l) }),
+      (o) => shapeErrors(o, schema),
+    );
+    assert.equal(called, false);
+    assert.deepEqual(response, {
+      uid: 'u1',
+      allowed: false,
+      status: { code: 422, message: 'MyResource.example.com "web" is invalid: spec: Required value' },
+    });
+  });
+
+  it('a review of another kind than the registration is a BadReview (the server answers 400)', () => {
+    const w = webhook('validate', () => undefined);
+    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
+    assert.throws(() => checkKind(w, request({ object: configMap })), BadReview);
+    assert.throws(() => checkKind(w, request({ object: { ...object({}), apiVersion: 'other.io/v1' } })), BadReview);
+    assert.doesNotThrow(() => checkKind(w, request()));
+    // A subresource's object has its own kind (Scale): not checked.
+    const scale = webhook('validate', () => undefined, { subresource: 'scale' });
+    assert.doesNotThrow(() => checkKind(scale, request({ object: { apiVersion: 'autoscaling/v1', kind: 'Scale' } })));
+  });
+
+  for (const [what, value, where] of [
+    ['NaN', Number.NaN, 'spec.n'],
+    ['Infinity', Number.POSITIVE_INFINITY, 'spec.n'],
+    ['a BigInt', 10n, 'spec.n'],
+  ] as const)
+    it(`a mutation that sets ${what} fails by the failure policy, naming the path`, async () => {
+      const { response } = await run(
+        webhook('mutate', (ctx) => {
+          Reflect.set(Object(Reflect.get(Object(ctx.object), 'spec')), 'n', value);
+        }),
+      );
+      assert.equal(response.allowed, false);
+      assert.match(response.status?.message ?? '', new RegExp(`at ${where.replace('.', '\\.')}`));
+    });
+
+  it('a mutation that makes a cycle fails naming where', async () => {
+    const { response } = await run(
+      webhook('mutate', (ctx) => {
+        const spec: object = Object(Reflect.get(Object(ctx.object), 'spec'));
+        Reflect.set(spec, 'self', spec);
+      }),
+    );
+    assert.match(response.status?.message ?? '', /a cycle at spec\.self/);
   });
 });

@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RegisteredConversion } from '../../../src/runtime/api/registry.js';
 import { createLogger } from '../../../src/runtime/effects/log.js';
-import { conversionRequest, reviewConversion } from '../../../src/runtime/webhooks/conversion-review.js';
+import {
+  conversionAnswerText,
+  conversionRequest,
+  reviewConversion,
+} from '../../../src/runtime/webhooks/conversion-review.js';
+import { shapeErrors } from '../../../src/runtime/admission/schema-admission.js';
 import { BadReview } from '../../../src/runtime/webhooks/admission-review.js';
 
 type Obj = { spec: Record<string, unknown>; metadata?: Record<string, unknown> };
@@ -104,5 +109,65 @@ describe('reviewConversion', () => {
       () => conversionRequest({ kind: 'ConversionReview', apiVersion: 'apiextensions.k8s.io/v1', request: {} }),
       BadReview,
     );
+  });
+});
+
+describe('what every review is checked for', () => {
+  it('a desired version the operator does not convert fails, with no objects too', () => {
+    const out = review('v9', []);
+    assert.equal(out.result.status, 'Failure');
+    assert.match(JSON.stringify(out.result), /not a version this operator converts \(v2, v1, v3\)/);
+  });
+
+  it('an object of another kind fails the review: never relabelled', () => {
+    const gizmo = { ...object('v1', { width: 1 }), kind: 'Gizmo' };
+    assert.deepEqual(review('v2', [gizmo]).result, { status: 'Failure', message: 'w: kind Gizmo is not Widget' });
+  });
+
+  it('an object its version schema refuses fails, naming the field, before the function runs', () => {
+    const schema = { type: 'object' as const, required: ['spec'], properties: { spec: { type: 'object' as const } } };
+    const out = reviewConversion(
+      conversion,
+      {
+        uid: 'c3',
+        desiredAPIVersion: 'example.com/v2',
+        objects: [{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'bare' } }],
+      },
+      logger,
+      (o) => shapeErrors(o, schema),
+    );
+    assert.deepEqual(out.result, {
+      status: 'Failure',
+      message: 'bare: example.com/v1 is invalid: spec: Required value',
+    });
+  });
+});
+
+describe('conversionAnswerText', () => {
+  const text = async (desired: string, objects: unknown[]) => {
+    const request = { uid: 'c1', desiredAPIVersion: `example.com/${desired}`, objects };
+    const items = { count: objects.length, item: (i: number) => structuredClone(objects[i]) };
+    let pauses = 0;
+    const chunks = await conversionAnswerText(conversion, request, items, logger, async () => void pauses++);
+    return { review: JSON.parse(Buffer.concat(chunks).toString()), pauses };
+  };
+  it('is the review reviewConversion answers, as text, pausing between slices', async () => {
+    const many = Array.from({ length: 1_200 }, (_, i) =>
+      object(i % 2 ? 'v1' : 'v3', i % 2 ? { width: i } : { big: i }, `w${i}`),
+    );
+    for (const [desired, objects] of [
+      ['v2', many],
+      ['v1', []],
+      ['v2', [object('v1', { width: 1 }, 'ok'), object('v3', { bad: true }, 'broken')]],
+      ['v9', []],
+    ] as const) {
+      const got = await text(desired, [...objects]);
+      assert.deepEqual(got.review, {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'ConversionReview',
+        response: review(desired, structuredClone([...objects])),
+      });
+    }
+    assert.equal((await text('v2', many)).pauses, 2);
   });
 });
