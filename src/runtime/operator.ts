@@ -585,6 +585,7 @@ export class Operator {
           for (const controller of this.term?.controllers ?? []) {
             metrics.queueDepth(controller.resource.plural, controller.depth);
           }
+          if (this.webhookServer) metrics.webhookRotationFailures(this.webhookServer.failedRotations());
           return metrics.scrape();
         },
       },

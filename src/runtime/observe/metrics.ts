@@ -55,6 +55,8 @@ export interface OperatorMetrics {
   event(action: EventAction): void;
   /** The start gate (start-gate.ts) refused to start user code for an object, by reason. */
   startRefused(reason: string): void;
+  /** Rotated webhook certificates that did not load since start (each kept the previous pair serving). */
+  webhookRotationFailures(count: number): void;
   /** The Prometheus text exposition of every metric in the registry. */
   scrape(): Promise<string>;
   readonly contentType: string;
@@ -150,6 +152,11 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     labelNames: ['reason'] as const,
     registers,
   });
+  const rotationFailures = new Gauge({
+    name: 'kopfgen_webhook_certificate_rotation_failures',
+    help: 'Rotated webhook certificate pairs that did not load since start (the previous pair kept serving).',
+    registers,
+  });
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
 
   return {
@@ -190,6 +197,9 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     },
     startRefused(reason) {
       refused.inc({ reason });
+    },
+    webhookRotationFailures(count) {
+      rotationFailures.set(count);
     },
     scrape: () => registry.metrics(),
     contentType: registry.contentType,

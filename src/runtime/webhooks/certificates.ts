@@ -4,8 +4,9 @@
  * - **files** (`tls.crt`, `tls.key`, optionally `ca.crt` in a directory: a mounted Secret, e.g.
  *   cert-manager's): read at start and polled, so a rotated certificate is served to new connections
  *   without a restart (controller-runtime's `certwatcher`, which polls too: a Secret volume is updated
- *   by swapping a symlink, which file watches miss). A pair that does not load is logged and the
- *   previous one kept; `/healthz` reports it.
+ *   by swapping a symlink, which file watches miss). A pair that does not load is a warning and the
+ *   previous one kept (also across a restart: the last good pair is kept on disk); `/healthz` fails
+ *   only when the certificate served is past its end.
  * - **self-signed**: a CA and a serving certificate kept in one Secret of the operator's namespace,
  *   created once (create; 409 → read the one another replica created), so every replica serves a
  *   certificate of the same CA and writes the same `caBundle`. A serving certificate that does not
@@ -13,7 +14,8 @@
  *   409 → read again). Without a cluster (tests, benchmarks) the pair lives in memory.
  */
 import { X509Certificate, createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import type { Logger } from '../api/context.js';
@@ -32,8 +34,10 @@ export interface CertificateSource {
   current(): ServingMaterial;
   /** Called after the material changed (a rotated file). */
   onChange(listener: (material: ServingMaterial) => void): void;
-  /** Problems for `/healthz` (a rotated pair that does not load, a certificate past its end). */
+  /** Problems for `/healthz`: no servable certificate (the one served is past its end). */
   problems(now?: Date): string[];
+  /** Rotated pairs that did not load (each a warning; the previous pair kept serving). */
+  failedRotations(): number;
   close(): void;
 }
 
@@ -63,6 +67,14 @@ export interface FileCertificateOptions {
   dir: string;
   /** How often the files are read again (default 10 s, controller-runtime's certwatcher interval). */
   reloadMs?: number;
+  /**
+   * Where the last pair that loaded is kept, for a restart while the files hold a broken one (default
+   * a directory under the OS temporary directory: the generated Deployment's emptyDir at /tmp, which
+   * outlives a container's restart within its pod).
+   */
+  lastGoodDir?: string;
+  /** Hosts of the self-signed pair served when neither the files nor the last good pair load. */
+  fallbackHosts?: readonly string[];
   logger: Logger;
 }
 
@@ -80,21 +92,75 @@ const digest = (m: ServingMaterial) =>
     .update(`${m.cert}\0${m.key}\0${m.ca ?? ''}`)
     .digest('hex');
 
-/** Certificates from a directory, polled for rotation; rejects when the first pair does not load. */
-export async function fileCertificates(options: FileCertificateOptions): Promise<CertificateSource> {
-  let material: ServingMaterial;
+/** Why `material` cannot be served now (does not load, or expired), or undefined. */
+function servingProblem(material: ServingMaterial, now = new Date()): string | undefined {
+  return loadProblem(material) ?? expiryProblem(material.cert, now);
+}
+
+/** Keeps the pair that loaded, owner-readable only (it holds the key); best effort. */
+async function keepLastGood(dir: string, material: ServingMaterial, logger: Logger): Promise<void> {
   try {
-    material = await readMaterial(options.dir);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(join(dir, 'tls.crt'), material.cert, { mode: 0o600 });
+    await writeFile(join(dir, 'tls.key'), material.key, { mode: 0o600 });
+    if (material.ca !== undefined) await writeFile(join(dir, 'ca.crt'), material.ca, { mode: 0o600 });
+    else await rm(join(dir, 'ca.crt'), { force: true });
   } catch (error) {
-    throw new Error(`cannot read the webhook certificate from ${options.dir} (tls.crt, tls.key): ${messageOf(error)}`, {
-      cause: error,
-    });
+    logger.debug(`keeping the webhook certificate in ${dir}: ${messageOf(error)}`);
   }
-  const first = loadProblem(material);
-  if (first) throw new Error(`the webhook certificate in ${options.dir} does not load: ${first}`);
-  let seen = digest(material);
-  let problem: string | undefined;
+}
+
+/**
+ * The first pair to serve when the files hold none that loads: the last pair that loaded (kept by
+ * a previous start of this container), else a self-signed one, so a bad rotation is never a crash
+ * loop (the liveness probe restarting a process that then refuses to start): the server serves, the
+ * warning says what is wrong, and the next good pair in the files is picked up by the poll.
+ */
+async function fallbackMaterial(
+  options: FileCertificateOptions,
+  lastGoodDir: string,
+  why: string,
+): Promise<ServingMaterial> {
+  const kept = await readMaterial(lastGoodDir).catch(() => undefined);
+  if (kept && servingProblem(kept) === undefined) {
+    options.logger.warn(`webhooks: ${why}; serving the last certificate that loaded (kept in ${lastGoodDir})`);
+    return kept;
+  }
+  options.logger.warn(
+    `webhooks: ${why}; no certificate that loaded before is kept: serving a self-signed one the API server does not trust until the files hold a good pair`,
+  );
+  const { createCa, createServing } = await import('./self-signed.js');
+  const ca = await createCa('kopfgen fallback CA');
+  return { ...(await createServing(ca, options.fallbackHosts ?? ['localhost', '127.0.0.1'])), ca: ca.cert };
+}
+
+/**
+ * Certificates from a directory, polled for rotation (controller-runtime's certwatcher keeps the
+ * last good pair too). A pair that does not load, at start or rotated in, is a warning and keeps
+ * what is served; only a served certificate past its end is a problem for `/healthz`.
+ */
+export async function fileCertificates(options: FileCertificateOptions): Promise<CertificateSource> {
+  const lastGoodDir =
+    options.lastGoodDir ??
+    join(tmpdir(), 'kopfgen-webhook-certs', createHash('sha256').update(options.dir).digest('hex').slice(0, 12));
+  let material: ServingMaterial;
+  let seen = '';
+  try {
+    const first = await readMaterial(options.dir);
+    seen = digest(first);
+    const bad = loadProblem(first);
+    if (bad) throw new Error(`does not load: ${bad}`);
+    material = first;
+    await keepLastGood(lastGoodDir, material, options.logger);
+  } catch (error) {
+    material = await fallbackMaterial(
+      options,
+      lastGoodDir,
+      `the certificate in ${options.dir} (tls.crt, tls.key) cannot be served: ${messageOf(error)}`,
+    );
+  }
   const listeners: ((m: ServingMaterial) => void)[] = [];
+  let rotationFailures = 0;
   let reading = false;
   const poll = async () => {
     if (reading) return;
@@ -106,14 +172,16 @@ export async function fileCertificates(options: FileCertificateOptions): Promise
       seen = hash;
       const bad = loadProblem(next);
       if (bad) {
-        problem = `the rotated webhook certificate in ${options.dir} does not load, the previous one is served: ${bad}`;
-        options.logger.error(problem);
+        options.logger.warn(
+          `webhooks: the rotated certificate in ${options.dir} does not load, the previous one is served: ${bad}`,
+        );
+        rotationFailures++;
         return;
       }
-      problem = undefined;
       material = next;
       const end = new X509Certificate(next.cert).validTo;
       options.logger.info(`webhook certificate reloaded from ${options.dir} (valid until ${end})`);
+      await keepLastGood(lastGoodDir, next, options.logger);
       for (const listener of listeners) listener(next);
     } catch (error) {
       // Mid-rotation a file can be missing for a moment: the next poll reads the new pair.
@@ -127,7 +195,8 @@ export async function fileCertificates(options: FileCertificateOptions): Promise
   return {
     current: () => material,
     onChange: (listener) => listeners.push(listener),
-    problems: (now = new Date()) => [problem, expiryProblem(material.cert, now)].filter((p) => p !== undefined),
+    problems: (now = new Date()) => [expiryProblem(material.cert, now)].filter((p) => p !== undefined),
+    failedRotations: () => rotationFailures,
     close: () => clearInterval(timer),
   };
 }
@@ -138,6 +207,7 @@ function fixedSource(material: ServingMaterial): CertificateSource {
     current: () => material,
     onChange: () => undefined,
     problems: (now = new Date()) => [expiryProblem(material.cert, now)].filter((p) => p !== undefined),
+    failedRotations: () => 0,
     close: () => undefined,
   };
 }

@@ -106,7 +106,12 @@ export async function serveWebhooks(options: WebhookOptions, context: WebhookCon
   const certs = options.certificates;
   let source: CertificateSource;
   if ('dir' in certs) {
-    source = await fileCertificates({ dir: certs.dir, reloadMs: (certs.reloadSeconds ?? 10) * 1000, logger });
+    source = await fileCertificates({
+      dir: certs.dir,
+      reloadMs: (certs.reloadSeconds ?? 10) * 1000,
+      fallbackHosts: endpointHosts(options.endpoint),
+      logger,
+    });
   } else {
     source = await selfSignedCertificates({
       hosts: endpointHosts(options.endpoint),

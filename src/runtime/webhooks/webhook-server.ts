@@ -65,6 +65,8 @@ export interface WebhookServer {
   readonly url: string;
   /** Problems for `/healthz`: the certificate, and the listening socket. */
   problems(now?: Date): string[];
+  /** Rotated certificate pairs that did not load (the metric `kopfgen_webhook_certificate_rotation_failures`). */
+  failedRotations(): number;
   close(): Promise<void>;
 }
 
@@ -241,6 +243,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       ...(server.listening ? [] : ['the webhook server is not listening']),
       ...options.certificates.problems(now),
     ],
+    failedRotations: () => options.certificates.failedRotations(),
     close: () => {
       options.certificates.close();
       return listening.close();

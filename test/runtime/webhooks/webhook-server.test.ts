@@ -165,19 +165,67 @@ describe('webhook server', () => {
     assert.equal((await post(server, validate, { kind: 'AdmissionReview', apiVersion: 'v1' }, ca)).status, 400);
     const big = JSON.stringify({ pad: 'x'.repeat(8 * 1024 * 1024) });
     assert.equal((await post(server, validate, big, ca)).status, 413);
+    // Another kind at a Widget's path: refused before the typed callback reads it.
+    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns' }, data: {} };
+    const wrong = await post(server, validate, review('CREATE', configMap), ca);
+    assert.equal(wrong.status, 400);
+    assert.match(wrong.body, /ConfigMap v1, not Widget of example\.com/);
+    const malformedItem =
+      '{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"example.com/v1","objects":[{"a":tru}]}}';
+    assert.equal((await post(server, '/convert/widgets.example.com', malformedItem, ca)).status, 400);
+  });
+
+  it('past its budget a request waits, then is answered 503 with Retry-After; the others are served', async () => {
+    const source = await selfSignedCertificates({ hosts: ['127.0.0.1'], logger });
+    const small = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry,
+      certificates: source,
+      logger,
+      budget: {
+        conversion: { bytes: 1_000, requests: 1, waitMs: 200 },
+        admission: { bytes: 100_000, requests: 10, waitMs: 200 },
+      },
+    });
+    try {
+      const own = source.current().ca ?? '';
+      // A request that holds the conversion budget: its body is announced but not sent yet.
+      const held = https.request(`${small.url}/convert/widgets.example.com`, {
+        method: 'POST',
+        ca: own,
+        agent: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': '900' },
+      });
+      held.on('error', () => undefined);
+      held.write(' ');
+      held.flushHeaders();
+      await new Promise((r) => setTimeout(r, 300));
+      const refused = await post(small, '/convert/widgets.example.com', { kind: 'ConversionReview' }, own);
+      assert.equal(refused.status, 503);
+      const validate = webhookPath(registry.webhooks[0]);
+      assert.equal((await post(small, validate, review('CREATE', widget(1)), own)).status, 200);
+      held.destroy();
+    } finally {
+      await small.close();
+    }
   });
 });
 
 describe('certificates from files', () => {
   const dir = tempDir('kopfgen-certs-');
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const kept = tempDir('kopfgen-certs-kept-');
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(kept, { recursive: true, force: true });
+  });
 
   it('serves a rotated pair to the next connection without a restart; a bad pair keeps the previous one', async () => {
     const ca = await createCa('test CA');
     const first = await createServing(ca, ['127.0.0.1']);
     writeFileSync(join(dir, 'tls.crt'), first.cert);
     writeFileSync(join(dir, 'tls.key'), first.key);
-    const source = await fileCertificates({ dir, reloadMs: 50, logger });
+    const source = await fileCertificates({ dir, reloadMs: 50, lastGoodDir: kept, logger });
     const registry = new Registry();
     defineHandler<Widget, never>(widgets, 'any').onValidate(() => undefined, { registry });
     const server = await startWebhookServer({ port: 0, host: '127.0.0.1', registry, certificates: source, logger });
@@ -196,13 +244,43 @@ describe('certificates from files', () => {
         served = (await post(server, path, review('CREATE', widget(1)), ca.cert)).peer.serialNumber;
       }
       assert.equal(served, want);
+      // A broken rotation: a warning and the metric's count, the previous pair served, `/healthz` ok.
       writeFileSync(join(dir, 'tls.crt'), 'not a certificate');
       const until = Date.now() + 20_000;
-      while (server.problems().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-      assert.match(server.problems()[0] ?? '', /does not load, the previous one is served/);
+      while (server.failedRotations() === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(server.failedRotations(), 1);
+      assert.ok(lines.some((l) => /WARN.*rotated certificate .* does not load, the previous one is served/.test(l)));
+      assert.deepEqual(server.problems(), []);
       assert.equal((await post(server, path, review('CREATE', widget(1)), ca.cert)).peer.serialNumber, want);
+      // A restart during the broken rotation serves the last pair that loaded (kept on disk), no crash loop.
+      const restarted = await fileCertificates({ dir, reloadMs: 50, lastGoodDir: kept, logger });
+      const again = await startWebhookServer({ port: 0, host: '127.0.0.1', registry, certificates: restarted, logger });
+      try {
+        assert.equal((await post(again, path, review('CREATE', widget(1)), ca.cert)).peer.serialNumber, want);
+        assert.deepEqual(again.problems(), []);
+      } finally {
+        await again.close();
+      }
     } finally {
       await server.close();
+    }
+  });
+
+  it('a first start on a broken pair with none kept serves a self-signed one and stays healthy', async () => {
+    const empty = tempDir('kopfgen-certs-broken-');
+    try {
+      writeFileSync(join(empty, 'tls.crt'), 'not a certificate');
+      writeFileSync(join(empty, 'tls.key'), 'not a key');
+      const source = await fileCertificates({ dir: empty, lastGoodDir: join(empty, 'kept'), logger });
+      try {
+        assert.match(source.current().cert, /BEGIN CERTIFICATE/);
+        assert.deepEqual(source.problems(), []);
+        assert.ok(lines.some((l) => /WARN.*no certificate that loaded before is kept/.test(l)));
+      } finally {
+        source.close();
+      }
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
     }
   });
 });
