@@ -25,7 +25,7 @@ import type {
   SchemaNode,
   VersionModel,
 } from './ir.js';
-import { handlerIdProblem, parseColumnPath } from './handler-paths.js';
+import { handlerIdProblem, parseColumnPath, webhookSegment } from './handler-paths.js';
 import {
   checkColumn,
   columnDiagnostic,
@@ -149,10 +149,39 @@ function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Di
     candidate(n.id, n.at).sources.add(n.source);
   }
   const sorted = [...candidates.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  checkWebhookSegments(version, sorted, diagnostics);
   const built = sorted.map((c) => buildHandler(version, c, diagnostics));
   const handlers = built.map((b) => b.handler);
   const placed = built.flatMap((b) => (b.placed ? [b.placed] : []));
   return { version: placed.length > 0 ? withStatuses(version, placed) : version, handlers };
+}
+
+/**
+ * KG209: two handler ids of one version that share a webhook path segment (`create_fn` and
+ * `create-fn`, `Create` and `create`): the runtime serves an id's admission webhook at its segment
+ * (`webhookSegment`), which a Service path must spell as an RFC 1123 subdomain, so the two cannot
+ * both have one; the second to register is refused at run time.
+ */
+function checkWebhookSegments(
+  version: VersionModel,
+  candidates: readonly Candidate[],
+  diagnostics: Diagnostic[],
+): void {
+  const first = new Map<string, string>();
+  for (const c of candidates) {
+    const segment = webhookSegment(c.id);
+    const other = first.get(segment);
+    if (other === undefined) first.set(segment, c.id);
+    else
+      diagnostics.push(
+        diagnostic(
+          c.at,
+          'warning',
+          'KG209',
+          `handler ids \`${other}\` and \`${c.id}\` of version ${version.name} share the webhook path segment \`${segment}\`: only one of them can register onValidate/onMutate; rename one`,
+        ),
+      );
+  }
 }
 
 /** A synthesised status and the status object it goes into (as `status.properties.<id>`). */

@@ -132,3 +132,20 @@ export function parseHandlerEntry(entry: string): {
   }
   return { id, causes };
 }
+
+/**
+ * The segment of an id in its admission webhook's path (and its webhook's name): a Service path's
+ * every segment must be an RFC 1123 subdomain (admissionregistration's `ValidateWebhookService`), so
+ * the id is lower-cased, each run of other characters becomes `-`, and the ends are trimmed.
+ * `runtime/webhooks/configurations.ts` computes the same (the generator imports no runtime code;
+ * test/model/handler-paths.test.ts checks both agree).
+ */
+export function webhookSegment(id: string): string {
+  return (
+    id
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/[-.]*\.[-.]*/g, '.')
+      .replace(/^[-.]+|[-.]+$/g, '') || 'handler'
+  );
+}

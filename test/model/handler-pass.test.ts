@@ -547,3 +547,17 @@ test('every printer column is checked against the schema: a field it lacks, a st
   // A kind opted out of handlers still gets its columns checked.
   assert.deepEqual(got(pass([model], { handlers: { MyResource: [] } })), want);
 });
+
+test('two handler ids that share a webhook path segment are reported (KG209)', () => {
+  const model = crd({
+    annotations: { 'kopfgen.dev/handlers': 'create_fn, create-fn, Other' },
+    versions: [{ status: obj({}, { open: true }) }],
+  });
+  const diagnostics = pass([model], {});
+  assert.deepEqual(codes(diagnostics), [`warning KG209 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
+  assert.match(diagnostics[0].message, /`create-fn` and `create_fn` .* share the webhook path segment `create-fn`/);
+  assert.deepEqual(
+    handled(model, 0).handlers.map((h) => h.id),
+    ['Other', 'create-fn', 'create_fn'],
+  );
+});

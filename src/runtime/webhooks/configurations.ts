@@ -15,21 +15,45 @@ export type WebhookEndpoint = { service: { name: string; namespace: string; port
 export const DEFAULT_OPERATIONS = ['CREATE', 'UPDATE'] as const;
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 
-/** A lower-case DNS label piece of a handler id (`create_fn` → `create-fn`). */
-function label(text: string): string {
+/**
+ * A handler id (or subresource) as a path segment and a name piece: a Service path's every segment
+ * must be an RFC 1123 subdomain (admissionregistration's `ValidateWebhookService`), a URL's need not,
+ * but both modes use this, so what a local API server accepts a cluster accepts too
+ * (`create_fn` → `create-fn`, `Create` → `create`). The generator's `webhookSegment` is the same.
+ */
+export function webhookSegment(text: string): string {
   return (
     text
       .toLowerCase()
       .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/[-.]*\.[-.]*/g, '.')
       .replace(/^[-.]+|[-.]+$/g, '') || 'handler'
   );
 }
 
-/** `/validate/<group or core>/<version>/<plural>[/<subresource>]/<id>`: one path per registration. */
+/** `/validate/<group or core>/<version>/<plural>[/<subresource>]/<id segment>`: one path per registration. */
 export function webhookPath(w: Pick<RegisteredWebhook, 'resource' | 'id' | 'kind' | 'options'>): string {
   const { group, version, plural } = w.resource;
-  const sub = w.options.subresource ? `/${encodeURIComponent(w.options.subresource)}` : '';
-  return `/${w.kind}/${group || 'core'}/${version}/${plural}${sub}/${encodeURIComponent(w.id)}`;
+  const sub = w.options.subresource ? `/${webhookSegment(w.options.subresource)}` : '';
+  return `/${w.kind}/${group || 'core'}/${version}/${plural}${sub}/${webhookSegment(w.id)}`;
+}
+
+/**
+ * Each registration by its path; two whose ids share a segment (`create_fn`, `create-fn`) are refused
+ * with both named, in every mode (the generator warns of such ids, KG209).
+ */
+export function webhooksByPath(webhooks: readonly RegisteredWebhook[]): Map<string, RegisteredWebhook> {
+  const out = new Map<string, RegisteredWebhook>();
+  for (const w of webhooks) {
+    const path = webhookPath(w);
+    const other = out.get(path);
+    if (other)
+      throw new Error(
+        `${w.kind} handlers ${other.id} and ${w.id} of ${w.resource.plural}.${w.resource.group} ${w.resource.version} would share the webhook path ${path}: rename one`,
+      );
+    out.set(path, w);
+  }
+  return out;
 }
 
 /** `/convert/<plural>.<group>`: one path per CRD. */
@@ -39,8 +63,8 @@ export function conversionPath(crd: string): string {
 
 /** A webhook's name: unique in its configuration and fully qualified, as the API requires. */
 export function webhookName(w: Pick<RegisteredWebhook, 'resource' | 'id' | 'kind' | 'options'>): string {
-  const sub = w.options.subresource ? `-${label(w.options.subresource)}` : '';
-  return `${label(w.id)}.${w.kind}${sub}.${w.resource.plural}.${w.resource.group || 'core'}`;
+  const sub = w.options.subresource ? `-${webhookSegment(w.options.subresource)}` : '';
+  return `${webhookSegment(w.id)}.${w.kind}${sub}.${w.resource.plural}.${w.resource.group || 'core'}`;
 }
 
 export interface ClientConfig {
@@ -123,6 +147,7 @@ export function webhookConfigurations(
   endpoint: WebhookEndpoint,
   options: { caBundle?: string; labels?: Record<string, string>; annotations?: Record<string, string> } = {},
 ): Record<string, unknown>[] {
+  webhooksByPath(webhooks);
   const out: Record<string, unknown>[] = [];
   for (const kind of ['validate', 'mutate'] as const) {
     const entries = webhooks

@@ -19,7 +19,7 @@ import type { JsonSchema } from '../admission/schema-data.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import { admissionRequest, admissionReview, BadReview, checkKind, reviewAdmission } from './admission-review.js';
 import type { CertificateSource, ServingMaterial } from './certificates.js';
-import { conversionPath, webhookPath } from './configurations.js';
+import { conversionPath, webhooksByPath } from './configurations.js';
 import { conversionAnswerText, conversionRequest, type ReviewObjects } from './conversion-review.js';
 import { scanConversionReview } from './review-scan.js';
 import {
@@ -145,7 +145,7 @@ function tlsOptions(material: ServingMaterial): https.ServerOptions {
 
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   const { registry, logger } = options;
-  const admission = new Map(registry.webhooks.map((w) => [webhookPath(w), w]));
+  const admission = webhooksByPath(registry.webhooks);
   const conversions = new Map([...registry.conversions].map(([crd, c]) => [conversionPath(crd), c]));
   const limits = options.budget ?? DEFAULT_WEBHOOK_BUDGET;
   const budgets = { admission: requestBudget(limits.admission), conversion: requestBudget(limits.conversion) };

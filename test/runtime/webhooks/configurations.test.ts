@@ -53,7 +53,7 @@ it('one configuration per kind, webhooks sorted, rules and settings from the reg
   ]);
   assert.deepEqual([hooks[1].failurePolicy, hooks[1].timeoutSeconds, hooks[1].sideEffects], ['Ignore', 3, 'None']);
   assert.deepEqual(hooks[1].clientConfig, {
-    service: { name: 'svc', namespace: 'ops', path: '/validate/example.com/v1/myresources/status/Z_last', port: 443 },
+    service: { name: 'svc', namespace: 'ops', path: '/validate/example.com/v1/myresources/status/z-last', port: 443 },
     caBundle: 'Q0E=',
   });
   assert.deepEqual([hooks[0].admissionReviewVersions, hooks[0].matchPolicy], [['v1'], 'Equivalent']);
@@ -70,4 +70,16 @@ it("a CRD's spec.conversion points at /convert/<crd>", () => {
       conversionReviewVersions: ['v1'],
     },
   });
+});
+
+it('handler ids are normalized to RFC 1123 path segments in every mode; two that normalize alike are refused', () => {
+  const url = { url: 'https://127.0.0.1:9443' };
+  const [config] = webhookConfigurations([w('validate', 'create_fn')], 'op', url);
+  const [entry] = (config.webhooks as Record<string, unknown>[]) ?? [];
+  assert.deepEqual(entry.clientConfig, { url: 'https://127.0.0.1:9443/validate/example.com/v1/myresources/create-fn' });
+  assert.equal(entry.name, 'create-fn.validate.myresources.example.com');
+  assert.throws(
+    () => webhookConfigurations([w('validate', 'create_fn'), w('validate', 'Create-Fn')], 'op', url),
+    /validate handlers create_fn and Create-Fn of myresources\.example\.com v1 would share the webhook path/,
+  );
 });
