@@ -35,6 +35,8 @@ export interface DocScalar extends DocNodeBase {
 
 export interface DocEntry {
   readonly keyPos: SourcePos;
+  /** Offset of the key's first character (a quote when the key is quoted). */
+  readonly keyOffset: number;
   /** Undefined for a key without a value node (`? key`). */
   readonly value: DocNode | undefined;
 }
@@ -134,7 +136,7 @@ export class SeqNode extends Node implements DocSeq {
 export class Entry implements DocEntry {
   constructor(
     private readonly source: DocSource,
-    private readonly keyOffset: number,
+    readonly keyOffset: number,
     readonly value: DocNode | undefined,
   ) {}
 

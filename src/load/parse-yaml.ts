@@ -18,6 +18,7 @@ import { jsonSyntaxError } from './json-syntax.js';
 import type { CrdDocument, DocMap, DocNode } from './doc-tree.js';
 import { ParsedSource } from './yaml-source.js';
 import { documentTree, MAX_DEPTH, type TreeLimit } from './yaml-tree.js';
+import { yaml11KeyDiagnostics } from './yaml11-keys.js';
 
 export interface ParseResult {
   crds: CrdDocument[];
@@ -309,8 +310,10 @@ function collectCrds(
     // A JSON array of CRDs (what `jq -s` or a script writes): read as the items of a List.
     root.items.forEach((item, i) => {
       const pointer = pointerJoin('', i);
-      if (item?.kind === 'map' && isCrd(item)) out.push(crdDocument(source, text, item, pointer));
-      else diagnostics.push(skipNote(source, item, pointer));
+      if (item?.kind === 'map' && isCrd(item)) {
+        diagnostics.push(...yaml11KeyDiagnostics(item, text));
+        out.push(crdDocument(source, text, item, pointer));
+      } else diagnostics.push(skipNote(source, item, pointer));
     });
     return;
   }
@@ -324,13 +327,17 @@ function collectCrds(
     if (items?.kind !== 'seq') return;
     items.items.forEach((item, i) => {
       const pointer = pointerJoin('', 'items', i);
-      if (item?.kind === 'map' && isCrd(item)) out.push(crdDocument(source, text, item, pointer));
-      else diagnostics.push(skipNote(source, item, pointer));
+      if (item?.kind === 'map' && isCrd(item)) {
+        diagnostics.push(...yaml11KeyDiagnostics(item, text));
+        out.push(crdDocument(source, text, item, pointer));
+      } else diagnostics.push(skipNote(source, item, pointer));
     });
     return;
   }
-  if (isCrd(root)) out.push(crdDocument(source, text, root, ''));
-  else diagnostics.push(skipNote(source, root, ''));
+  if (isCrd(root)) {
+    diagnostics.push(...yaml11KeyDiagnostics(root, text));
+    out.push(crdDocument(source, text, root, ''));
+  } else diagnostics.push(skipNote(source, root, ''));
 }
 
 function isCrd(map: DocMap): boolean {

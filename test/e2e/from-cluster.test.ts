@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { EXAMPLE_CRD, kopfgen, read, tempProject, tree, WIDGET_CRD } from '../helpers/cli-support.js';
 import { applyCrd, skip, START_TIMEOUT, TEST_TIMEOUT } from '../helpers/envtest.js';
 import { E2eSuite } from '../helpers/e2e-suite.js';
+import { parseSource } from '../../src/load/parse-yaml.js';
 
 /** The generated file without its first line, which names the source. */
 const body = (text: string): string => text.slice(text.indexOf('\n') + 1);
@@ -127,3 +128,33 @@ describe('generate --from-cluster', { skip, timeout: START_TIMEOUT + 10 * TEST_T
     assert.equal(await fs.stat(join(dir, 'missing')).catch(() => undefined), undefined);
   });
 });
+
+describe(
+  'CRD YAML read as kubectl reads it (YAML 1.1 keys)',
+  { skip, timeout: START_TIMEOUT + 2 * TEST_TIMEOUT },
+  () => {
+    const suite = new E2eSuite({});
+    suite.hooks();
+
+    it('the properties n and yes: KG155 names the keys the API server stores', { timeout: TEST_TIMEOUT }, async () => {
+      const file = 'test/fixtures/runtime/yaml11-keys.yaml';
+      await applyCrd(suite.cluster, file, 'example.com', 'v1', 'toggles');
+      const crd = await suite.cluster.client.request<{
+        spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: object } } } } }[] };
+      }>('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/toggles.example.com');
+      const stored = Object.keys(crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties).sort();
+      const { diagnostics } = parseSource({ file, text: await fs.readFile(file, 'utf8') });
+      const renamed = new Map(
+        diagnostics.flatMap((d) => {
+          const m = /the key `([^`]+)` .* as "([^"]+)"/.exec(d.message);
+          return d.code === 'KG155' && m ? [[m[1], m[2]] as const] : [];
+        }),
+      );
+      assert.deepEqual(Object.fromEntries(renamed), { n: 'false', yes: 'true' });
+      // What kopfgen reads, renamed as the diagnostics say, is what the API server stored.
+      const read = ['n', 'yes', 'on', 'size'].map((key) => renamed.get(key) ?? key).sort();
+      assert.deepEqual(stored, read);
+      assert.deepEqual(stored, ['false', 'on', 'size', 'true']);
+    });
+  },
+);

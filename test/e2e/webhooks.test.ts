@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -123,6 +123,11 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
     const { register } = await import('tsx/esm/api');
     unregister = register();
     await import(pathToFileURL(resolve('examples/widgets/operator.ts')).href);
+    // A mutation that deletes annotations named like Object.prototype members.
+    defineHandler<Body, never>(WidgetDescriptor, 'scrub').onMutate((ctx) => {
+      const annotations = ctx.object.metadata?.annotations;
+      if (annotations) for (const key of ['constructor', 'hasOwnProperty']) delete annotations[key];
+    });
     port = await freePort();
     operator = suite.track(
       new Operator({
@@ -270,6 +275,196 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
       assert.deepEqual(o.spec, { width: objects[i].spec.size, colour: 'grey' });
     });
   });
+
+  it(
+    'a mutation deleting annotations named constructor and hasOwnProperty: gone from the stored object',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const object = widget('protos', { size: 2 });
+      object.metadata.annotations = { constructor: 'x', hasOwnProperty: 'y', keep: 'z' };
+      await suite.client.request('POST', path('v1'), { body: object });
+      assert.deepEqual((await suite.get(path('v1', 'protos'))).metadata.annotations, { keep: 'z' });
+    },
+  );
+
+  it(
+    'a Widget without spec, as v1 and as v1alpha1: refused naming spec, no handler called',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      for (const apiVersion of ['example.com/v1', 'example.com/v1alpha1']) {
+        // kubectl's own schema check is off, as a client without one would send it.
+        const run = await apply(
+          { apiVersion, kind: 'Widget', metadata: { name: 'bare', namespace: NS } },
+          '--validate=false',
+        );
+        assert.notEqual(run.status, 0);
+        assert.match(run.stderr, /spec: Required value/, `${apiVersion}: ${run.stderr}`);
+        assert.doesNotMatch(run.stderr, /Cannot read properties|handler sizer failed|\n\s+at /);
+      }
+      assert.ok(await absent(path('v1', 'bare')));
+      assert.ok(!logger.lines.some((l) => /handler sizer failed|Cannot read properties/.test(l)));
+    },
+  );
+
+  it(
+    'a handler id create_fn: its configuration in Service mode applies (server-side dry run); URL mode uses the same path',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const registry = new Registry();
+      defineHandler<Body, never>(WidgetDescriptor, 'create_fn').onValidate(() => undefined, { registry });
+      const service = { service: { name: 'op', namespace: NS } };
+      const [config] = webhookConfigurations(registry.webhooks, 'e2e-create-fn', service, { caBundle: 'Y2E=' });
+      await suite.client.request(
+        'POST',
+        '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations?dryRun=All',
+        { body: config },
+      );
+      const [inUrlMode] = webhookConfigurations(registry.webhooks, 'e2e-create-fn', { url: 'https://127.0.0.1:1' });
+      const url = String(Object(Object(Object(inUrlMode.webhooks)[0]).clientConfig).url);
+      assert.equal(new URL(url).pathname, Object(Object(Object(config.webhooks)[0]).clientConfig).service.path);
+      assert.equal(new URL(url).pathname, '/validate/example.com/v1/widgets/create-fn');
+    },
+  );
+
+  it(
+    'four concurrent 40 MB ConversionReviews to the operator process: peak RSS within 300 MB, each answered or refused retryably, admission answered meanwhile',
+    { timeout: 300_000 },
+    async () => {
+      const dir = tempDir('kopfgen-e2e-memory-');
+      const ca = await createCa('e2e memory CA');
+      const serving = await createServing(ca, ['127.0.0.1']);
+      writeFileSync(join(dir, 'tls.crt'), serving.cert);
+      writeFileSync(join(dir, 'tls.key'), serving.key);
+      const childPort = await freePort();
+      const script =
+        "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], JSON.parse(process.env.RUN_OPTIONS));";
+      const child = spawn(
+        process.execPath,
+        ['--input-type=module', '-e', script, 'dist/examples/widgets/operator.js'],
+        {
+          env: {
+            ...process.env,
+            KUBECONFIG: suite.cluster.kubeconfig,
+            RUN_OPTIONS: JSON.stringify({
+              namespace: 'kopfgen-memory',
+              webhookPort: childPort,
+              webhookHost: '127.0.0.1',
+              webhookCertDir: dir,
+              leaderElectionId: 'kopfgen-memory',
+            }),
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      try {
+        await eventually('the operator process to serve webhooks', async () =>
+          output.includes('serving webhooks on') ? true : undefined,
+        );
+        const hwm = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024;
+        const before = hwm();
+        // About 40 MB: Widgets as the API server would send them, to convert to v1alpha1.
+        const objects = Array.from({ length: 118_000 }, (_, n) => ({
+          apiVersion: 'example.com/v1',
+          kind: 'Widget',
+          metadata: {
+            name: `widget-${n}`,
+            namespace: NS,
+            uid: `0f1e2d3c-4b5a-6978-8796-${String(n).padStart(12, '0')}`,
+            resourceVersion: String(1000 + n),
+            generation: 1,
+            creationTimestamp: '2026-12-06T02:00:00Z',
+            labels: { app: 'widgets' },
+          },
+          spec: { size: (n % 100) + 1, color: 'grey', shape: 'round' },
+          status: { sizer: { phase: 'Made' } },
+        }));
+        const body = Buffer.from(
+          JSON.stringify({
+            apiVersion: 'apiextensions.k8s.io/v1',
+            kind: 'ConversionReview',
+            request: { uid: 'big', desiredAPIVersion: 'example.com/v1alpha1', objects },
+          }),
+        );
+        assert.ok(body.length > 40e6, `${body.length} bytes`);
+        const send = (route: string, payload: Buffer) =>
+          new Promise<{ status: number; text: string; ms: number }>((done, fail) => {
+            const started = Date.now();
+            const req = request(
+              `https://127.0.0.1:${childPort}${route}`,
+              {
+                method: 'POST',
+                ca: ca.cert,
+                agent: false,
+                headers: { 'Content-Type': 'application/json', 'Content-Length': payload.length },
+              },
+              (res) => {
+                const chunks: Buffer[] = [];
+                res.on('data', (c: Buffer) => chunks.push(c));
+                res.on('end', () =>
+                  done({
+                    status: res.statusCode ?? 0,
+                    text: Buffer.concat(chunks).toString(),
+                    ms: Date.now() - started,
+                  }),
+                );
+              },
+            );
+            req.on('error', fail);
+            req.end(payload);
+          });
+        let loading = true;
+        const admissions: number[] = [];
+        const admission = Buffer.from(
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            request: {
+              uid: 'a',
+              operation: 'CREATE',
+              object: widget('small', { size: 3 }),
+              userInfo: { username: 'e2e' },
+            },
+          }),
+        );
+        const meanwhile = (async () => {
+          while (loading) {
+            const answer = await send('/validate/example.com/v1/widgets/sizer', admission);
+            assert.equal(answer.status, 200);
+            admissions.push(answer.ms);
+            await new Promise((r) => setTimeout(r, 250));
+          }
+        })();
+        const answers = await Promise.all([1, 2, 3, 4].map(() => send('/convert/widgets.example.com', body)));
+        loading = false;
+        await meanwhile;
+        const peak = hwm();
+        for (const answer of answers) {
+          assert.ok([200, 429, 503].includes(answer.status), `status ${answer.status}`);
+          if (answer.status === 200) {
+            const converted = JSON.parse(answer.text);
+            assert.deepEqual(converted.response.result, { status: 'Success' });
+            assert.equal(converted.response.convertedObjects.length, objects.length);
+            assert.deepEqual(converted.response.convertedObjects[7].spec, { width: 8, colour: 'grey' });
+          }
+        }
+        assert.ok(answers.some((a) => a.status === 200));
+        assert.ok(peak <= 300, `peak RSS ${peak.toFixed(0)} MB (${before.toFixed(0)} MB before)`);
+        // The admission requests were answered while the conversions ran (slow machines get a margin over 1 s).
+        assert.ok(admissions.length >= 3, `${admissions.length} admission requests`);
+        assert.ok(Math.max(...admissions) <= 2_000, `admission answered in ${Math.max(...admissions)} ms at worst`);
+        process.stderr.write(
+          `webhook memory: peak RSS ${peak.toFixed(0)} MB (${before.toFixed(0)} MB before), statuses ${answers.map((a) => a.status).join(' ')}, admission worst ${Math.max(...admissions)} ms over ${admissions.length}\n`,
+        );
+      } finally {
+        child.kill('SIGTERM');
+        if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it(
     'with the webhook server stopped, failurePolicy Ignore lets writes through and Fail refuses them; files rotate without a restart',

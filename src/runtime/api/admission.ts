@@ -68,15 +68,20 @@ export type MutationContext<R, W = R> = AdmissionContext<R> & { object: W };
 
 /**
  * Refuses the request (kopf's `kopf.AdmissionError`): `kubectl` prints the message, and nothing is
- * stored. `code` is the HTTP status the API server answers the client with (default 403 Forbidden,
- * controller-runtime's `admission.Denied`). Thrown or returned by a validating or mutating callback.
+ * stored. `code` is the HTTP status the API server answers the client with, 400 to 599 (default 403
+ * Forbidden, controller-runtime's `admission.Denied`; another code throws a RangeError here). Thrown or returned by a validating or mutating callback.
  */
 export class AdmissionError extends Error {
   readonly code: number;
   constructor(message: string, options: { code?: number; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AdmissionError';
-    this.code = options.code ?? 403;
+    const code = options.code ?? 403;
+    // The API server answers the client with this status: a denial is a client (4xx) or server (5xx)
+    // error; 200 would read as success, 999 is no HTTP status. Refused where it is written, not sent.
+    if (!Number.isInteger(code) || code < 400 || code > 599)
+      throw new RangeError(`AdmissionError code must be an HTTP error status, 400 to 599; got ${String(code)}`);
+    this.code = code;
   }
 }
 

@@ -263,3 +263,10 @@ describe('before the callback', () => {
     assert.match(response.status?.message ?? '', /a cycle at spec\.self/);
   });
 });
+
+it('an AdmissionError code is an HTTP error status, 400 to 599; another throws where it is made', () => {
+  for (const code of [400, 422, 599]) assert.equal(new AdmissionError('no', { code }).code, code);
+  assert.equal(new AdmissionError('no').code, 403);
+  for (const code of [0, 200, 399, 600, 999, 403.5, Number.NaN])
+    assert.throws(() => new AdmissionError('no', { code }), /400 to 599; got/);
+});
