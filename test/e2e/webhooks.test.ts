@@ -335,6 +335,7 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
       const serving = await createServing(ca, ['127.0.0.1']);
       writeFileSync(join(dir, 'tls.crt'), serving.cert);
       writeFileSync(join(dir, 'tls.key'), serving.key);
+      writeFileSync(join(dir, 'ca.crt'), ca.cert);
       const childPort = await freePort();
       const script =
         "import { runOperator } from './dist/src/cli/run.js'; process.exitCode = await runOperator(process.argv[1], JSON.parse(process.env.RUN_OPTIONS));";
@@ -437,24 +438,44 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
             await new Promise((r) => setTimeout(r, 250));
           }
         })();
-        const answers = await Promise.all([1, 2, 3, 4].map(() => send('/convert/widgets.example.com', body)));
+        // The four reviews from a process of their own: their TLS and parsing would delay this one's probes.
+        writeFileSync(join(dir, 'review.json'), body);
+        const sender = spawn(
+          process.execPath,
+          [
+            'test/fixtures/webhooks/post-reviews.mjs',
+            join(dir, 'review.json'),
+            `https://127.0.0.1:${childPort}/convert/widgets.example.com`,
+            '4',
+            join(dir, 'ca.crt'),
+          ],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        let sent = '';
+        sender.stdout.on('data', (d: Buffer) => (sent += d.toString()));
+        await new Promise((r) => sender.once('exit', r));
+        const answers: { status: number; result?: unknown; count?: number; spec7?: unknown }[] = sent
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line));
         loading = false;
         await meanwhile;
         const peak = hwm();
         for (const answer of answers) {
           assert.ok([200, 429, 503].includes(answer.status), `status ${answer.status}`);
-          if (answer.status === 200) {
-            const converted = JSON.parse(answer.text);
-            assert.deepEqual(converted.response.result, { status: 'Success' });
-            assert.equal(converted.response.convertedObjects.length, objects.length);
-            assert.deepEqual(converted.response.convertedObjects[7].spec, { width: 8, colour: 'grey' });
-          }
+          if (answer.status === 200)
+            assert.deepEqual(answer, {
+              status: 200,
+              result: { status: 'Success' },
+              count: objects.length,
+              spec7: { width: 8, colour: 'grey' },
+            });
         }
         assert.ok(answers.some((a) => a.status === 200));
         assert.ok(peak <= 300, `peak RSS ${peak.toFixed(0)} MB (${before.toFixed(0)} MB before)`);
-        // The admission requests were answered while the conversions ran (slow machines get a margin over 1 s).
+        // The admission requests were answered within 1 s while the conversions ran.
         assert.ok(admissions.length >= 3, `${admissions.length} admission requests`);
-        assert.ok(Math.max(...admissions) <= 2_000, `admission answered in ${Math.max(...admissions)} ms at worst`);
+        assert.ok(Math.max(...admissions) <= 1_000, `admission answered in ${Math.max(...admissions)} ms at worst`);
         process.stderr.write(
           `webhook memory: peak RSS ${peak.toFixed(0)} MB (${before.toFixed(0)} MB before), statuses ${answers.map((a) => a.status).join(' ')}, admission worst ${Math.max(...admissions)} ms over ${admissions.length}\n`,
         );

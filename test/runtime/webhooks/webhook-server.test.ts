@@ -212,6 +212,45 @@ describe('webhook server', () => {
   });
 });
 
+describe('slowloris bounds', () => {
+  it('headers sent a byte every 5 s are cut near the 10 s headers bound; a connection that never starts TLS too', async () => {
+    const source = await selfSignedCertificates({ hosts: ['127.0.0.1'], logger });
+    const server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry: new Registry(),
+      certificates: source,
+      logger,
+    });
+    const { connect } = await import('node:tls');
+    const net = await import('node:net');
+    const closedAfter = (socket: import('node:net').Socket, started: number) =>
+      new Promise<number>((done) => {
+        socket.on('error', () => undefined);
+        socket.on('close', () => done(Date.now() - started));
+      });
+    try {
+      const started = Date.now();
+      const tls = connect({ host: '127.0.0.1', port: server.port, ca: source.current().ca });
+      const slow = closedAfter(tls, started);
+      const header = 'POST /convert/x HTTP/1.1\r\nHost: a\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+      let i = 0;
+      tls.once('secureConnect', () => tls.write(header[i++]));
+      const drip = setInterval(() => tls.writable && tls.write(header[i++ % header.length]), 5_000);
+      const raw = net.connect({ host: '127.0.0.1', port: server.port });
+      const idle = closedAfter(raw, started);
+      const [slowMs, idleMs] = await Promise.all([slow, idle]);
+      clearInterval(drip);
+      // Bounds of 10 s (headers from the request's first byte), checked every second: about 11 s on an idle
+      // machine; the margin is for a loaded one (with Node's default check interval alone the cut comes at 30 s or later).
+      assert.ok(slowMs >= 9_000 && slowMs < 29_000, `slow headers cut after ${slowMs} ms`);
+      assert.ok(idleMs >= 9_000 && idleMs < 29_000, `an idle handshake cut after ${idleMs} ms`);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('certificates from files', () => {
   const dir = tempDir('kopfgen-certs-');
   const kept = tempDir('kopfgen-certs-kept-');
