@@ -1,7 +1,8 @@
 /**
  * Webhooks: admission latency at a steady 200 requests/s from a local keep-alive client (as the API
  * server calls, one connection reused), validate and mutate, p50/p99; a conversion of 1,000 objects per
- * request; each server's peak RSS. Every figure sits beside the floor: the same Node HTTPS server and
+ * request; each server's peak RSS; four concurrent 40 MB ConversionReviews to a fresh server (its peak
+ * RSS against the in-flight budget's worst case, every answer's status). Every figure sits beside the floor: the same Node HTTPS server and
  * certificate answering a constant review (bench/webhook-child.ts). Server and client run in separate
  * processes; the rate is paced by a timer, and a request is timed from its send to its last byte.
  */
@@ -11,6 +12,7 @@ import https from 'node:https';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { webhookMemoryMiB } from '../src/runtime/webhooks/request-budget.js';
 
 const RATE = 200;
 const SECONDS = Number(process.env.KOPFGEN_BENCH_WEBHOOK_SECONDS ?? 10);
@@ -168,3 +170,47 @@ console.log(
   `conversion of ${CONVERSION_OBJECTS} objects per request: ${ms(converted)} (floor, same body read and a constant answer: ${ms(floorConversion)}; ${(converted / floorConversion).toFixed(2)}×)`,
 );
 console.log(`server peak RSS: ${rss} MB (floor ${floorRss} MB)`);
+
+/** Four ConversionReviews of about 40 MB at once, as a list read of 120,000 objects would send them. */
+function postStatus(child: Child, path: string, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port: child.port,
+        path,
+        method: 'POST',
+        agent: false,
+        ca: child.ca,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': body.length },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+const big = Buffer.from(
+  JSON.stringify({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'ConversionReview',
+    request: {
+      uid: 'big',
+      desiredAPIVersion: 'example.com/v1',
+      objects: Array.from({ length: 120_000 }, (_, i) =>
+        object(i, 'example.com/v1alpha1', { width: 1 + (i % 90), colour: 'red', note: 'x'.repeat(60) }),
+      ),
+    },
+  }),
+);
+const fresh = await startChild('kopfgen');
+const bigStarted = performance.now();
+const statuses = await Promise.all([1, 2, 3, 4].map(() => postStatus(fresh, '/convert/gizmos.example.com', big)));
+const bigSeconds = (performance.now() - bigStarted) / 1000;
+const bigRss = await stopChild(fresh);
+console.log(
+  `four concurrent ConversionReviews of ${(big.length / 1e6).toFixed(1)} MB: statuses ${statuses.join(' ')} in ${bigSeconds.toFixed(1)} s; server peak RSS ${bigRss} MB (in-flight budget's worst case: ${webhookMemoryMiB()} MiB beyond the operator's own)`,
+);

@@ -149,7 +149,7 @@ function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Di
     candidate(n.id, n.at).sources.add(n.source);
   }
   const sorted = [...candidates.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  checkWebhookSegments(version, sorted, diagnostics);
+  checkWebhookSegments(sorted, diagnostics);
   const built = sorted.map((c) => buildHandler(version, c, diagnostics));
   const handlers = built.map((b) => b.handler);
   const placed = built.flatMap((b) => (b.placed ? [b.placed] : []));
@@ -162,25 +162,24 @@ function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Di
  * (`webhookSegment`), which a Service path must spell as an RFC 1123 subdomain, so the two cannot
  * both have one; the second to register is refused at run time.
  */
-function checkWebhookSegments(
-  version: VersionModel,
-  candidates: readonly Candidate[],
-  diagnostics: Diagnostic[],
-): void {
+function checkWebhookSegments(candidates: readonly Candidate[], diagnostics: Diagnostic[]): void {
   const first = new Map<string, string>();
   for (const c of candidates) {
     const segment = webhookSegment(c.id);
     const other = first.get(segment);
-    if (other === undefined) first.set(segment, c.id);
-    else
-      diagnostics.push(
-        diagnostic(
-          c.at,
-          'warning',
-          'KG209',
-          `handler ids \`${other}\` and \`${c.id}\` of version ${version.name} share the webhook path segment \`${segment}\`: only one of them can register onValidate/onMutate; rename one`,
-        ),
-      );
+    if (other === undefined) {
+      first.set(segment, c.id);
+      continue;
+    }
+    const found = diagnostic(
+      c.at,
+      'warning',
+      'KG209',
+      `handler ids \`${other}\` and \`${c.id}\` share the webhook path segment \`${segment}\`: only one of them can register onValidate/onMutate; rename one`,
+    );
+    // Versions share their ids: one warning per pair, not one per version.
+    const same = (d: Diagnostic) => d.code === 'KG209' && d.message === found.message && d.line === found.line;
+    if (!diagnostics.some(same)) diagnostics.push(found);
   }
 }
 

@@ -12,10 +12,11 @@ function run() {
     stubs: { dir: 'handlers', templates: readStubTemplates() },
     generatedImportBase: '../generated',
   });
-  // The fixture's status has no conditions: the one note is the hint to add them (KG209).
+  // The fixture's status has no conditions: the note is the hint to add them (KG209); my-app and my_app
+  // name distinct handlers, only their webhooks would share a path segment (KG210).
   assert.deepEqual(
-    result.diagnostics.map((d) => `${d.severity} ${d.code}`),
-    ['note KG209'],
+    result.diagnostics.map((d) => `${d.severity} ${d.code}`).sort(),
+    ['note KG209', 'warning KG210'],
   );
   const file = (path: string) => result.files.find((f) => f.path === path)?.content ?? '';
   return {

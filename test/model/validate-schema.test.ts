@@ -30,8 +30,10 @@ ${indented}`;
 
 function problems(text: string): string[] {
   const { diagnostics } = loadModels([{ file: 'crd.yaml', text }]);
+  // The rows name properties `n` and `y`: load's YAML 1.1 key warning (KG155, test/load/yaml11-keys.test.ts)
+  // is not what they test.
   return diagnostics
-    .filter((d) => d.severity !== 'note')
+    .filter((d) => d.severity !== 'note' && d.code !== 'KG155')
     .map((d) => `${d.code} ${d.severity} ${d.line}:${d.col} ${d.pointer}`);
 }
 
