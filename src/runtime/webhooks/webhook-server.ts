@@ -3,10 +3,12 @@
  * (configurations.ts), conversion reviews at `/convert/<plural>.<group>`. Every replica serves it,
  * leader or not (the API server calls any pod behind the Service), on a port of its own. Requests
  * are bounded: POST only, JSON only, bodies up to a limit (controller-runtime reads at most 7 MiB of
- * an admission review; a conversion review carries a whole list, so it may hold more), headers
- * within 10 s and the whole request within 60 s; a body that is not a review is a 400, a path that
- * names nothing a 404, as controller-runtime answers them. The certificate is swapped for new
- * connections when its source reports a rotation (`setSecureContext`).
+ * an admission review; a conversion review carries a whole list, so it may hold more), the
+ * slowloris bounds of WEBHOOK_TIMEOUTS; a body that is not a review is a 400, a path that
+ * names nothing a 404, as controller-runtime answers them. Memory is bounded: a request reserves
+ * its body's bytes in the in-flight budget (request-budget.ts) before a byte is read, and a
+ * conversion review's objects are parsed one at a time (review-scan.ts) and answered as text. The
+ * certificate is swapped for new connections when its source reports a rotation (`setSecureContext`).
  */
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
