@@ -473,9 +473,11 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
         }
         assert.ok(answers.some((a) => a.status === 200));
         assert.ok(peak <= 300, `peak RSS ${peak.toFixed(0)} MB (${before.toFixed(0)} MB before)`);
-        // The admission requests were answered within 1 s while the conversions ran.
+        // The admission requests were answered while the conversions ran: 339 ms at worst on a quiet machine
+        // (printed below); the bound leaves a loaded one a margin (1.7 s was seen at a load average of 24)
+        // and stays well below the API server's 10 s timeout.
         assert.ok(admissions.length >= 3, `${admissions.length} admission requests`);
-        assert.ok(Math.max(...admissions) <= 1_000, `admission answered in ${Math.max(...admissions)} ms at worst`);
+        assert.ok(Math.max(...admissions) <= 5_000, `admission answered in ${Math.max(...admissions)} ms at worst`);
         process.stderr.write(
           `webhook memory: peak RSS ${peak.toFixed(0)} MB (${before.toFixed(0)} MB before), statuses ${answers.map((a) => a.status).join(' ')}, admission worst ${Math.max(...admissions)} ms over ${admissions.length}\n`,
         );
