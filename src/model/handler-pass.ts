@@ -157,7 +157,7 @@ function resolveVersion(version: VersionModel, named: NamedId[], diagnostics: Di
 }
 
 /**
- * KG210: two handler ids of one version that share a webhook path segment (`create_fn` and
+ * KG212: two handler ids of one version that share a webhook path segment (`create_fn` and
  * `create-fn`, `Create` and `create`): the runtime serves an id's admission webhook at its segment
  * (`webhookSegment`), which a Service path must spell as an RFC 1123 subdomain, so the two cannot
  * both have one; the second to register is refused at run time.
@@ -174,11 +174,11 @@ function checkWebhookSegments(candidates: readonly Candidate[], diagnostics: Dia
     const found = diagnostic(
       c.at,
       'warning',
-      'KG210',
+      'KG212',
       `handler ids \`${other}\` and \`${c.id}\` share the webhook path segment \`${segment}\`: only one of them can register onValidate/onMutate; rename one`,
     );
     // Versions share their ids: one warning per pair, not one per version.
-    const same = (d: Diagnostic) => d.code === 'KG210' && d.message === found.message && d.line === found.line;
+    const same = (d: Diagnostic) => d.code === 'KG212' && d.message === found.message && d.line === found.line;
     if (!diagnostics.some(same)) diagnostics.push(found);
   }
 }

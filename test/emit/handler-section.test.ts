@@ -13,8 +13,8 @@ function run() {
     generatedImportBase: '../generated',
   });
   // The fixture's status has no conditions: the note is the hint to add them (KG209); my-app and my_app
-  // name distinct handlers, only their webhooks would share a path segment (KG210).
-  assert.deepEqual(result.diagnostics.map((d) => `${d.severity} ${d.code}`).sort(), ['note KG209', 'warning KG210']);
+  // name distinct handlers, only their webhooks would share a path segment (KG212).
+  assert.deepEqual(result.diagnostics.map((d) => `${d.severity} ${d.code}`).sort(), ['note KG209', 'warning KG212']);
   const file = (path: string) => result.files.find((f) => f.path === path)?.content ?? '';
   return {
     result,

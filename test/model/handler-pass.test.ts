@@ -548,13 +548,13 @@ test('every printer column is checked against the schema: a field it lacks, a st
   assert.deepEqual(got(pass([model], { handlers: { MyResource: [] } })), want);
 });
 
-test('two handler ids that share a webhook path segment are reported (KG210)', () => {
+test('two handler ids that share a webhook path segment are reported (KG212)', () => {
   const model = crd({
     annotations: { 'kopfgen.dev/handlers': 'create_fn, create-fn, Other' },
     versions: [{ status: obj({}, { open: true }) }],
   });
   const diagnostics = pass([model], {});
-  assert.deepEqual(codes(diagnostics), [`warning KG210 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
+  assert.deepEqual(codes(diagnostics), [`warning KG212 ${ANNOTATION_LINE}:${ANNOTATION_COL}`]);
   assert.match(diagnostics[0].message, /`create-fn` and `create_fn` share the webhook path segment `create-fn`/);
   assert.deepEqual(
     handled(model, 0).handlers.map((h) => h.id),

@@ -40,7 +40,7 @@ export function webhookPath(w: Pick<RegisteredWebhook, 'resource' | 'id' | 'kind
 
 /**
  * Each registration by its path; two whose ids share a segment (`create_fn`, `create-fn`) are refused
- * with both named, in every mode (the generator warns of such ids, KG210).
+ * with both named, in every mode (the generator warns of such ids, KG212).
  */
 export function webhooksByPath(webhooks: readonly RegisteredWebhook[]): Map<string, RegisteredWebhook> {
   const out = new Map<string, RegisteredWebhook>();
