@@ -7,11 +7,13 @@
  * (its result or error status written to `status.<id>`) or, past `cancellationTimeout` after the
  * abort, has been abandoned with a log line (kopf's `cancellation_timeout`); then the object is
  * requeued, and the reconcile releases it. A TemporaryError restarts the daemon after its delay;
- * a daemon that returns or fails for good is not restarted for that object in this process.
+ * a daemon that returns or fails for good is not restarted for that object in this process. Its
+ * attempts are counted in memory for its life (kopf's daemon keeps one state): `ctx.retry` grows,
+ * `ctx.started` stays the first attempt's, and `retries`/`timeout` end it with a permanent failure.
  */
 import type { KubernetesObject } from './api/kube-types.js';
 import type { RegisteredHandler } from './api/registry.js';
-import { callSpawned } from './effects/handler-call.js';
+import { callSpawned, type SpawnedProgress } from './effects/handler-call.js';
 import { logFailure, objectRef } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
 import { messageOf } from './error-message.js';
@@ -110,12 +112,16 @@ export class Daemons {
     const signals = [entry.stop.signal, this.env.signal];
     const stopped = () => signals.some((s) => s.aborted);
     await pause(entry.handler.daemon?.initialDelay ?? 0, signals);
+    // one progress for the daemon's life (kopf's daemon `state`): its retries count up, its start stays
+    let progress: SpawnedProgress | undefined;
     while (!stopped()) {
       const body = this.host.current(uid);
       if (!body) return;
-      const result = await callSpawned(this.env, entry.handler, body, entry.stop.signal);
+      progress ??= { retries: 0, started: this.env.now() };
+      const result = await callSpawned(this.env, entry.handler, body, entry.stop.signal, {}, progress);
       if (!result.cancelled) await recordSpawned(this.env, this.host, uid, entry.handler, result);
       if (result.outcome.kind !== 'temporary') return;
+      progress = { ...progress, retries: progress.retries + 1 };
       await pause(result.outcome.delay ?? 0, signals);
     }
   }

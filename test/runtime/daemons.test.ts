@@ -1,7 +1,7 @@
 /** Daemons: one call per object, started once the finalizer is there, stopped on deletion, abandoned past the cancellation timeout. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, Registry } from '../../src/runtime/index.js';
+import { defineHandler, Registry, TemporaryError } from '../../src/runtime/index.js';
 import { Daemons } from '../../src/runtime/daemons.js';
 import { spawnFixture } from '../helpers/spawn-fixture.js';
 import { myResourceDescriptor } from '../helpers/resource-env.js';
@@ -106,5 +106,34 @@ describe('Daemons', () => {
     await daemons.drained();
     assert.equal(sawAbort, true);
     assert.deepEqual(fixture.body().status, { watch: { phase: 'Stopped' } });
+  });
+  it('counts its attempts: ctx.retry grows, ctx.started stays the first attempt\'s, and `retries` ends it (kopf keeps one state per daemon)', async () => {
+    const registry = new Registry();
+    const seen: { retry: number; started: number }[] = [];
+    defineHandler(myResourceDescriptor(), 'flaky').onDaemon(
+      (ctx) => {
+        seen.push({ retry: ctx.retry, started: ctx.started.getTime() });
+        throw new TemporaryError('Simulated failure.', { delay: 0.01 });
+      },
+      { registry, retries: 3 },
+    );
+    const fixture = spawnFixture();
+    const daemons = new Daemons(fixture.env, registry.handlers, fixture.host, () => undefined);
+    try {
+      daemons.seen('u1', fixture.body());
+      await until(() => seen.length >= 3);
+      await sleep(100);
+      assert.deepEqual(
+        seen.map((s) => s.retry),
+        [0, 1, 2],
+        'three attempts, then given up',
+      );
+      assert.equal(new Set(seen.map((s) => s.started)).size, 1, 'started is the first attempt\'s');
+      await until(() => !daemons.running('u1'));
+      assert.ok(fixture.lines.some((line) => line.includes('gave up after 3 attempt(s)')));
+    } finally {
+      daemons.stopAll('the test ends');
+      await daemons.drained();
+    }
   });
 });

@@ -141,6 +141,8 @@ export interface Result {
 interface Clock {
   started: Date;
   now: Date;
+  /** `ctx.retry`: the attempts before this one. */
+  retry: number;
 }
 
 /**
@@ -164,7 +166,7 @@ export function handlerClient(env: ResourceEnv, body: KubernetesObject, signal: 
 }
 
 function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clock: Clock, signal: AbortSignal) {
-  const { started, now } = clock;
+  const { started, now, retry } = clock;
   const view = clone(body);
   const meta = view.metadata ?? {};
   const owner = { body, namespaced: env.resource.scope === 'Namespaced' };
@@ -180,7 +182,7 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
     cause: step.cause,
     patch,
     logger: childLogger(env.logger, `${objectRef(body)} ${step.handler.id}`),
-    retry: step.record?.retries ?? 0,
+    retry,
     started,
     runtime: now.getTime() - started.getTime(),
     diff: step.diff,
@@ -246,7 +248,7 @@ export async function runHandler(
   const abort = new AbortController();
   const onStop = () => abort.abort(termEnded(env.signal));
   env.signal.addEventListener('abort', onStop, { once: true });
-  const context = contextFor(env, step, body, { started, now }, abort.signal);
+  const context = contextFor(env, step, body, { started, now, retry: step.record?.retries ?? 0 }, abort.signal);
   const running = begin(env, step, body, now, onCrash);
   let ended: Promise<void> | undefined;
   try {
@@ -339,13 +341,24 @@ function serialisable(id: string, outcome: Outcome, handlerPatch: unknown, build
 }
 
 /**
+ * The attempts of a spawned handler so far, kept in memory by its caller (kopf's daemon keeps one
+ * `progression.State` for its whole life, never written to the object): `ctx.retry` counts them,
+ * `ctx.started` is the first one's, and the handler's `retries` and `timeout` end it.
+ */
+export interface SpawnedProgress {
+  retries: number;
+  started: Date;
+}
+
+/**
  * One call of a timer, daemon or child handler (kopf's spawning handlers; `extra`: a child handler's
  * owned object): the same context, timeout and
  * classification as a changing handler's attempt, told to stop through `stop` (the object's
  * deletion, its filters no longer matching) as well as the operator's shutdown. No progress
  * record: the outcome and the patch carrying its status. A call that ends with an ordinary error
  * after being told to stop was cancelled, not failed. Returns once the call's code has ended (runs
- * of one timer never overlap).
+ * of one timer never overlap). With `progress` (a daemon's earlier attempts), the handler's limits
+ * apply to a temporary failure as to a changing handler's.
  */
 export async function callSpawned(
   env: ResourceEnv,
@@ -353,8 +366,11 @@ export async function callSpawned(
   body: KubernetesObject,
   stop: AbortSignal,
   extra: Record<string, unknown> = {},
+  progress?: SpawnedProgress,
 ): Promise<{ outcome: Outcome; patch: ObjectPatch; cancelled: boolean }> {
   const now = env.now();
+  const started = progress?.started ?? now;
+  const retry = progress?.retries ?? 0;
   const abort = new AbortController();
   const onStop = () => abort.abort(env.signal.aborted ? termEnded(env.signal) : new Error('stopped'));
   const signals = [env.signal, stop];
@@ -369,7 +385,7 @@ export async function callSpawned(
     old: undefined,
     new: undefined,
   };
-  const context = Object.assign(contextFor(env, step, body, { started: now, now }, abort.signal), extra);
+  const context = Object.assign(contextFor(env, step, body, { started, now, retry }, abort.signal), extra);
   if (env.signal.aborted || stop.aborted) onStop();
   const running = begin(env, step, body, now);
   try {
@@ -385,7 +401,9 @@ export async function callSpawned(
     if (ended) await ended;
     const end = env.now();
     const cancelled = abort.signal.aborted && !result.ok && !isHandlerError(result.error);
-    const outcome: Outcome = cancelled ? { kind: 'success' } : replacing(step, body, classify(result, handler.options));
+    const classified = classify(result, handler.options);
+    const limited = progress ? applyLimits(classified, handler.options, retry + 1, started, end) : classified;
+    const outcome: Outcome = cancelled ? { kind: 'success' } : replacing(step, body, limited);
     recordAttempt(env, { handler: handler.id, cause: handler.cause, outcome: outcome.kind, started: now, ended: end });
     return {
       outcome,
