@@ -112,15 +112,15 @@ function termEnded(signal: AbortSignal): Error {
 }
 
 /**
- * A handler that gave up because the operator is shutting down (it honoured its `signal`)
- * did not fail on its own: the next operator retries it at once instead of after the backoff.
+ * A handler that gave up because the operator is shutting down (it honoured its `signal`, or a
+ * client call was cut off with the term) did not fail on its own: whatever its `errors` mode, the
+ * attempt is not counted against `retries` or `timeout` and the next operator retries it at once
+ * instead of after the backoff (kopf cancels the handler's task at exit and records nothing).
  */
 function interrupted(env: ResourceEnv, attempt: Attempt, outcome: Outcome): Outcome {
-  if (!env.signal.aborted || attempt.ok || isHandlerError(attempt.error) || outcome.kind !== 'temporary') {
-    return outcome;
-  }
-  const message = `interrupted by the operator's shutdown: ${outcome.message}`;
-  return { ...outcome, delay: 0, interrupted: true, message };
+  if (!env.signal.aborted || attempt.ok || isHandlerError(attempt.error)) return outcome;
+  const message = `interrupted by the operator's shutdown: ${outcome.message ?? messageOf(attempt.error)}`;
+  return { kind: 'temporary', status: undefined, error: outcome.error, delay: 0, interrupted: true, message };
 }
 
 /**
@@ -259,12 +259,15 @@ export async function runHandler(
     const end = env.now();
     const options = step.handler.options;
     const attempts = (step.record?.retries ?? 0) + 1;
+    const classified = interrupted(env, result, classify(result, options));
     const outcome = replacing(
       step,
       body,
-      interrupted(env, result, applyLimits(classify(result, options), options, attempts, started, end)),
+      classified.interrupted ? classified : applyLimits(classified, options, attempts, started, end),
     );
-    const record = nextRecord(step.record, step.cause, outcome, started, end);
+    const next = nextRecord(step.record, step.cause, outcome, started, end);
+    // an interrupted attempt is not one of the handler's: the record keeps the count it had
+    const record = outcome.interrupted ? { ...next, retries: step.record?.retries ?? 0 } : next;
     recordAttempt(env, {
       handler: step.handler.id,
       cause: step.cause,

@@ -28,7 +28,7 @@ const body = {
 
 function setup(
   fn: (context: HandlerContext<unknown>) => unknown,
-  options: { timeout?: number; status?: 'merge' | 'replace' } = {},
+  options: { timeout?: number; retries?: number; status?: 'merge' | 'replace' } = {},
 ) {
   const registry = new Registry();
   defineHandler(resource, 'myapp').onCreate(fn, { registry, ...options });
@@ -131,6 +131,20 @@ describe('runHandler', () => {
     abort.abort();
     const { outcome } = await running;
     assert.deepEqual([outcome.kind, outcome.delay, outcome.interrupted], ['temporary', 0, true]);
+  });
+  it('an attempt the shutdown interrupts is not counted: `retries: 1` does not end the handler, its record keeps its count', async () => {
+    const { step, env, abort } = setup(
+      (context) =>
+        new Promise((_, reject) => {
+          context.signal.addEventListener('abort', () => reject(new Error('request aborted')));
+        }),
+      { retries: 1 },
+    );
+    const running = runHandler(env, step, body);
+    abort.abort();
+    const { outcome, record } = await running;
+    assert.deepEqual([outcome.kind, outcome.delay, outcome.interrupted], ['temporary', 0, true]);
+    assert.deepEqual([record.retries, record.failure, record.stopped], [0, undefined, undefined]);
   });
   it('a TemporaryError thrown during shutdown is the handler’s own word: not an interruption', async () => {
     const { step, env, abort } = setup(() => {
