@@ -53,7 +53,9 @@ export function adoptChild(
       );
     meta.namespace = parent.namespace;
   }
-  meta.name ??= parent.name;
+  // kopf's harmonize_naming: a child with a name or a generateName of its own keeps it (both set, the
+  // API server would take the name, so a second child made from the same template would clash)
+  if (meta.name === undefined && meta.generateName === undefined) meta.name = parent.name;
   const ref = ownerRef(owner.body);
   const others = (meta.ownerReferences ?? []).filter((r) => r.uid !== ref.uid);
   const controller = others.find((r) => r.controller === true);

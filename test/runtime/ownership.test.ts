@@ -66,6 +66,11 @@ describe('adoptChild', () => {
       },
     },
     {
+      name: 'a generateName of its own is kept and no name set (kopf’s harmonize_naming: the API server names it)',
+      child: { metadata: { generateName: 'web-pod-' } },
+      want: { metadata: { generateName: 'web-pod-', namespace: 'team', ownerReferences: [ref] } },
+    },
+    {
       name: 'labels: the owner’s under the child’s own',
       child: { metadata: { labels: { tier: 'back' } } },
       labels: true,
