@@ -69,8 +69,10 @@ export interface RunOptions {
   /** Where diagnostics go (default: stderr). */
   write?: (line: string) => void;
   /**
-   * Ends the process (the CLI passes process.exit) after a stop that abandoned handler attempts: they
-   * may hold timers or sockets that would keep it alive. Without it the exit code is returned.
+   * Ends the process (the CLI passes process.exit) once the operator has stopped, with the exit code:
+   * what the user's module holds (a `setInterval`, a socket) or an abandoned handler attempt must not
+   * keep it alive after "stopped" (kopf's `kopf run` returns from `asyncio.run` and the interpreter
+   * exits). Without it the exit code is returned.
    */
   exit?: (code: number) => void;
 }
@@ -194,7 +196,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
   if ('error' in ended) {
     write(`kopfgen run: ${ended.error.message}`);
     await operator.stop();
-    return 1;
+    return exiting(options, 1);
   }
   logger.info(
     `stopping (${String(ended.reason)}): waiting for running handlers to finish and their patches to be written`,
@@ -206,11 +208,16 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     write(
       `kopfgen run: stopped with ${operator.abandoned} handler attempt(s) abandoned after the drain timeout of ${seconds} s`,
     );
-    options.exit?.(1);
-    return 1;
+    return exiting(options, 1);
   }
   logger.info('stopped');
-  return 0;
+  return exiting(options, 0);
+}
+
+/** The exit code, after ending the process when the caller asked for that (`RunOptions.exit`). */
+function exiting(options: RunOptions, code: number): number {
+  options.exit?.(code);
+  return code;
 }
 
 /** The webhook flags as the operator's option: served when the module registered admission callbacks or conversions. */
