@@ -36,6 +36,8 @@ import asyncio
 import copy
 import datetime
 import functools
+import inspect
+import sys
 from typing import Any, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, TypeVar, Union, cast
 
 import kopf
@@ -347,6 +349,9 @@ def _is_async(fn: Callable[..., Any]) -> bool:
     inner = getattr(fn, "__wrapped__", None)
     if inner is not None:
         return _is_async(inner)
+    if sys.version_info >= (3, 14):
+        # asyncio's is deprecated from 3.14 on; inspect's answers the same for every coroutine function
+        return inspect.iscoroutinefunction(fn)
     return asyncio.iscoroutinefunction(fn)
 
 

@@ -74,9 +74,12 @@ export function kopfRuntimeSkip(): string | false {
   return (kopfRuntime = `needs kopf's Debian packages for ${DEBIAN_PYTHON}: apt-get install ${KOPF_PACKAGES.join(' ')}`);
 }
 
-/** One interpreter per Python minor version from 3.9 to 3.12 found here (PATH, Debian's, pyenv's), by version. */
+/** The Python minor versions the kopf target supports: kopf 1.38's oldest to the newest released. */
+export const PYTHON_VERSIONS = ['3.9', '3.10', '3.11', '3.12', '3.13', '3.14'];
+
+/** One interpreter per supported Python minor version found here (PATH, Debian's, pyenv's), by version. */
 export function pythons(): Map<string, string> {
-  const candidates = [DEBIAN_PYTHON, 'python3.9', 'python3.10', 'python3.11', 'python3.12'];
+  const candidates = [DEBIAN_PYTHON, ...PYTHON_VERSIONS.map((v) => `python${v}`)];
   const versions = join(process.env.PYENV_ROOT ?? join(homedir(), '.pyenv'), 'versions');
   if (existsSync(versions))
     for (const v of readdirSync(versions).sort()) candidates.push(join(versions, v, 'bin', 'python3'));
@@ -87,7 +90,7 @@ export function pythons(): Map<string, string> {
       timeout: 30_000,
     });
     const version = run.status === 0 ? run.stdout.trim() : '';
-    if (['3.9', '3.10', '3.11', '3.12'].includes(version) && !found.has(version)) found.set(version, python);
+    if (PYTHON_VERSIONS.includes(version) && !found.has(version)) found.set(version, python);
   }
   return found;
 }
@@ -107,10 +110,18 @@ export interface PyrightDiagnostic {
  * path of every execution root named (each a directory of `dir` holding a generated package and
  * the code importing it): one process for everything, since its start and typeshed cost seconds.
  */
-export function runPyright(dir: string, roots: string[]): { diagnostics: PyrightDiagnostic[]; files: number } {
+export function runPyright(
+  dir: string,
+  roots: string[],
+  /**
+   * The Python whose rules apply (default 3.9, the oldest the kopf target supports). Top-level: pyright
+   * 1.1.414 reports a deprecation by the configuration's version, not an execution environment's.
+   */
+  pythonVersion = '3.9',
+): { diagnostics: PyrightDiagnostic[]; files: number } {
   const config = {
     typeCheckingMode: 'strict',
-    pythonVersion: '3.9',
+    pythonVersion,
     include: roots,
     // Top-level, not per environment: kopf's own files are outside every root, and resolve its
     // internal imports in the default environment (per-environment paths leave kopf's types unknown).

@@ -1,5 +1,5 @@
 /**
- * The kopf target's Python checked by a real checker: pyright (strict, Python 3.9 rules, kopf
+ * The kopf target's Python checked by a real checker: pyright (strict, Python 3.9 rules, the fixtures again under 3.14's; kopf
  * 1.38's source on the import path), run once over everything, since its start costs seconds: the
  * package and stubs generated from every CRD of ../shared/crds, every committed golden package,
  * the fixtures' stubs, the stub templates, a `kopfgen init --target kopf` project, and the type
@@ -21,6 +21,8 @@ import { formatPyright, pyrightSkip, runPyright, type PyrightDiagnostic } from '
 
 const CORPUS = resolve(REPO, '../shared/crds');
 const CASES = 'test/fixtures/kopf/type-cases.py';
+/** The newest Python the generated code must type-check under (pyright's `pythonVersion`). */
+const NEWEST_PYTHON = '3.14';
 
 /** A kopf run with stubs: the package under `<dir>/generated`, the stubs under `<dir>/kinds`. */
 function writeProject(dir: string, files: GeneratedFile[]): void {
@@ -50,6 +52,7 @@ function kopfRun(sources: { file: string; text: string }[]) {
 const sources = (files: string[]) => files.map((file) => ({ file, text: readFileSync(join(REPO, file), 'utf8') }));
 
 let diagnostics: PyrightDiagnostic[] = [];
+let newestDiagnostics: PyrightDiagnostic[] = [];
 let corpusModules = 0;
 const roots: string[] = [];
 const goldens = goldenFixtures().map((f) => f.name);
@@ -88,6 +91,10 @@ before(
     }
     mkdirSync(dir, { recursive: true });
     diagnostics = runPyright(dir, roots).diagnostics;
+    // the fixtures' package and stubs again, with the newest Python's rules (its deprecations included)
+    const newest = join(dir, 'newest');
+    writeProject(join(newest, 'fixtures'), kopfRun(sources(goldenFixtures().map((f) => f.file))).files);
+    newestDiagnostics = runPyright(newest, ['fixtures'], NEWEST_PYTHON).diagnostics;
   },
   { timeout: 900_000 },
 );
@@ -116,6 +123,14 @@ test(
       [...errorsUnder('fixtures'), ...errorsUnder('templates'), ...errorsUnder('init')].slice(0, 20),
       [],
     );
+  },
+);
+
+test(
+  `pyright strict with Python ${NEWEST_PYTHON} as the target: the fixtures' package and stubs, 0 errors (no deprecated API)`,
+  { skip: pyrightSkip },
+  () => {
+    assert.deepEqual(newestDiagnostics.map(formatPyright).slice(0, 20), []);
   },
 );
 
