@@ -77,7 +77,7 @@ export type {
   TimerOptions,
 } from './api/registry.js';
 export { ABSENT, PRESENT } from './api/filters.js';
-export type { FilterContext, Filters, MetaFilter, Presence } from './api/filters.js';
+export type { ChangeFilters, FilterContext, Filters, MetaFilter, Presence, ValueFilter } from './api/filters.js';
 export type { EventContext, WatchEventType } from './api/event-context.js';
 export { onCleanup, onStartup } from './api/hooks.js';
 export type { HookOptions } from './api/hooks.js';

@@ -81,10 +81,10 @@ test('each error sits on the offending field or names it', () => {
   );
 });
 
-test('timers, daemons, event handlers, filters and hooks: typed like the other causes, exact codes and lines', () => {
+test('timers, daemons, event handlers, filters (old/new of a field included) and hooks: typed like the other causes, exact codes and lines', () => {
   const { errors } = project(['spawning.ts']);
   const expected = expectedErrors('cases/spawning.ts', readFixture('test/fixtures/handlers/cases/spawning.ts'));
-  assert.equal(expected.length, 6);
+  assert.equal(expected.length, 9);
   assert.deepEqual(
     formatErrors(errors),
     expected,

@@ -8,6 +8,7 @@ import type { AdmissionOptions, MutationContext, ValidateFn } from './admission.
 import type { ChildContext, HandlerContext } from './context.js';
 import { OWNED_ACCESS } from './access.js';
 import type { EventContext } from './event-context.js';
+import type { ChangeFilters } from './filters.js';
 import type { CheckedFieldPath, Essence, FieldValue } from './field-paths.js';
 import {
   Registry,
@@ -78,12 +79,14 @@ export interface HandlerDefinition<Res, S, W = Res> {
   onResume<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
   /**
    * Runs on create/update when the value at `field` (a dotted path into the essence, e.g.
-   * `spec.replicas`; a typo is a compile error) changed; `old`/`new` are that field's values.
+   * `spec.replicas`; a typo is a compile error) changed; `old`/`new` are that field's values. The
+   * options' `old`/`new` (kopf's `old=`/`new=`) narrow it to changes from and to given values, typed
+   * by the field's value type: `{ old: 'value', new: 'changed' }`.
    */
   onField<P extends string, Ret extends StatusPatch<S> | void>(
     field: P & CheckedFieldPath<Res, NoInfer<P>>,
     fn: HandlerFn<Res, S, Ret, W, FieldValue<Res, NoInfer<P>>>,
-    options?: HandlerOptions<Res>,
+    options?: HandlerOptions<Res> & ChangeFilters<FieldValue<Res, NoInfer<P>>>,
   ): void;
   /**
    * Every raw watch event of a matching object (kopf's on.event): no progress, no status write, no
@@ -163,7 +166,7 @@ export function defineHandler<Res, S, W = Res>(
     (cause: Cause) =>
     (
       fn: (context: never) => unknown,
-      options: HandlerOptions<Res> & Partial<TimerOptions & DaemonOptions> = {},
+      options: HandlerOptions<Res> & Partial<TimerOptions & DaemonOptions> & ChangeFilters<unknown> = {},
       field?: string,
       child?: ResourceDescriptor<unknown, unknown>,
     ): void => {

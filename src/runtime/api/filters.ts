@@ -31,6 +31,18 @@ export interface FilterContext<R> {
   uid: string;
 }
 
+/** What a field's value must be: equal to this (deep equality), PRESENT/ABSENT, or a predicate of it. */
+export type ValueFilter<V> = V | Presence | ((value: V | undefined) => boolean);
+
+/**
+ * kopf's `old=`/`new=` with `field=`: a field handler runs for a change of its field only when the
+ * value before (`old`) and after (`new`) match, each typed by the field's value type (`onField`).
+ */
+export interface ChangeFilters<V = unknown> {
+  old?: ValueFilter<V>;
+  new?: ValueFilter<V>;
+}
+
 export interface Filters<R = unknown> {
   /** Every listed label must match (a string: equal; PRESENT/ABSENT; a predicate of the value). */
   labels?: Readonly<Record<string, MetaFilter>>;

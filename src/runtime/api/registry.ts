@@ -6,7 +6,7 @@ import type { AdmissionContext, AdmissionOptions, MutationContext } from './admi
 import type { Client } from './client-api.js';
 import type { Cause, HandlerContext, Logger } from './context.js';
 import type { ConversionFn } from './conversion-fn.js';
-import type { Filters } from './filters.js';
+import type { ChangeFilters, Filters } from './filters.js';
 import type { ResourceDescriptor } from './resource.js';
 
 export type { Cause } from './context.js';
@@ -102,7 +102,8 @@ export interface RegisteredHandler {
   id: string;
   cause: Cause;
   fn: (context: HandlerContext<unknown, unknown, unknown>) => unknown;
-  options: HandlerOptions;
+  /** With a field handler's `old`/`new` filters (kopf's `old=`/`new=`). */
+  options: HandlerOptions & ChangeFilters;
   /** For `field` handlers: the dotted path whose change triggers the handler. */
   field?: string;
   /** For `timer` handlers: the schedule. */

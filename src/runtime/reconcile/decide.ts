@@ -30,7 +30,7 @@ import {
 import type { Cause, RegisteredHandler } from '../api/registry.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import { combinePatches, type ObjectPatch } from './patches.js';
-import { matchesFilters } from './filter-match.js';
+import { matchesChange, matchesFilters } from './filter-match.js';
 
 export interface RunStep {
   kind: 'run';
@@ -139,14 +139,10 @@ function changingCause(input: DecideInput): Changing | undefined {
     else if (handler.cause === 'field' && cause !== 'resume' && handler.field) {
       const path = parseField(handler.field);
       const fieldDiff = reduceDiff(changes, path);
-      if (fieldDiff.length > 0)
-        candidates.push({
-          handler,
-          key: handlerKey(handler),
-          diff: fieldDiff,
-          old: getPath(old, path),
-          new: getPath(essence, path),
-        });
+      const before = getPath(old, path);
+      const after = getPath(essence, path);
+      if (fieldDiff.length > 0 && matchesChange(handler.options, before, after))
+        candidates.push({ handler, key: handlerKey(handler), diff: fieldDiff, old: before, new: after });
     }
   }
   return { cause, candidates, essence };

@@ -5,7 +5,14 @@
  * A predicate that throws is the user's code failing: the exception goes to the caller (the
  * reconcile's error policy), as kopf lets it surface.
  */
-import { ABSENT, PRESENT, type FilterContext, type Filters, type MetaFilter } from '../api/filters.js';
+import {
+  ABSENT,
+  PRESENT,
+  type ChangeFilters,
+  type FilterContext,
+  type Filters,
+  type MetaFilter,
+} from '../api/filters.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import { deepEqual, getPath } from '../json.js';
 import { parseField } from './essence.js';
@@ -48,5 +55,15 @@ export function matchesFilters(filters: Filters, body: KubernetesObject): boolea
     if (!matchesValue(filters.value === undefined ? PRESENT : filters.value, value)) return false;
   }
   if (filters.when && filters.when(filterContext(body)) !== true) return false;
+  return true;
+}
+
+/**
+ * Whether a change of a field handler's field passes its `old`/`new` filters (kopf's `match_value` on
+ * `cause.old`/`cause.new` of the field): either absent means any value.
+ */
+export function matchesChange(filters: ChangeFilters, old: unknown, now: unknown): boolean {
+  if (filters.old !== undefined && !matchesValue(filters.old, old)) return false;
+  if (filters.new !== undefined && !matchesValue(filters.new, now)) return false;
   return true;
 }

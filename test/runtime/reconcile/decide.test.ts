@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, defineResource, Registry } from '../../../src/runtime/index.js';
+import { ABSENT, defineHandler, defineResource, Registry } from '../../../src/runtime/index.js';
 import {
   FINALIZER,
   LAST_HANDLED_ANNOTATION,
@@ -107,6 +107,29 @@ describe('causes', () => {
       run(decide({ body: afterMyapp, handlers, now, initial: false, marks: DEFAULT_MARKS })),
       'update:scale.field.spec.replicas',
     );
+  });
+  it("a field handler's old/new filters (kopf's old=/new=): due only for a change between the values given", () => {
+    const scale = (options: Record<string, unknown>) =>
+      registry((r) => defineHandler(resource, 'scale').onField('spec.replicas', noop, { registry: r, ...options }))
+        .handlers;
+    const body = handled(object({ spec: { image: 'nginx', replicas: 1 } }));
+    const to = (replicas: number) => applyMergePatch(body, { spec: { replicas } }) as Record<string, unknown>;
+    const cases: { name: string; options: Record<string, unknown>; body: Record<string, unknown>; want: string }[] = [
+      { name: 'old and new match', options: { old: 1, new: 2 }, body: to(2), want: 'update:scale.field.spec.replicas' },
+      { name: 'new differs', options: { old: 1, new: 2 }, body: to(3), want: 'patch' },
+      { name: 'old differs', options: { old: 5 }, body: to(2), want: 'patch' },
+      {
+        name: 'a predicate of new',
+        options: { new: (v: number) => v > 2 },
+        body: to(3),
+        want: 'update:scale.field.spec.replicas',
+      },
+      { name: 'old ABSENT on a change from a value', options: { old: ABSENT }, body: to(2), want: 'patch' },
+    ];
+    for (const c of cases) {
+      const step = decide({ body: c.body, handlers: scale(c.options), now, initial: false, marks: DEFAULT_MARKS });
+      assert.equal(run(step), c.want, c.name);
+    }
   });
   it('resume: first sight of an unchanged object; nothing on later sights', () => {
     const body = handled(object());
