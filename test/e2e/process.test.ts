@@ -259,26 +259,30 @@ describe('operator process', { skip }, () => {
     },
   );
 
-  it('SIGTERM with a timer the module holds: the CLI process exits 0 once stopped', { timeout: TEST_TIMEOUT }, async () => {
-    const ns = await namespace(suite.client, 'ticking');
-    const args = ['bin/kopfgen.js', 'run', 'test/fixtures/runtime/ticking-operator.ts', '-n', ns];
-    const child = spawn(process.execPath, [...args, '--no-leader-election', '--health-port', '0'], {
-      env: { ...process.env, KUBECONFIG: suite.cluster.kubeconfig },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    try {
-      await untilOutput('the operator to watch', () => output, 'watching myresources', 30_000);
-      child.kill('SIGTERM');
-      assert.equal(await exitWithin(exited, 20_000), 0, output);
-      assert.match(output, /stopped/);
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+  it(
+    'SIGTERM with a timer the module holds: the CLI process exits 0 once stopped',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const ns = await namespace(suite.client, 'ticking');
+      const args = ['bin/kopfgen.js', 'run', 'test/fixtures/runtime/ticking-operator.ts', '-n', ns];
+      const child = spawn(process.execPath, [...args, '--no-leader-election', '--health-port', '0'], {
+        env: { ...process.env, KUBECONFIG: suite.cluster.kubeconfig },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        await untilOutput('the operator to watch', () => output, 'watching myresources', 30_000);
+        child.kill('SIGTERM');
+        assert.equal(await exitWithin(exited, 20_000), 0, output);
+        assert.match(output, /stopped/);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+  );
 
   it(
     'a handler that never settles: recorded as timed out at its timeout; SIGTERM abandons it at the drain timeout, one line, exit 1',

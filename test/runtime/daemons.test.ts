@@ -107,7 +107,7 @@ describe('Daemons', () => {
     assert.equal(sawAbort, true);
     assert.deepEqual(fixture.body().status, { watch: { phase: 'Stopped' } });
   });
-  it('counts its attempts: ctx.retry grows, ctx.started stays the first attempt\'s, and `retries` ends it (kopf keeps one state per daemon)', async () => {
+  it("counts its attempts: ctx.retry grows, ctx.started stays the first attempt's, and `retries` ends it (kopf keeps one state per daemon)", async () => {
     const registry = new Registry();
     const seen: { retry: number; started: number }[] = [];
     defineHandler(myResourceDescriptor(), 'flaky').onDaemon(
@@ -128,7 +128,7 @@ describe('Daemons', () => {
         [0, 1, 2],
         'three attempts, then given up',
       );
-      assert.equal(new Set(seen.map((s) => s.started)).size, 1, 'started is the first attempt\'s');
+      assert.equal(new Set(seen.map((s) => s.started)).size, 1, "started is the first attempt's");
       await until(() => !daemons.running('u1'));
       assert.ok(fixture.lines.some((line) => line.includes('gave up after 3 attempt(s)')));
     } finally {
