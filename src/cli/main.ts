@@ -222,6 +222,10 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     )
     .option('--retry-period <s>', 'seconds between lease attempts (default: 2)', positiveInt)
     .option(
+      '--success-events',
+      'post a Normal Event for each handler success too, as kopf does (default: failures only)',
+    )
+    .option(
       '--cache-sync-timeout <s>',
       'seconds the startup checks and initial lists may take before exit 1 (default: 60)',
       positiveInt,

@@ -66,6 +66,8 @@ export interface RunOptions {
   registry?: Registry;
   /** Resolves when the operator should stop; default: the first SIGTERM or SIGINT. */
   until?: Promise<unknown>;
+  /** A Normal Event for each handler success (OperatorOptions.successEvents; kopf posts them). */
+  successEvents?: boolean;
   /** Where diagnostics go (default: stderr). */
   write?: (line: string) => void;
   /**
@@ -176,6 +178,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     cacheSyncTimeoutSeconds: options.cacheSyncTimeout,
     watchIdleSeconds: options.watchIdleTimeout,
     drainTimeoutSeconds: options.drainTimeout,
+    successEvents: options.successEvents,
     fieldManager: options.fieldManager ?? options.leaderElectionId,
     health: options.healthPort ? { port: options.healthPort, host: options.healthHost } : undefined,
     webhooks: webhookOptions(options, options.registry ?? defaultRegistry),

@@ -54,4 +54,6 @@ export interface ResourceEnv {
   gate?: StartGate;
   /** Who sets the resource's `Ready` condition (registry.ts `readinessMode`); default `auto`. */
   readiness?: 'auto' | 'manual';
+  /** Post a Normal Event for each handler success too (OperatorOptions.successEvents; kopf's posting). */
+  successEvents?: boolean;
 }

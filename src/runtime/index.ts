@@ -83,6 +83,8 @@ export { onCleanup, onStartup } from './api/hooks.js';
 export type { HookOptions } from './api/hooks.js';
 export type {
   AdoptOptions,
+  EventObject,
+  PostedEvent,
   ChildContext,
   ChildEvent,
   DiffItem,

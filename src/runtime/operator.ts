@@ -126,6 +126,12 @@ export interface OperatorOptions {
    * forward makes a delayed retry due at the object's next event instead of after the real delay.
    */
   now?: () => Date;
+  /**
+   * Post a Normal Event (`<id>Succeeded`) for each handler success, besides the Warning Events of
+   * failures (kopf posts its success log lines as Events, `settings.posting`). Default false: every
+   * success of every object would be an Event write.
+   */
+  successEvents?: boolean;
 }
 
 /** The default drain timeout, seconds (OperatorOptions.drainTimeoutSeconds). */
@@ -431,6 +437,7 @@ export class Operator {
         typed,
         gate,
         readiness: readinessMode(this.registry.handlersFor(resource)),
+        successEvents: this.options.successEvents,
       };
       term.controllers.push(new Controller(env, this.registry.handlersFor(resource), slots));
     }

@@ -87,7 +87,7 @@ export function reportSpawned(
   // a timer runs again at its interval, whatever delay its error asked for
   const retry = retryText(outcome, handler.timer?.interval);
   logOutcome(env, body, handler.id, handler.cause, outcome, retry);
-  if (eventWorthy(outcome)) outcomeEvent(env, body, handler.id, outcome, retry);
+  if (eventWorthy(outcome, env.successEvents)) outcomeEvent(env, body, handler.id, outcome, retry);
 }
 
 export async function recordSpawned(

@@ -371,7 +371,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
     body = applyWrite(body, placeRecords(written, body, marks, recordsPlace(env.resource)));
     if (!result.cancelled) {
       logOutcome(env, body, handler.id, cause, result.outcome);
-      if (eventWorthy(result.outcome)) outcomeEvent(env, body, handler.id, result.outcome);
+      if (eventWorthy(result.outcome, env.successEvents)) outcomeEvent(env, body, handler.id, result.outcome);
     }
     attempts.push(attempted(handler.id, cause, 0, result, written, marks));
   };
@@ -479,7 +479,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
     });
     body = applyWrite(body, placeRecords(written, body, marks, place));
     logOutcome(env, view, step.handler.id, step.cause, result.outcome);
-    if (eventWorthy(result.outcome)) outcomeEvent(env, view, step.handler.id, result.outcome);
+    if (eventWorthy(result.outcome, env.successEvents)) outcomeEvent(env, view, step.handler.id, result.outcome);
     attempts.push(attempted(step.handler.id, step.cause, step.record?.retries ?? 0, result, written, marks));
   }
   if (attempts.length === 0) {

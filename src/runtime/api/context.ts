@@ -112,6 +112,39 @@ export interface HandlerContext<R, W = R, O = Essence<R>> {
    * the resource's status schema has a `conditions` list (else `never`), named by its enum if any.
    */
   conditions: ConditionsOf<R>;
+  /**
+   * Posts an Event about `object` (this object, `ctx.body`, or any other, e.g. a child the client
+   * returned; a list posts one each): kopf's `kopf.event`. Written in the background, aggregated and
+   * rate-limited with the operator's own Events; never throws.
+   */
+  event(object: EventObject | readonly EventObject[], event: PostedEvent): void;
+  /** A Normal Event about `object` (kopf's `kopf.info`). */
+  info(object: EventObject | readonly EventObject[], reason: string, message?: string): void;
+  /** A Warning Event about `object` (kopf's `kopf.warn`). */
+  warn(object: EventObject | readonly EventObject[], reason: string, message?: string): void;
+  /**
+   * A Warning Event about `object` for `error` (kopf's `kopf.exception`): the reason defaults to the
+   * error's name, the message is `message` followed by the error's. kopf posts the type `Error`, which
+   * Kubernetes does not define (Normal and Warning); kopfgen posts a Warning.
+   */
+  exception(object: EventObject | readonly EventObject[], error: unknown, reason?: string, message?: string): void;
+}
+
+/**
+ * What an Event can be about: an object as read, of any typing (generated, kubernetes-types): only
+ * what an Event's involvedObject names of it.
+ */
+export interface EventObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
+}
+
+/** An Event to post (core/v1 Event: type Normal or Warning, an UpperCamelCase reason, a message). */
+export interface PostedEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message?: string;
 }
 
 export interface AdoptOptions {

@@ -24,7 +24,7 @@ import { describe } from '../kube/client.js';
 import { accessKind } from '../api/access.js';
 import { adoptChild } from '../ownership.js';
 import { DEFAULT_FIELD_MANAGER, TypedClient } from './typed-client.js';
-import { warn } from './events.js';
+import { exceptionEvent, postEvent, warn } from './events.js';
 import type { AlreadyOwnedError } from '../api/client-api.js';
 import { messageOf } from '../error-message.js';
 import { StartRefused } from '../start-gate.js';
@@ -192,6 +192,10 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
     client: handlerClient(env, body, signal),
     adopt: (kind, child, options) => adoptChild(owner, accessKind(kind), child, options) as never,
     conditions: conditionsOn(patch),
+    event: (object, event) => postEvent(env, body, object, event),
+    info: (object, reason, message) => postEvent(env, body, object, { type: 'Normal', reason, message }),
+    warn: (object, reason, message) => postEvent(env, body, object, { type: 'Warning', reason, message }),
+    exception: (object, error, reason, message) => postEvent(env, body, object, exceptionEvent(error, reason, message)),
   };
   return context;
 }

@@ -362,7 +362,7 @@ export class Reconciler {
         if (after !== canonical(essenceOf(this.env, decided.body))) this.selfUpdates.wrote(uid, after, Date.now());
       }
       logOutcome(this.env, decided.body, id, cause, result.outcome);
-      if (eventWorthy(result.outcome)) outcomeEvent(this.env, decided.body, id, result.outcome);
+      if (eventWorthy(result.outcome, this.env.successEvents)) outcomeEvent(this.env, decided.body, id, result.outcome);
       return completes;
     }
   }
