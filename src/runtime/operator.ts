@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from './api/context.js';
 import type { ResourceDescriptor } from './api/define.js';
-import { defaultRegistry, type Registry } from './api/registry.js';
+import { defaultRegistry, type HookRetries, type Registry } from './api/registry.js';
 import { Controller } from './controller.js';
 import { createLogger } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
@@ -23,6 +23,7 @@ import { digestKey } from './kube/digest-key.js';
 import { Attempts, describeAttempt, type AttemptInfo } from './attempts.js';
 import { decodeJournal, encodeJournal, GUARDED_MS, type CrashGuard } from './crash-journal.js';
 import { readinessMode, sensitiveFields } from './api/registry.js';
+import { applyLimits, classify, type Outcome } from './reconcile/outcome.js';
 import type { Secrecy } from './reconcile/essence.js';
 import { StartupError } from './kube/discovery.js';
 import { DEFAULT_CACHE_SYNC_SECONDS, startupChecks } from './kube/startup-checks.js';
@@ -132,6 +133,28 @@ export interface OperatorOptions {
    * success of every object would be an Event write.
    */
   successEvents?: boolean;
+}
+
+/**
+ * What a startup hook's failed attempt number `attempts` comes to (kopf's activities, retried as
+ * handlers are): the handler outcome arithmetic (reconcile/outcome.ts) over the hook's retry options.
+ */
+export function hookRetry(retrying: HookRetries, error: unknown, attempts: number, started: Date, now: Date): Outcome {
+  return applyLimits(classify({ ok: false, error }, retrying), retrying, attempts, started, now);
+}
+
+/** Sleeps `seconds`, or less when `signal` aborts. */
+function sleepUnless(seconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, seconds * 1000);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** The default drain timeout, seconds (OperatorOptions.drainTimeoutSeconds). */
@@ -608,19 +631,39 @@ export class Operator {
   }
 
   /**
-   * The registry's startup or cleanup hooks, in order. A startup hook that throws ends the start
-   * as a StartupError naming it; a cleanup hook that throws is logged and the next one still runs.
+   * The registry's startup or cleanup hooks, in order. A startup hook that fails temporarily (hookRetry)
+   * is called again after its delay, with `retry` counting; one that fails for good ends the start as a
+   * StartupError naming it. A cleanup hook that throws is logged and the next one still runs.
    */
   private async runHooks(kind: 'startup' | 'cleanup'): Promise<void> {
     for (const hook of this.registry[kind]) {
       const signal = kind === 'startup' ? this.abort.signal : AbortSignal.timeout(60_000);
-      try {
-        const client = this.typed ?? clientSlot().base;
-        if (!client) throw new Error('the operator has no client yet');
-        await hook.fn({ logger: this.logger, signal, client });
-      } catch (error) {
-        if (kind === 'startup') throw new StartupError(`startup hook ${hook.id} failed: ${messageOf(error)}`);
-        this.logger.error(`cleanup hook ${hook.id} failed: ${messageOf(error)}`);
+      const started = new Date();
+      for (let retry = 0; ; retry++) {
+        try {
+          const client = this.typed ?? clientSlot().base;
+          if (!client) throw new Error('the operator has no client yet');
+          await hook.fn({ logger: this.logger, signal, client, retry });
+          this.logger.info(`${kind} hook ${hook.id} succeeded`);
+          break;
+        } catch (error) {
+          if (kind === 'cleanup') {
+            this.logger.error(`cleanup hook ${hook.id} failed: ${messageOf(error)}`);
+            break;
+          }
+          const outcome = hookRetry(hook.retrying ?? {}, error, retry + 1, started, new Date());
+          if (outcome.kind === 'ignored') {
+            this.logger.warn(`startup hook ${hook.id} failed, error ignored: ${outcome.message}`);
+            break;
+          }
+          if (outcome.kind !== 'temporary' || signal.aborted) {
+            throw new StartupError(`startup hook ${hook.id} failed: ${outcome.message ?? messageOf(error)}`);
+          }
+          this.logger.warn(
+            `startup hook ${hook.id} failed temporarily, retry in ${outcome.delay}s: ${outcome.message}`,
+          );
+          await sleepUnless(outcome.delay ?? 0, signal);
+        }
       }
     }
   }

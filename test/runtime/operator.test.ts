@@ -1,8 +1,8 @@
 /** The operator's decisions that need no cluster: when leader election is on, and the default Lease name. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineHandler, Registry } from '../../src/runtime/index.js';
-import { defaultLeaseName, electionOptions } from '../../src/runtime/operator.js';
+import { defineHandler, PermanentError, Registry, TemporaryError } from '../../src/runtime/index.js';
+import { defaultLeaseName, electionOptions, hookRetry } from '../../src/runtime/operator.js';
 import { myResourceDescriptor } from '../helpers/resource-env.js';
 
 const resource = myResourceDescriptor();
@@ -32,4 +32,72 @@ describe('Operator', () => {
     assert.equal(defaultLeaseName(registryWith('audit', 'myapp')), name, 'registration order does not matter');
     assert.notEqual(defaultLeaseName(registryWith('myapp')), name);
   });
+});
+
+describe('hookRetry: a failing startup hook, retried as kopf retries its activities', () => {
+  const started = new Date('2026-01-01T00:00:00Z');
+  const at = (seconds: number) => new Date(started.getTime() + seconds * 1000);
+  const cases: {
+    name: string;
+    retrying: Parameters<typeof hookRetry>[0];
+    error: unknown;
+    attempts: number;
+    now: Date;
+    want: [string, number | undefined];
+  }[] = [
+    {
+      name: 'a TemporaryError: after its delay',
+      retrying: {},
+      error: new TemporaryError('later', { delay: 1 }),
+      attempts: 1,
+      now: at(0),
+      want: ['temporary', 1],
+    },
+    {
+      name: 'a PermanentError: the start ends',
+      retrying: {},
+      error: new PermanentError('no'),
+      attempts: 1,
+      now: at(0),
+      want: ['permanent', undefined],
+    },
+    {
+      name: "any other error: the start ends (errors: 'permanent', the default onStartup gives)",
+      retrying: { errors: 'permanent' },
+      error: new Error('x'),
+      attempts: 1,
+      now: at(0),
+      want: ['permanent', undefined],
+    },
+    {
+      name: "errors: 'temporary': after the backoff",
+      retrying: { errors: 'temporary', backoff: 2 },
+      error: new Error('x'),
+      attempts: 1,
+      now: at(0),
+      want: ['temporary', 2],
+    },
+    {
+      name: 'retries used up',
+      retrying: { retries: 3 },
+      error: new TemporaryError('later', { delay: 1 }),
+      attempts: 3,
+      now: at(3),
+      want: ['permanent', undefined],
+    },
+    {
+      name: 'timeout passed',
+      retrying: { timeout: 5 },
+      error: new TemporaryError('later', { delay: 1 }),
+      attempts: 2,
+      now: at(5),
+      want: ['permanent', undefined],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const outcome = hookRetry(c.retrying, c.error, c.attempts, started, c.now);
+      assert.deepEqual([outcome.kind, outcome.delay], c.want);
+    });
+  }
 });

@@ -84,6 +84,26 @@ export interface DaemonOptions {
 export interface OperatorHook {
   id: string;
   fn: (context: HookContext) => unknown;
+  /** How a failing startup hook is retried (api/hooks.ts). */
+  retrying?: HookRetries;
+}
+
+/**
+ * How a failing startup hook is retried (kopf's activity handlers take `errors`, `retries`, `backoff`
+ * and `timeout` as any handler): a TemporaryError after its delay; any other error as `errors` says.
+ */
+export interface HookRetries {
+  /** Attempts before the hook fails for good, ending the start (default: unlimited). */
+  retries?: number;
+  /** Seconds since the first attempt after which it fails for good. */
+  timeout?: number;
+  /** Seconds before a retry when an error gives no delay (default 60, as in kopf). */
+  backoff?: number;
+  /**
+   * Errors other than TemporaryError/PermanentError: `permanent` (the default: the start ends at once,
+   * the place to fail fast), `temporary` (retried after `backoff`, kopf's default) or `ignored`.
+   */
+  errors?: ErrorsMode;
 }
 
 export interface HookContext {
@@ -95,6 +115,8 @@ export interface HookContext {
   client: Client;
   /** Startup: aborted when the operator is stopped while the hook runs. Cleanup: aborted after 60 s. */
   signal: AbortSignal;
+  /** A startup hook's attempts before this one (0 on the first; kopf's `retry`). */
+  retry: number;
 }
 
 export interface RegisteredHandler {
