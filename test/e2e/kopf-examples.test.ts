@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { eventually, skip } from '../helpers/envtest.js';
-import { create, exitWithin, namespace, objectPath, untilOutput, type Body } from '../helpers/e2e-objects.js';
+import { create, events, exitWithin, namespace, objectPath, untilOutput, type Body } from '../helpers/e2e-objects.js';
 import { E2eSuite } from '../helpers/e2e-suite.js';
 
 const KOPFEXAMPLES_CRD = {
@@ -39,16 +39,20 @@ const OBJECT: Body = {
 interface Scenario {
   /** `examples/kopf/<name>.ts`, run as its compiled JavaScript. */
   name: string;
+  /** The log text that says the operator is ready (default: its watch of kopfexamples started). */
+  ready?: string;
   /** Extra flags of `kopfgen run`. */
   flags?: string[];
   /** Log text to wait for after the object is created (kopf's E2E_CREATION_STOP_WORDS; all of them). */
   created?: string[];
   /** Log text to wait for once the object is gone (kopf's E2E_DELETION_STOP_WORDS). */
   deleted?: string[];
-  /** `handler <id> succeeded` lines per id (kopf's E2E_SUCCESS_COUNTS); default: each id that succeeded, once. */
+  /** `handler <id> succeeded` (or `hook <id> succeeded`) lines per id (kopf's E2E_SUCCESS_COUNTS); default: each id that succeeded, once. */
   successes?: Record<string, number>;
   /** `handler <id> failed permanently` lines per id (kopf's E2E_FAILURE_COUNTS); default: none. */
   failures?: Record<string, number>;
+  /** Events about the object once created: type, reason, message (each waited for). */
+  events?: [string, string, string][];
   /** What the object's status holds once created (read before its deletion). */
   status?: (status: Record<string, unknown>) => void;
 }
@@ -78,6 +82,17 @@ const SCENARIOS: Scenario[] = [
       instant_failure_with_traceback: 1,
       instant_failure_with_only_a_message: 1,
     },
+  },
+  {
+    name: '04-events',
+    flags: ['--no-leader-election', '--success-events'],
+    created: ['handler create_fn succeeded'],
+    events: [
+      ['Normal', 'SomeReason', 'Some message'],
+      ['Warning', 'SomeReason', 'Some message'],
+      ['Warning', 'SomeReason', 'Some exception: Exception text.'],
+      ['Normal', 'create_fnSucceeded', 'Handler create_fn succeeded'],
+    ],
   },
   {
     name: '05-handlers',
@@ -118,6 +133,11 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: '13-hooks',
+    ready: 'watching pods',
+    successes: { startup_fn_simple: 1, startup_fn_retried: 1, cleanup_fn: 1 },
+  },
+  {
     name: '14-daemons',
     created: ['=> Ping from a sync daemon', '=> Ping from an async daemon'],
     successes: { background_sync: 1, background_async: 1 },
@@ -134,6 +154,31 @@ const SCENARIOS: Scenario[] = [
     successes: {},
     status: (status) => assert.deepEqual(status['running-pods'], []),
   },
+  {
+    name: '99-all-at-once',
+    created: [
+      'handler create_1 succeeded',
+      'handler create_2 succeeded',
+      'handler create_pod succeeded',
+      'This pod is special for us.',
+    ],
+    deleted: ['handler delete succeeded'],
+    successes: {
+      create_1: 1,
+      create_2: 1,
+      create_pod: 1,
+      delete: 1,
+      startup_fn_simple: 1,
+      startup_fn_retried: 1,
+      cleanup_fn: 1,
+    },
+    events: [
+      ['Normal', 'AnyReason', ''],
+      ['Warning', 'SomeReason', 'Cannot do something'],
+    ],
+    status: (status) =>
+      assert.deepEqual([status.create_1, status.create_2], [{ 'job1-status': 100 }, { 'job2-status': 100 }]),
+  },
 ];
 
 const EXAMPLE_TIMEOUT = 150_000;
@@ -141,7 +186,7 @@ const EXAMPLE_TIMEOUT = 150_000;
 /** Counts of `handler <id> <what>` lines per id. */
 function counts(output: string, what: RegExp): Record<string, number> {
   const found: Record<string, number> = {};
-  for (const match of output.matchAll(new RegExp(`handler (\\S+) ${what.source}`, 'g'))) {
+  for (const match of output.matchAll(new RegExp(`(?:handler|hook) (\\S+) ${what.source}`, 'g'))) {
     found[match[1]] = (found[match[1]] ?? 0) + 1;
   }
   return found;
@@ -166,9 +211,17 @@ async function runScenario(scenario: Scenario): Promise<void> {
   const log = () => output;
   const path = objectPath('kopf.dev', 'v1', 'kopfexamples', ns, 'kopf-example-1');
   try {
-    await untilOutput(`${scenario.name}: the operator to watch`, log, 'watching kopfexamples', 60_000);
+    const ready = scenario.ready ?? 'watching kopfexamples';
+    await untilOutput(`${scenario.name}: the operator to be ready`, log, ready, 60_000);
     await create(suite.client, objectPath('kopf.dev', 'v1', 'kopfexamples', ns), OBJECT);
     for (const text of scenario.created ?? []) await untilOutput(`${scenario.name}: ${text}`, log, text, 60_000);
+    for (const [type, reason, message] of scenario.events ?? []) {
+      await eventually(`${scenario.name}: the Event ${type} ${reason} ${message}`, async () =>
+        (await events(suite.client, ns, 'kopf-example-1')).find(
+          (e) => e.type === type && e.reason === reason && (e.message ?? '') === message,
+        ),
+      );
+    }
     const body = await suite.get(path);
     scenario.status?.(body.status ?? {});
     await suite.client.request('DELETE', path);
