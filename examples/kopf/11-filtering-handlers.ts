@@ -1,17 +1,16 @@
 /**
  * kopf's examples/11-filtering-handlers: handlers filtered by labels, annotations (a value, present,
- * absent, a predicate), `when`, and a field's value or presence. Different from kopf: a label or
- * annotation predicate gets the value only (kopf also passes the object's kwargs), so `say_yes`'s check
- * of `spec.field` moves into a `when`; kopf's `field=` with `old=`/`new=` on an update handler is
- * `onField` with `old`/`new` (docs: the kopf mapping).
+ * absent, a predicate of the value and the object), `when`, and a field's value or presence. kopf's
+ * `field=` with `old=`/`new=` on an update handler is `onField` with `old`/`new`.
  */
 import { ABSENT, defineHandler, PRESENT } from 'kopfgen/runtime';
 import { KopfExampleDescriptor, type KopfExample } from './generated/index.js';
 
 const handler = (id: string) => defineHandler<KopfExample, never>(KopfExampleDescriptor, id);
-const sayYes = (value: string | undefined) => value === 'somevalue';
-const sayNo = (value: string | undefined) => value === 'somevalue' && false;
-const fieldIsSet = ({ spec }: { spec: KopfExample['spec'] }) => spec?.field !== undefined;
+type Spec = { spec: KopfExample['spec'] };
+const sayYes = (value: string | undefined, { spec }: Spec) => value === 'somevalue' && spec?.field !== undefined;
+const sayNo = (value: string | undefined, { spec }: Spec) =>
+  value === 'somevalue' && spec?.field === 'not-this-value-for-sure';
 
 handler('create_with_labels_matching').onCreate((ctx) => ctx.logger.info('Label is matching.'), {
   labels: { somelabel: 'somevalue' },
@@ -24,7 +23,6 @@ handler('create_with_labels_absent').onCreate((ctx) => ctx.logger.info('Label is
 });
 handler('create_with_labels_callback_matching').onCreate((ctx) => ctx.logger.info('Label callback matching.'), {
   labels: { somelabel: sayYes },
-  when: fieldIsSet,
 });
 handler('create_with_annotations_matching').onCreate((ctx) => ctx.logger.info('Annotation is matching.'), {
   annotations: { someannotation: 'somevalue' },

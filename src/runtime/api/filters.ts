@@ -2,7 +2,7 @@
  * Filters on a handler registration, as kopf's `labels=`, `annotations=`, `field=`/`value=` and
  * `when=` (kopf docs, "Filtering"): a handler runs only for objects that match all of them. A
  * label or annotation filter's value is the exact string, `PRESENT`, `ABSENT`, or a predicate of
- * the value (undefined when the key is absent); `value` is compared with the value at `field`
+ * the value (undefined when the key is absent) and the object (`when`'s context); `value` is compared with the value at `field`
  * (deep equality), or is `PRESENT`/`ABSENT`, or a predicate.
  */
 import type { ObjectMeta } from './kube-types.js';
@@ -14,8 +14,17 @@ export const ABSENT: unique symbol = Symbol.for('kopfgen.filter.absent');
 
 export type Presence = typeof PRESENT | typeof ABSENT;
 
-/** What a label or annotation filter asks of the value under its key. */
-export type MetaFilter = string | Presence | ((value: string | undefined) => boolean);
+/**
+ * What a label or annotation filter asks of the value under its key: the value, PRESENT/ABSENT, or a
+ * predicate of the value and the object (kopf passes a callback filter the object's kwargs too).
+ */
+export type MetaFilter<R = unknown> = string | Presence | MetaPredicate<R>;
+
+/**
+ * A label or annotation predicate. Declared through a method, as `when` is, so that the registry can
+ * hold every resource's registrations as `Filters<unknown>` (method parameters are bivariant).
+ */
+type MetaPredicate<R> = { check(value: string | undefined, context: FilterContext<R>): boolean }['check'];
 
 type SpecOf<R> = R extends { spec?: infer S } ? S : unknown;
 type StatusOf<R> = R extends { status?: infer S } ? S : unknown;
@@ -44,10 +53,10 @@ export interface ChangeFilters<V = unknown> {
 }
 
 export interface Filters<R = unknown> {
-  /** Every listed label must match (a string: equal; PRESENT/ABSENT; a predicate of the value). */
-  labels?: Readonly<Record<string, MetaFilter>>;
+  /** Every listed label must match (a string: equal; PRESENT/ABSENT; a predicate of the value and the object). */
+  labels?: Readonly<Record<string, MetaFilter<R>>>;
   /** Every listed annotation must match, as `labels`. */
-  annotations?: Readonly<Record<string, MetaFilter>>;
+  annotations?: Readonly<Record<string, MetaFilter<R>>>;
   /** A dotted path into the object (e.g. `spec.tier`): without `value`, the field must be present. */
   field?: string;
   /** What the value at `field` must be: equal to this, PRESENT/ABSENT, or a predicate. */

@@ -17,19 +17,24 @@ import type { KubernetesObject } from '../api/kube-types.js';
 import { deepEqual, getPath } from '../json.js';
 import { parseField } from './essence.js';
 
-function matchesValue(want: unknown, value: unknown): boolean {
+/** `context`: a label or annotation predicate's second argument (the object), none for the others. */
+function matchesValue(want: unknown, value: unknown, context?: () => FilterContext<unknown>): boolean {
   if (want === PRESENT) return value !== undefined;
   if (want === ABSENT) return value === undefined;
-  if (typeof want === 'function') return want(value) === true;
+  if (typeof want === 'function') return (context ? want(value, context()) : want(value)) === true;
   return deepEqual(want, value);
 }
 
-function matchesMap(filters: Readonly<Record<string, MetaFilter>> | undefined, actual: unknown): boolean {
+function matchesMap(
+  filters: Readonly<Record<string, MetaFilter>> | undefined,
+  actual: unknown,
+  body: KubernetesObject,
+): boolean {
   if (!filters) return true;
   const map = typeof actual === 'object' && actual !== null ? actual : {};
   return Object.entries(filters).every(([key, want]) => {
     const value: unknown = Reflect.get(map, key);
-    return matchesValue(want, typeof value === 'string' ? value : undefined);
+    return matchesValue(want, typeof value === 'string' ? value : undefined, () => filterContext(body));
   });
 }
 
@@ -48,8 +53,8 @@ export function filterContext(body: KubernetesObject): FilterContext<unknown> {
 
 /** True when `body` matches every filter given (no filters: always). */
 export function matchesFilters(filters: Filters, body: KubernetesObject): boolean {
-  if (!matchesMap(filters.labels, body.metadata?.labels)) return false;
-  if (!matchesMap(filters.annotations, body.metadata?.annotations)) return false;
+  if (!matchesMap(filters.labels, body.metadata?.labels, body)) return false;
+  if (!matchesMap(filters.annotations, body.metadata?.annotations, body)) return false;
   if (filters.field !== undefined) {
     const value = getPath(body, parseField(filters.field));
     if (!matchesValue(filters.value === undefined ? PRESENT : filters.value, value)) return false;

@@ -41,6 +41,16 @@ const cases: { name: string; filters: Filters; want: boolean }[] = [
   { name: 'field equals deeply', filters: { field: 'spec.image', value: { name: 'nginx' } }, want: true },
   { name: 'field absent', filters: { field: 'spec.paused', value: ABSENT }, want: true },
   { name: 'field predicate', filters: { field: 'spec.replicas', value: (v: unknown) => Number(v) > 2 }, want: true },
+  {
+    name: "label predicate sees the object too (kopf's callback filters get its kwargs)",
+    filters: { labels: { tier: (v, ctx) => v === 'web' && ctx.name === 'a' && ctx.namespace === 'ns' } },
+    want: true,
+  },
+  {
+    name: 'annotation predicate: false from the object',
+    filters: { annotations: { 'example.com/owner': (v, ctx) => v === 'ops' && ctx.name === 'other' } },
+    want: false,
+  },
   { name: 'when true', filters: { when: (ctx) => ctx.name === 'a' && ctx.namespace === 'ns' }, want: true },
   { name: 'when false', filters: { when: () => false }, want: false },
   {
