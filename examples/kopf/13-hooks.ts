@@ -1,11 +1,11 @@
 /**
  * kopf's examples/13-hooks: operator-level hooks. Two startup hooks, one of them failing its first
  * three attempts with a TemporaryError (retried after its delay, `retry` counting, as kopf retries
- * them), and a cleanup hook that stops the per-Pod background tasks an event handler starts. Without
- * a counterpart here: kopf's `on.login` (kopfgen reads the kubeconfig or the in-cluster account) and
- * `on.probe` (docs: the kopf mapping).
+ * them), a cleanup hook that stops the per-Pod background tasks an event handler starts, and two
+ * probes reporting them at `/probes` of the health server. Without a counterpart here: kopf's
+ * `on.login` (kopfgen reads the kubeconfig or the in-cluster account).
  */
-import { defineHandler, onCleanup, onStartup, TemporaryError } from 'kopfgen/runtime';
+import { defineHandler, onCleanup, onProbe, onStartup, TemporaryError } from 'kopfgen/runtime';
 import { builtins } from 'kopfgen/runtime/builtins';
 
 /** The background tasks' stop signals, per namespace and Pod name. */
@@ -28,6 +28,13 @@ onCleanup(
     logger.info('All pod-tasks are requested to stop...');
   },
   { id: 'cleanup_fn' },
+);
+
+onProbe(() => [...stoppers.values()].reduce((sum, tasks) => sum + tasks.size, 0), { id: 'tasks_count' });
+
+onProbe(
+  () => Object.fromEntries([...stoppers].map(([namespace, tasks]) => [namespace, [...tasks.keys()].sort()])),
+  { id: 'monitored_objects' },
 );
 
 defineHandler(builtins.pods, 'pod_task').onEvent(({ namespace, name, logger }) => {

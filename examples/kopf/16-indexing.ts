@@ -1,10 +1,10 @@
 /**
  * kopf's examples/16-indexing: two indexes over Pods (whether each is running; names by label), read by
- * a timer of every KopfExample, which writes the running Pods into its status. Different from kopf: an
- * index key is a string (`namespace/name`, `label=value`) where kopf takes a tuple, and there is no
- * `on.probe` to publish the counts (docs: the kopf mapping).
+ * a timer of every KopfExample, which writes the running Pods into its status, and by two probes at
+ * `/probes` of the health server. Different from kopf: an index key is a string (`namespace/name`,
+ * `label=value`) where kopf takes a tuple.
  */
-import { defineHandler, defineIndex } from 'kopfgen/runtime';
+import { defineHandler, defineIndex, onProbe } from 'kopfgen/runtime';
 import { builtins } from 'kopfgen/runtime/builtins';
 import { KopfExampleDescriptor, type KopfExample } from './generated/index.js';
 
@@ -22,6 +22,9 @@ const byLabel = defineIndex(
     ),
   { id: 'by_label' },
 );
+
+onProbe(() => isRunning.size, { id: 'pod_count' });
+onProbe(() => isRunning.keys().map((key) => key.split('/')[1]), { id: 'pod_names' });
 
 defineHandler<KopfExample, never>(KopfExampleDescriptor, 'intervalled').onTimer(
   (ctx) => {

@@ -69,6 +69,7 @@ export type {
   ErrorsMode,
   HandlerOptions,
   HookContext,
+  ProbeContext,
   OperatorHook,
   RegisteredConversion,
   RegisteredHandler,
@@ -79,7 +80,7 @@ export type {
 export { ABSENT, PRESENT } from './api/filters.js';
 export type { ChangeFilters, FilterContext, Filters, MetaFilter, Presence, ValueFilter } from './api/filters.js';
 export type { EventContext, WatchEventType } from './api/event-context.js';
-export { onCleanup, onStartup } from './api/hooks.js';
+export { onCleanup, onProbe, onStartup } from './api/hooks.js';
 export type { HookOptions } from './api/hooks.js';
 export type {
   AdoptOptions,

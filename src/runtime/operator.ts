@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from './api/context.js';
 import type { ResourceDescriptor } from './api/define.js';
-import { defaultRegistry, type HookRetries, type Registry } from './api/registry.js';
+import { defaultRegistry, type HookRetries, type Registry, type RegisteredProbe } from './api/registry.js';
 import { Controller } from './controller.js';
 import { createLogger } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
@@ -141,6 +141,26 @@ export interface OperatorOptions {
  */
 export function hookRetry(retrying: HookRetries, error: unknown, attempts: number, started: Date, now: Date): Outcome {
   return applyLimits(classify({ ok: false, error }, retrying), retrying, attempts, started, now);
+}
+
+/**
+ * Every probe's value, by id, each bounded by 10 s (its signal aborts, the wait ends): kopf's liveness
+ * endpoint's probe results. A probe that throws or times out fails the whole answer, naming it.
+ */
+export async function runProbes(probes: readonly RegisteredProbe[], logger: Logger): Promise<Record<string, unknown>> {
+  const values: Record<string, unknown> = {};
+  for (const probe of probes) {
+    const signal = AbortSignal.timeout(10_000);
+    const bound = new Promise<never>((_, reject) =>
+      signal.addEventListener('abort', () => reject(new Error('timed out after 10 s')), { once: true }),
+    );
+    try {
+      values[probe.id] = await Promise.race([Promise.resolve(probe.fn({ logger, signal })), bound]);
+    } catch (error) {
+      throw new Error(`probe ${probe.id} failed: ${messageOf(error)}`);
+    }
+  }
+  return values;
 }
 
 /** Sleeps `seconds`, or less when `signal` aborts. */
@@ -609,6 +629,7 @@ export class Operator {
         return liveness(this.term?.watches ?? [], now, stall, [...(lease ? [lease] : []), ...webhooks]);
       },
       readyz: () => readiness(this.role, this.term?.watches ?? []),
+      probes: this.registry.probes.length > 0 ? () => runProbes(this.registry.probes, this.logger) : undefined,
       metrics: {
         contentType: metrics.contentType,
         scrape: () => {

@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { eventually, skip } from '../helpers/envtest.js';
 import { create, events, exitWithin, namespace, objectPath, untilOutput, type Body } from '../helpers/e2e-objects.js';
@@ -53,6 +54,8 @@ interface Scenario {
   failures?: Record<string, number>;
   /** Events about the object once created: type, reason, message (each waited for). */
   events?: [string, string, string][];
+  /** What the operator's `/probes` answers once the object is created (kopf's on.probe). */
+  probes?: Record<string, unknown>;
   /** What the object's status holds once created (read before its deletion). */
   status?: (status: Record<string, unknown>) => void;
 }
@@ -135,6 +138,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: '13-hooks',
     ready: 'watching pods',
+    probes: { tasks_count: 0, monitored_objects: {} },
     successes: { startup_fn_simple: 1, startup_fn_retried: 1, cleanup_fn: 1 },
   },
   {
@@ -151,6 +155,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: '16-indexing',
     created: ['handler intervalled succeeded'],
+    probes: { pod_count: 0, pod_names: [] },
     successes: {},
     status: (status) => assert.deepEqual(status['running-pods'], []),
   },
@@ -183,6 +188,18 @@ const SCENARIOS: Scenario[] = [
 
 const EXAMPLE_TIMEOUT = 150_000;
 
+/** A port free now, for an operator's health server. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
 /** Counts of `handler <id> <what>` lines per id. */
 function counts(output: string, what: RegExp): Record<string, number> {
   const found: Record<string, number> = {};
@@ -200,7 +217,9 @@ async function runScenario(scenario: Scenario): Promise<void> {
   const ns = await namespace(suite.client, `kopf-${scenario.name.slice(0, 2)}`);
   const module = `dist/examples/kopf/${scenario.name}.js`;
   const flags = scenario.flags ?? ['--no-leader-election'];
-  const child = spawn(process.execPath, ['bin/kopfgen.js', 'run', module, '-n', ns, '--health-port', '0', ...flags], {
+  const port = scenario.probes ? await freePort() : 0;
+  const health = ['--health-port', String(port), '--health-host', '127.0.0.1'];
+  const child = spawn(process.execPath, ['bin/kopfgen.js', 'run', module, '-n', ns, ...health, ...flags], {
     env: { ...process.env, KUBECONFIG: suite.cluster.kubeconfig, POD_NAMESPACE: ns },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -221,6 +240,10 @@ async function runScenario(scenario: Scenario): Promise<void> {
           (e) => e.type === type && e.reason === reason && (e.message ?? '') === message,
         ),
       );
+    }
+    if (scenario.probes) {
+      const response = await fetch(`http://127.0.0.1:${port}/probes`);
+      assert.deepEqual([response.status, await response.json()], [200, scenario.probes]);
     }
     const body = await suite.get(path);
     scenario.status?.(body.status ?? {});

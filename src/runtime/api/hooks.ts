@@ -7,7 +7,7 @@
  * 'permanent'`): a startup hook is the place to fail fast. Cleanup hooks run in order on a graceful
  * stop, after the running handlers have finished and their patches are written.
  */
-import type { HookContext, HookRetries } from './registry.js';
+import type { HookContext, HookRetries, ProbeContext } from './registry.js';
 import { defaultRegistry, type Registry } from './registry.js';
 
 export interface HookOptions extends HookRetries {
@@ -33,4 +33,18 @@ export function onStartup(fn: Hook, options: HookOptions = {}): void {
 export function onCleanup(fn: Hook, options: Omit<HookOptions, keyof HookRetries> = {}): void {
   const registry = options.registry ?? defaultRegistry;
   registry.cleanup.push({ id: idOf('cleanup', fn, options, registry.cleanup.length), fn });
+}
+
+/**
+ * A probe (kopf's @kopf.on.probe): `fn`'s value is reported under its id at `/probes` of the health
+ * server (`kopfgen run --health-port`), as JSON, computed at each request. A probe that throws, or
+ * whose value JSON cannot carry, makes the answer a 500 naming it; `/healthz` is not affected (a
+ * probe reports, the operator's liveness stays its own).
+ */
+export function onProbe(
+  fn: (context: ProbeContext) => unknown,
+  options: Omit<HookOptions, keyof HookRetries> = {},
+): void {
+  const registry = options.registry ?? defaultRegistry;
+  registry.probes.push({ id: idOf('probe', fn, options, registry.probes.length), fn });
 }

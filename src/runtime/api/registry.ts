@@ -187,6 +187,21 @@ export interface RegisteredWebhook {
   options: AdmissionOptions;
 }
 
+/**
+ * A probe (kopf's @kopf.on.probe): a value the operator reports at `/probes` of its health server,
+ * computed when asked (a count of tasks, the objects an index holds).
+ */
+export interface RegisteredProbe {
+  id: string;
+  fn: (context: ProbeContext) => unknown;
+}
+
+export interface ProbeContext {
+  logger: Logger;
+  /** Aborted when the probe takes longer than the request allows (10 s). */
+  signal: AbortSignal;
+}
+
 /** One spoke version's two functions, through the hub (the storage version). */
 export interface SpokeFunctions {
   toHub: ConversionFn<unknown, unknown>;
@@ -229,6 +244,8 @@ export class Registry {
   readonly startup: OperatorHook[] = [];
   /** Run in order when the operator stops gracefully, after the running handlers drained. */
   readonly cleanup: OperatorHook[] = [];
+  /** kopf's @kopf.on.probe: values served at `/probes`, in registration order. */
+  readonly probes: RegisteredProbe[] = [];
   /** Validating and mutating callbacks, served by the webhook server of every replica. */
   readonly webhooks: RegisteredWebhook[] = [];
   /** Conversion functions by CRD name (`<plural>.<group>`), served at `/convert`. */

@@ -25,6 +25,11 @@ export interface HealthServerOptions {
   healthz?: Probe | false;
   /** Readiness: leader or standby, and every watch has listed. Off when false or absent. */
   readyz?: Probe | false;
+  /**
+   * Served as `/probes`: the user's probes (kopf's on.probe) as one JSON object, id → value; a provider
+   * that throws answers 500 with the message. Off when absent.
+   */
+  probes?: () => Promise<Record<string, unknown>>;
   /** Served as `/metrics` in the Prometheus text format. Off when false or absent. */
   metrics?: Pick<OperatorMetrics, 'scrape' | 'contentType'> | false;
 }
@@ -61,6 +66,14 @@ async function probe(name: string, provider: Probe): Promise<Answer> {
 async function answer(options: HealthServerOptions, path: string): Promise<Answer> {
   if (path === '/healthz' && options.healthz) return probe('healthz', options.healthz);
   if (path === '/readyz' && options.readyz) return probe('readyz', options.readyz);
+  if (path === '/probes' && options.probes) {
+    try {
+      const body = JSON.stringify(await options.probes());
+      return { status: 200, contentType: 'application/json', body: `${body}\n` };
+    } catch (error) {
+      return { status: 500, contentType: 'application/json', body: `${JSON.stringify({ error: messageOf(error) })}\n` };
+    }
+  }
   if (path === '/metrics' && options.metrics) {
     try {
       return { status: 200, contentType: options.metrics.contentType, body: await options.metrics.scrape() };

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
 import { startHealthServer, type ProbeResult } from '../../../src/runtime/observe/health-server.js';
+import { onProbe, Registry } from '../../../src/runtime/index.js';
+import { runProbes } from '../../../src/runtime/operator.js';
+import { createLogger } from '../../../src/runtime/effects/log.js';
 import { createMetrics } from '../../../src/runtime/observe/metrics.js';
 
 const ok: ProbeResult = { ok: true, problems: [] };
@@ -42,6 +45,40 @@ describe('health server', () => {
       assert.match(scraped.body, /^kopfgen_leader 1$/m);
       assert.equal((await get(`${server.url}/other`)).status, 404);
       assert.equal((await fetch(`${server.url}/healthz`, { method: 'POST' })).status, 405);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("serves the user's probes (kopf's on.probe) at /probes as JSON; one failing answers 500 naming it", async () => {
+    const registry = new Registry();
+    let tasks = 2;
+    onProbe(() => tasks, { id: 'tasks_count', registry });
+    onProbe(async () => ({ ns: ['a', 'b'] }), { id: 'monitored_objects', registry });
+    const logger = createLogger({ write: () => {} });
+    const server = await startHealthServer({
+      port: 0,
+      host: '127.0.0.1',
+      probes: () => runProbes(registry.probes, logger),
+    });
+    try {
+      assert.deepEqual(await get(`${server.url}/probes`), {
+        status: 200,
+        type: 'application/json',
+        body: '{"tasks_count":2,"monitored_objects":{"ns":["a","b"]}}\n',
+      });
+      onProbe(
+        () => {
+          throw new Error('no pods');
+        },
+        { id: 'pods', registry },
+      );
+      tasks = 3;
+      assert.deepEqual(await get(`${server.url}/probes`), {
+        status: 500,
+        type: 'application/json',
+        body: '{"error":"probe pods failed: no pods"}\n',
+      });
     } finally {
       await server.close();
     }
