@@ -157,7 +157,7 @@ export async function runProbes(probes: readonly RegisteredProbe[], logger: Logg
     try {
       values[probe.id] = await Promise.race([Promise.resolve(probe.fn({ logger, signal })), bound]);
     } catch (error) {
-      throw new Error(`probe ${probe.id} failed: ${messageOf(error)}`);
+      throw new Error(`probe ${probe.id} failed: ${messageOf(error)}`, { cause: error });
     }
   }
   return values;
