@@ -150,14 +150,20 @@ export function hookRetry(retrying: HookRetries, error: unknown, attempts: numbe
 export async function runProbes(probes: readonly RegisteredProbe[], logger: Logger): Promise<Record<string, unknown>> {
   const values: Record<string, unknown> = {};
   for (const probe of probes) {
-    const signal = AbortSignal.timeout(10_000);
-    const bound = new Promise<never>((_, reject) =>
-      signal.addEventListener('abort', () => reject(new Error('timed out after 10 s')), { once: true }),
-    );
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abort.abort(new Error('timed out after 10 s'));
+        reject(new Error('timed out after 10 s'));
+      }, 10_000);
+    });
     try {
-      values[probe.id] = await Promise.race([Promise.resolve(probe.fn({ logger, signal })), bound]);
+      values[probe.id] = await Promise.race([Promise.resolve(probe.fn({ logger, signal: abort.signal })), bound]);
     } catch (error) {
       throw new Error(`probe ${probe.id} failed: ${messageOf(error)}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
   }
   return values;
