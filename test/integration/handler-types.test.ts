@@ -123,7 +123,7 @@ test('null clears optional status fields; unknown keys, required fields and wron
 
 test('onField takes the resource field paths only; old/new are the field or the essence', () => {
   const { errors, expected, wordAt } = casesOf('context.ts');
-  assert.equal(expected.length, 13);
+  assert.equal(expected.length, 9);
   assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.line} TS${e.code} ${e.message}`).join('\n'));
   // A wrong path is reported at the path literal, naming it.
   assert.deepEqual([wordAt(17), wordAt(20)], ["'spec.replicaz'", "'metadata.name'"]);

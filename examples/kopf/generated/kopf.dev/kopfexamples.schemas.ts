@@ -2,7 +2,7 @@
 import { objectBuilder } from "kopfgen/testing";
 import { KopfExampleDescriptor } from "./v1/kopfexamples.js";
 
-/** The structural schema of every served version of kopfexamples.kopf.dev, as JSON text: parse it where it is needed (`objectBuilder`, `fakeClient`, `roundTrip` and `sampleObject` of `kopfgen/testing` take it as it is). Format: README, "Schema data". */
+/** The structural schema of every served version of kopfexamples.kopf.dev, as JSON text: parse it where it is needed (`objectBuilder`, `fakeClient`, `roundTrip` and `sampleObject` of `kopfgen/testing` take it as it is). Format: kopfgen's docs/topics/conversion.md, "Schema data". */
 export const KopfExampleSchemaText: string = "{\"kopfgen\":1,\"crd\":\"kopfexamples.kopf.dev\",\"group\":\"kopf.dev\",\"kind\":\"KopfExample\",\"plural\":\"kopfexamples\",\"scope\":\"Namespaced\",\"storage\":\"v1\",\"versions\":{\"v1\":{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true},\"status\":{\"type\":\"object\",\"properties\":{\"create_fn\":{\"type\":\"object\",\"properties\":{\"children\":{\"type\":\"string\"},\"message\":{\"type\":\"string\"}},\"x-kubernetes-preserve-unknown-fields\":true}},\"x-kubernetes-preserve-unknown-fields\":true}}}}}";
 
 /** The smallest valid KopfExample (kopf.dev/v1): every required field at the least value its schema allows, the server's defaults filled in; what you pass (a deep partial of KopfExample) is merged over it. For tests (`kopfgen/testing`). */
