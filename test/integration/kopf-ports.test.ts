@@ -14,7 +14,11 @@ const CRD = `${DIR}/kopfexamples.yaml`;
 
 test("the generated module of kopf's examples CRD is current", () => {
   const result = generate([{ file: CRD, text: readFileSync(CRD, 'utf8') }], {});
-  assert.deepEqual(result.diagnostics, []);
+  // notes only (kopf's CRD, kept as it is, has no conditions: KG209 suggests them)
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity !== 'note'),
+    [],
+  );
   const generated = result.files.filter((file) => file.role === 'generated');
   assert.ok(generated.length > 0);
   for (const file of generated) {
