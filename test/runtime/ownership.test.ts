@@ -68,6 +68,7 @@ describe('adoptChild', () => {
     {
       name: 'a generateName of its own is kept and no name set (kopf’s harmonize_naming: the API server names it)',
       child: { metadata: { generateName: 'web-pod-' } },
+      labels: false,
       want: { metadata: { generateName: 'web-pod-', namespace: 'team', ownerReferences: [ref] } },
     },
     {
