@@ -13,16 +13,13 @@
  * (`test/testing/cel-rules.test.ts` and the conformance suites check them instead).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { schemaData } from '../../src/emit/conversion-module.js';
-import { parseSource } from '../../src/load/parse-yaml.js';
-import { buildCrd } from '../../src/model/build-crd.js';
 import { deepEqual, isPlainObject } from '../../src/runtime/json.js';
 import { KubeError } from '../../src/runtime/kube/client.js';
 import { ApiError } from '../../src/runtime/api/client-api.js';
 import { defineResource } from '../../src/runtime/api/define.js';
-import { fakeClient, random, sampleObject, type JsonSchema, type SchemaData } from '../../src/testing/index.js';
+import { fakeClient, random, sampleObject, type JsonSchema } from '../../src/testing/index.js';
+import { schemaDataOf } from '../helpers/crd-schema-data.js';
 import { START_TIMEOUT, skip, startCluster, stopCluster, TEST_TIMEOUT, type Cluster } from '../helpers/envtest.js';
 
 const FILES = [
@@ -45,29 +42,6 @@ const FILES = [
 const SEEDS = 6;
 /** Mutations tried per sampled object (each on its own copy). */
 const MUTATIONS = 3;
-
-/** Every CRD of `file` as schema data: the data module's content (`schemaData` of each version's schema). */
-function schemaDataOf(file: string): SchemaData[] {
-  const { crds } = parseSource({ file, text: readFileSync(file, 'utf8') });
-  return crds.flatMap((document) => {
-    const crd = buildCrd(document, []);
-    const storage = crd?.versions.find((v) => v.storage);
-    if (!crd || !storage) return [];
-    const versions = Object.fromEntries(crd.versions.map((v) => [v.name, v.schema ? schemaData(v.schema) : {}]));
-    return [
-      {
-        kopfgen: 1 as const,
-        crd: crd.name,
-        group: crd.group,
-        kind: crd.kind,
-        plural: crd.plural,
-        scope: crd.scope,
-        storage: storage.name,
-        versions,
-      },
-    ];
-  });
-}
 
 /** The places one mutation can go, each a function that makes it on a copy of the object. */
 function mutations(
