@@ -346,6 +346,8 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
           env: {
             ...process.env,
             KUBECONFIG: suite.cluster.kubeconfig,
+            // The operator keeps its last good certificate pair under the temporary directory: the test's own.
+            TMPDIR: dir,
             RUN_OPTIONS: JSON.stringify({
               namespace: 'kopfgen-memory',
               webhookPort: childPort,
@@ -518,7 +520,7 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
             webhooks: {
               port: gatePort,
               host: '127.0.0.1',
-              certificates: { dir, reloadSeconds: 0.1 },
+              certificates: { dir, reloadSeconds: 0.1, keptDir: join(dir, 'kept') },
               endpoint,
               name: 'e2e-gates',
             },

@@ -22,10 +22,12 @@ export interface WebhookOptions {
   host?: string;
   /**
    * `{ dir }`: `tls.crt`/`tls.key` (and `ca.crt`) from a directory, re-read every `reloadSeconds`
-   * (default 10). `{ selfSigned: true }`: a CA kept in the Secret `<name>-webhook-ca` of the
+   * (default 10), the last pair that loaded kept in `keptDir` (default a directory of the temporary
+   * directory, which a pod's emptyDir keeps across container restarts) to serve when the files stop
+   * loading. `{ selfSigned: true }`: a CA kept in the Secret `<name>-webhook-ca` of the
    * operator's namespace (made once, shared by replicas), or in memory with `inMemory` (no cluster writes).
    */
-  certificates: { dir: string; reloadSeconds?: number } | { selfSigned: true; inMemory?: boolean };
+  certificates: { dir: string; reloadSeconds?: number; keptDir?: string } | { selfSigned: true; inMemory?: boolean };
   /**
    * Where the API server reaches this server: a Service, or a URL (a local API server in development).
    * Needed to write the self-signed `caBundle` into the configurations and a CRD's `spec.conversion`.
@@ -109,6 +111,7 @@ export async function serveWebhooks(options: WebhookOptions, context: WebhookCon
     source = await fileCertificates({
       dir: certs.dir,
       reloadMs: (certs.reloadSeconds ?? 10) * 1000,
+      lastGoodDir: certs.keptDir,
       fallbackHosts: endpointHosts(options.endpoint),
       logger,
     });
