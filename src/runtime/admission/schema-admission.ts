@@ -122,16 +122,19 @@ function fits(type: JsonSchema['type'], value: unknown): boolean {
   }
 }
 
-function check(value: unknown, schema: JsonSchema, path: string, out: FieldError[]): void {
-  const invalid = (message: string) =>
-    out.push({ path, message: `Invalid value: ${JSON.stringify(value)}: ${path} in body ${message}` });
+/**
+ * The type checks both walks (`check`, `shapeOf`) start with, worded as the API server words them:
+ * false when nothing below the value is to be checked (null, int-or-string, a value of another type),
+ * its error, if any, pushed.
+ */
+function walkOn(value: unknown, schema: JsonSchema, path: string, out: FieldError[]): boolean {
   if (value === null) {
     if (!schema.nullable)
       out.push({
         path,
         message: `Invalid value: "null": ${path} in body must be of type ${schema.type ?? 'object'}: "null"`,
       });
-    return;
+    return false;
   }
   if (schema['x-kubernetes-int-or-string']) {
     if (!(typeof value === 'string' || (typeof value === 'number' && isInt64(value))))
@@ -139,15 +142,22 @@ function check(value: unknown, schema: JsonSchema, path: string, out: FieldError
         path,
         message: `Invalid value: ${JSON.stringify(value)}: ${path} in body must be of type integer or string`,
       });
-    return;
+    return false;
   }
   if (!fits(schema.type, value)) {
     out.push({
       path,
       message: `Invalid value: "${typeName(value)}": ${path} in body must be of type ${schema.type}: "${typeName(value)}"`,
     });
-    return;
+    return false;
   }
+  return true;
+}
+
+function check(value: unknown, schema: JsonSchema, path: string, out: FieldError[]): void {
+  const invalid = (message: string) =>
+    out.push({ path, message: `Invalid value: ${JSON.stringify(value)}: ${path} in body ${message}` });
+  if (!walkOn(value, schema, path, out)) return;
   if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)))
     out.push({
       path,
@@ -265,26 +275,7 @@ export function admitObject(
 }
 
 function shapeOf(value: unknown, schema: JsonSchema, path: string, out: FieldError[]): void {
-  if (value === null) {
-    if (!schema.nullable)
-      out.push({ path, message: `Invalid value: "null": ${path} in body must be of type ${schema.type ?? 'object'}` });
-    return;
-  }
-  if (schema['x-kubernetes-int-or-string']) {
-    if (!(typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))))
-      out.push({
-        path,
-        message: `Invalid value: ${JSON.stringify(value)}: ${path} in body must be of type integer or string`,
-      });
-    return;
-  }
-  if (!fits(schema.type, value)) {
-    out.push({
-      path,
-      message: `Invalid value: "${typeName(value)}": ${path} in body must be of type ${schema.type}: "${typeName(value)}"`,
-    });
-    return;
-  }
+  if (!walkOn(value, schema, path, out)) return;
   if (Array.isArray(value) && schema.items)
     value.forEach((item, i) => shapeOf(item, schema.items ?? {}, `${path}[${i}]`, out));
   if (isPlainObject(value)) {
