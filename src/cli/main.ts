@@ -261,6 +261,10 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
       'development: the URL a local API server calls the webhooks at, e.g. https://127.0.0.1:9443',
     )
     .option('--webhook-name <name>', 'name of the webhook configurations and prefix of the CA Secret')
+    .option(
+      '--webhook-cleanup',
+      'on a clean stop, withdraw the webhooks (but persistent ones) from the configurations the operator wrote (one replica, development)',
+    )
     .action(async (module: string, flags: RunFlags) => {
       // Loaded on demand: the Kubernetes client is not needed to generate code.
       const { runOperator } = await import('./run.js');

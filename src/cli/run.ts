@@ -62,6 +62,8 @@ export interface RunOptions {
   webhookUrl?: string;
   /** The webhook configurations' name and the CA Secret's prefix. */
   webhookName?: string;
+  /** On a clean stop, withdraw the webhooks (but the persistent ones) from the configurations the operator wrote. */
+  webhookCleanup?: boolean;
   /** The registry the module registers into (default: the default registry). */
   registry?: Registry;
   /** Resolves when the operator should stop; default: the first SIGTERM or SIGINT. */
@@ -239,6 +241,7 @@ export function webhookOptions(options: RunOptions, registry: Registry): Webhook
     certificates: options.webhookCertDir ? { dir: options.webhookCertDir } : { selfSigned: true },
     endpoint,
     name: options.webhookName,
+    cleanup: options.webhookCleanup,
   };
 }
 

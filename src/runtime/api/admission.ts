@@ -124,6 +124,12 @@ export interface AdmissionOptions<R = unknown> extends Filters<R> {
   timeoutSeconds?: number;
   /** Review a subresource's requests (e.g. `status`) instead of the object's. */
   subresource?: string;
+  /**
+   * Keep this webhook registered when the operator withdraws its webhooks on a clean stop
+   * (`--webhook-cleanup`), as kopf keeps a `persistent=True` one: a check that must never be skipped
+   * while no replica runs (with `failurePolicy: 'Fail'`, the API server then refuses those requests).
+   */
+  persistent?: boolean;
 }
 
 /** A validating callback. */

@@ -137,6 +137,18 @@ export const CONFIGURATION_RESOURCES = {
   mutate: 'mutatingwebhookconfigurations',
 } as const;
 
+export interface ConfigurationOptions {
+  caBundle?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  /**
+   * The configurations as a clean stop leaves them (`--webhook-cleanup`): every kind that has
+   * registrations keeps its object, holding only the `persistent` webhooks, possibly none (kopf's
+   * `build_webhooks(…, persistent_only=True)` on exit; the object stays, so the next start patches it).
+   */
+  persistentOnly?: boolean;
+}
+
 /**
  * One configuration per kind that has registrations, named `name`, its webhooks sorted by name so
  * registration order never changes the object. `annotations` (e.g. cert-manager's `inject-ca-from`).
@@ -145,16 +157,17 @@ export function webhookConfigurations(
   webhooks: readonly RegisteredWebhook[],
   name: string,
   endpoint: WebhookEndpoint,
-  options: { caBundle?: string; labels?: Record<string, string>; annotations?: Record<string, string> } = {},
+  options: ConfigurationOptions = {},
 ): Record<string, unknown>[] {
   webhooksByPath(webhooks);
   const out: Record<string, unknown>[] = [];
   for (const kind of ['validate', 'mutate'] as const) {
-    const entries = webhooks
-      .filter((w) => w.kind === kind)
+    const registered = webhooks.filter((w) => w.kind === kind);
+    if (registered.length === 0) continue;
+    const entries = registered
+      .filter((w) => !options.persistentOnly || w.options.persistent === true)
       .map((w) => webhookEntry(w, endpoint, options.caBundle))
       .sort((a, b) => (String(a.name) < String(b.name) ? -1 : 1));
-    if (entries.length === 0) continue;
     const metadata: Record<string, unknown> = { name };
     if (options.labels) metadata.labels = options.labels;
     if (options.annotations) metadata.annotations = options.annotations;

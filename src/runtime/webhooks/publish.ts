@@ -5,7 +5,8 @@
  * conversion functions are registered (in every mode: the CRD is the operator's, and a partial CRD
  * cannot be applied from a manifest). Every replica writes the same objects (the CA is shared), so
  * concurrent writes agree. A configuration is patched, or created when absent (404 → create,
- * 409 → patch again), as kopf pre-creates its managed configurations.
+ * 409 → patch again), as kopf pre-creates its managed configurations. `withdrawWebhooks` is the
+ * other end, on a clean stop with `--webhook-cleanup`.
  */
 import type { Logger } from '../api/context.js';
 import type { Registry } from '../api/registry.js';
@@ -75,5 +76,42 @@ export async function publishWebhooks(options: PublishOptions): Promise<void> {
       contentType: MERGE,
     });
     logger.info(`the CRD ${crd} converts through this operator's webhook`);
+  }
+}
+
+export interface WithdrawOptions {
+  client: KubeClient;
+  registry: Registry;
+  name: string;
+  endpoint: WebhookEndpoint;
+  ca?: string;
+  logger: Logger;
+}
+
+/**
+ * On a clean stop with `--webhook-cleanup`: each configuration this operator wrote is patched to hold
+ * only its `persistent` webhooks (kopf's `configuration_manager` on exit). The object itself stays (an
+ * empty list calls nothing), so the next start patches it as before. A configuration already gone is
+ * nothing to withdraw; any other refusal is thrown for the caller to report.
+ */
+export async function withdrawWebhooks(options: WithdrawOptions): Promise<void> {
+  const { client, registry, endpoint, logger } = options;
+  const caBundle = options.ca === undefined ? undefined : Buffer.from(options.ca).toString('base64');
+  const left = webhookConfigurations(registry.webhooks, options.name, endpoint, { caBundle, persistentOnly: true });
+  for (const object of left) {
+    const kind = object.kind === 'ValidatingWebhookConfiguration' ? 'validate' : 'mutate';
+    const webhooks = object.webhooks as unknown[];
+    try {
+      // A merge patch replaces a list whole: what is left is exactly the persistent webhooks.
+      await client.request('PATCH', `${ADMISSION_API}/${CONFIGURATION_RESOURCES[kind]}/${options.name}`, {
+        body: { webhooks },
+        contentType: MERGE,
+        timeoutMs: 5_000,
+      });
+    } catch (error) {
+      if (error instanceof KubeError && error.status === 404) continue;
+      throw error;
+    }
+    logger.info(`${String(object.kind)} ${options.name} withdrawn (${webhooks.length} persistent webhooks kept)`);
   }
 }

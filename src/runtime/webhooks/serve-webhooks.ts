@@ -12,7 +12,7 @@ import { isPlainObject } from '../json.js';
 import { KubeError, type KubeClient } from '../kube/client.js';
 import { fileCertificates, selfSignedCertificates, type CertificateSource } from './certificates.js';
 import { conversionPath, webhookPath, type WebhookEndpoint } from './configurations.js';
-import { publishWebhooks } from './publish.js';
+import { publishWebhooks, withdrawWebhooks } from './publish.js';
 import { startWebhookServer, type WebhookServer } from './webhook-server.js';
 
 export interface WebhookOptions {
@@ -35,6 +35,13 @@ export interface WebhookOptions {
   endpoint?: WebhookEndpoint;
   /** The webhook configurations' name, and the prefix of the CA Secret (default: `kopfgen-` and a hash of the registrations). */
   name?: string;
+  /**
+   * On a clean stop, withdraw the webhooks from the configurations this operator wrote (self-signed
+   * mode), keeping only the `persistent` ones, before the server closes (kopf's behaviour on exit).
+   * Off by default: every replica serves the same configurations, so one replica's stop (a rolling
+   * update's old pod, after the new one published) would withdraw the checks the others still serve.
+   */
+  cleanup?: boolean;
 }
 
 /** Replicas of one operator share the name; another operator's registrations give another. */
@@ -132,6 +139,12 @@ export async function serveWebhooks(options: WebhookOptions, context: WebhookCon
     logger,
   });
   const endpoint = options.endpoint;
+  const writes = endpoint !== undefined && !('dir' in certs) && registry.webhooks.length > 0;
+  if (options.cleanup && !writes && registry.webhooks.length > 0)
+    logger.warn(
+      'webhooks: --webhook-cleanup applies to the configurations the operator writes (self-signed, with ' +
+        "--webhook-service or --webhook-url); these are the manifests' and stay as they are on stop",
+    );
   if (endpoint === undefined) {
     if (!('dir' in certs) && (registry.webhooks.length > 0 || registry.conversions.size > 0))
       logger.warn(
@@ -158,5 +171,21 @@ export async function serveWebhooks(options: WebhookOptions, context: WebhookCon
   }
   // A rotated CA (cert-manager's `ca.crt`) must reach the CRDs' conversion too.
   source.onChange(() => void publish().catch((error: unknown) => logger.error(`webhooks: ${messageOf(error)}`)));
-  return server;
+  if (!options.cleanup || !writes) return server;
+  return {
+    port: server.port,
+    url: server.url,
+    problems: (now) => server.problems(now),
+    failedRotations: () => server.failedRotations(),
+    // Withdrawn while the server still answers, so no request meets a configuration that calls nobody
+    // in between; a refusal is logged and the stop goes on (the configuration then stays as written).
+    close: async () => {
+      try {
+        await withdrawWebhooks({ client, registry, name, endpoint, ca: source.current().ca, logger });
+      } catch (error) {
+        logger.error(`webhooks: cannot withdraw the webhook configurations ${name}: ${messageOf(error)}`);
+      }
+      await server.close();
+    },
+  };
 }

@@ -83,3 +83,36 @@ it('handler ids are normalized to RFC 1123 path segments in every mode; two that
     /validate handlers create_fn and Create-Fn of myresources\.example\.com v1 would share the webhook path/,
   );
 });
+
+it('withdrawn on a clean stop (persistentOnly): each kind keeps its object with only the persistent webhooks', () => {
+  const url = { url: 'https://127.0.0.1:9443' };
+  const webhooks = [
+    w('validate', 'strict', { persistent: true }),
+    w('validate', 'lenient'),
+    w('validate', 'not_persistent', { persistent: false }),
+    w('mutate', 'defaults'),
+  ];
+  const cases: { given: RegisteredWebhook[]; want: [string, string[]][] }[] = [
+    {
+      given: webhooks,
+      want: [
+        ['ValidatingWebhookConfiguration', ['strict.validate.myresources.example.com']],
+        ['MutatingWebhookConfiguration', []],
+      ],
+    },
+    { given: [w('mutate', 'defaults')], want: [['MutatingWebhookConfiguration', []]] },
+    { given: [], want: [] },
+  ];
+  for (const { given, want } of cases) {
+    const got = webhookConfigurations(given, 'op', url, { persistentOnly: true }).map((c): [string, string[]] => [
+      String(c.kind),
+      (c.webhooks as { name: string }[]).map((h) => h.name),
+    ]);
+    assert.deepEqual(got, want);
+  }
+  // Without it, every webhook is written; a kind without registrations has no object either way.
+  assert.deepEqual(
+    webhookConfigurations(webhooks, 'op', url).map((c) => (c.webhooks as unknown[]).length),
+    [3, 1],
+  );
+});
