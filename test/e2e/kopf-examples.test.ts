@@ -15,6 +15,8 @@ import { describe, it } from 'node:test';
 import { eventually, skip } from '../helpers/envtest.js';
 import { create, events, exitWithin, namespace, objectPath, untilOutput, type Body } from '../helpers/e2e-objects.js';
 import { E2eSuite } from '../helpers/e2e-suite.js';
+import { startOperator } from '../../src/testing/start-operator.js';
+import { KopfExampleDescriptor } from '../../examples/kopf/generated/index.js';
 
 const KOPFEXAMPLES_CRD = {
   file: 'examples/kopf/kopfexamples.yaml',
@@ -274,9 +276,219 @@ async function runScenario(scenario: Scenario): Promise<void> {
   assert.deepEqual(scenario.failures ? only(failed, scenario.failures) : failed, scenario.failures ?? {}, output);
 }
 
-describe("kopf's examples, ported", { skip, concurrency: 4 }, () => {
-  suite.hooks();
-  for (const scenario of SCENARIOS) {
-    it(scenario.name, { timeout: EXAMPLE_TIMEOUT }, () => runScenario(scenario));
+/** `kopfgen run` of an example in its namespace (no leader election, no health server), its output gathered. */
+function runExample(name: string, ns: string, flags: string[] = []) {
+  const module = `dist/examples/kopf/${name}.js`;
+  const child = spawn(
+    process.execPath,
+    ['bin/kopfgen.js', 'run', module, '-n', ns, '--health-port', '0', '--no-leader-election', ...flags],
+    {
+      env: { ...process.env, KUBECONFIG: suite.cluster.kubeconfig, POD_NAMESPACE: ns },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const log = () => output;
+  /** SIGTERM, then the exit code (SIGKILL past 30 s). */
+  const stop = async () => {
+    child.kill('SIGTERM');
+    const code = await exitWithin(exited, 30_000);
+    child.kill('SIGKILL');
+    return code;
+  };
+  return { child, log, stop };
+}
+
+/** Resolves once `path` answers 404. */
+const gone = (what: string, path: string) =>
+  eventually(what, async () => {
+    try {
+      await suite.get(path);
+      return undefined;
+    } catch (error) {
+      return (error as { status?: number }).status === 404 ? true : undefined;
+    }
+  });
+
+/**
+ * kopf's examples/09-testing/test_example_09.py: the operator run in the test (kopf's `KopfRunner`,
+ * kopfgen/testing's `startOperator`), kopf's object created and deleted, then the operator's output
+ * checked for the handler's progress and its log line.
+ */
+async function testing09(): Promise<void> {
+  const ns = await namespace(suite.client, 'kopf-09');
+  const runner = await startOperator('dist/examples/kopf/09-testing.js', {
+    kubeconfig: suite.cluster.kubeconfig,
+    namespace: ns,
+  });
+  const output = () => runner.logs.join('\n');
+  try {
+    await runner.create(KopfExampleDescriptor, { ...OBJECT, metadata: { ...OBJECT.metadata, namespace: ns } } as never);
+    await untilOutput('09-testing: the handler', output, 'handler create_fn succeeded', 30_000);
+    await runner.delete(KopfExampleDescriptor, 'kopf-example-1', { namespace: ns });
+    await gone('09-testing: the object to be gone', objectPath('kopf.dev', 'v1', 'kopfexamples', ns, 'kopf-example-1'));
+  } finally {
+    await runner.stop();
   }
+  assert.match(output(), /Something was logged here\./);
+  assert.deepEqual(counts(output(), /succeeded/), { create_fn: 1 }, output());
+  assert.doesNotMatch(output(), /failed|Uncaught|TypeError/, output());
+}
+
+/**
+ * kopf's examples/10-builtins/test_example_10.py: a Pod (generateName) created, its killer task
+ * started by the create handler, the Pod deleted before the 30 s are up, the task cancelled by the
+ * delete handler; exit 0 on SIGTERM.
+ */
+async function builtins10(): Promise<void> {
+  const ns = await namespace(suite.client, 'kopf-10');
+  const { log, stop } = runExample('10-builtins', ns);
+  try {
+    await untilOutput('10-builtins: ready', log, 'watching pods', 60_000);
+    const pod = await create(suite.client, `/api/v1/namespaces/${ns}/pods`, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { generateName: 'kopf-pod-', namespace: ns },
+      spec: { containers: [{ name: 'the-only-one', image: 'busybox', command: ['sh', '-x', '-c', 'sleep 1'] }] },
+    });
+    const name = String(pod.metadata.name);
+    await untilOutput('10-builtins: the killer', log, '=== Pod killing happens in 30s.', 30_000);
+    await suite.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/${name}`);
+    await untilOutput('10-builtins: the cancellation', log, '=== Pod killing is cancelled!', 30_000);
+    await gone('10-builtins: the pod to be gone', `/api/v1/namespaces/${ns}/pods/${name}`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const code = await stop();
+  const output = log();
+  assert.equal(code, 0, output);
+  assert.doesNotMatch(output, /Pod killing happens NOW|Uncaught|UnhandledPromiseRejection|TypeError/, output);
+  assert.deepEqual(counts(output, /succeeded/), { pod_in_sight: 1, pod_deleted: 1 }, output);
+  assert.deepEqual(counts(output, /failed permanently/), {}, output);
+}
+
+const ADMISSION = 'admissionregistration.k8s.io/v1';
+const WEBHOOK_NAME = 'kopf-example-17';
+
+/** The names of the webhooks each configuration of example 17 holds (undefined: no such object). */
+async function configurations17(): Promise<(string[] | undefined)[]> {
+  return Promise.all(
+    ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'].map(async (resource) => {
+      try {
+        const config = await suite.get(`/apis/${ADMISSION}/${resource}/${WEBHOOK_NAME}`);
+        return ((config.webhooks ?? []) as Body[]).map((w) => String(w.name));
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return undefined;
+        throw error;
+      }
+    }),
+  );
+}
+
+/** A create's refusal (status and message), or undefined when it is stored. */
+async function refusal(ns: string, body: Body): Promise<[number, string] | undefined> {
+  try {
+    await create(suite.client, objectPath('kopf.dev', 'v1', 'kopfexamples', ns), body);
+    return undefined;
+  } catch (error) {
+    const { status, message } = error as { status?: number; message?: string };
+    return [status ?? 0, String(message)];
+  }
+}
+
+const example17 = (name: string, spec: Body): Body => ({ ...OBJECT, metadata: { ...OBJECT.metadata, name }, spec });
+
+/**
+ * kopf's examples/17-admission through kopf's scenario (the object created and deleted, exit 0), with
+ * what its callbacks answer checked on the API server; then what the webhook configurations look like
+ * after SIGTERM: kept as written by default (failurePolicy Fail: creates refused while no replica
+ * serves), withdrawn with `--webhook-cleanup` (the objects left with no webhooks: creates pass).
+ */
+async function admission17(): Promise<void> {
+  const ns = await namespace(suite.client, 'kopf-17');
+  const path = (name: string) => objectPath('kopf.dev', 'v1', 'kopfexamples', ns, name);
+  const serve = async (flags: string[]) => {
+    const port = await freePort();
+    const run = runExample('17-admission', ns, [
+      '--webhook-port',
+      String(port),
+      '--webhook-host',
+      '127.0.0.1',
+      '--webhook-url',
+      `https://127.0.0.1:${port}`,
+      '--webhook-name',
+      WEBHOOK_NAME,
+      ...flags,
+    ]);
+    await untilOutput('17-admission: ready', run.log, `MutatingWebhookConfiguration ${WEBHOOK_NAME} written`, 60_000);
+    return run;
+  };
+  const all = [
+    [
+      'validate-subresources.validate-status.kopfexamples.kopf.dev',
+      'validate-subresources.validate.kopfexamples.kopf.dev',
+      'validate1.validate.kopfexamples.kopf.dev',
+      'validate2.validate.kopfexamples.kopf.dev',
+    ],
+    ['mutate1.mutate.kopfexamples.kopf.dev'],
+  ];
+  try {
+    const first = await serve([]);
+    try {
+      assert.deepEqual(await configurations17(), all);
+      await create(suite.client, objectPath('kopf.dev', 'v1', 'kopfexamples', ns), OBJECT);
+      assert.equal((await suite.get(path('kopf-example-1'))).spec.injected, 123, 'mutate1 injects spec.injected');
+      const denied = await refusal(ns, example17('wrong', { field: 'wrong' }));
+      assert.match(String(denied), /Meh! I don't like it\. Change the field\./);
+      const lazy = await refusal(ns, example17('lazy', { field: 'not-allowed' }));
+      assert.equal(lazy?.[0], 555, String(lazy));
+      assert.match(String(lazy), /I'm too lazy anyway\. Go away!/);
+      await assert.rejects(
+        suite.client.request('PATCH', `${path('kopf-example-1')}/status`, {
+          body: { status: { field: 'other' } },
+          contentType: 'application/merge-patch+json',
+        }),
+        /status\.field MUST be equal to spec\.field!/,
+      );
+      await suite.client.request('DELETE', path('kopf-example-1'));
+      await gone('17-admission: the object to be gone', path('kopf-example-1'));
+    } catch (error) {
+      await first.stop();
+      throw error;
+    }
+    assert.equal(await first.stop(), 0, first.log());
+    assert.doesNotMatch(first.log(), /Uncaught|UnhandledPromiseRejection|TypeError|withdrawn/, first.log());
+    // Kept by default: nobody serves them now, and failurePolicy Fail refuses the create.
+    assert.deepEqual(await configurations17(), all);
+    const refused = await refusal(ns, example17('unserved', { field: 'value' }));
+    assert.match(String(refused), /failed calling webhook/, String(refused));
+
+    const second = await serve(['--webhook-cleanup']);
+    assert.equal(await second.stop(), 0, second.log());
+    assert.match(second.log(), new RegExp(`ValidatingWebhookConfiguration ${WEBHOOK_NAME} withdrawn`), second.log());
+    // Withdrawn: both objects stay (the next start patches them), holding no webhook; creates pass.
+    assert.deepEqual(await configurations17(), [[], []]);
+    assert.equal(await refusal(ns, example17('after-cleanup', { field: 'value' })), undefined);
+  } finally {
+    for (const resource of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations'])
+      await suite.client.request('DELETE', `/apis/${ADMISSION}/${resource}/${WEBHOOK_NAME}`).catch(() => undefined);
+  }
+}
+
+describe("kopf's examples, ported", { skip }, () => {
+  suite.hooks();
+  describe('side by side', { concurrency: 4 }, () => {
+    for (const scenario of SCENARIOS) {
+      it(scenario.name, { timeout: EXAMPLE_TIMEOUT }, () => runScenario(scenario));
+    }
+    it('09-testing', { timeout: EXAMPLE_TIMEOUT }, testing09);
+    it('10-builtins', { timeout: EXAMPLE_TIMEOUT }, builtins10);
+  });
+  // Alone, after the others: its webhook configurations are cluster-wide, so its callbacks would
+  // review (and its status check refuse) the other examples' objects in every namespace.
+  it('17-admission', { timeout: EXAMPLE_TIMEOUT }, admission17);
 });
