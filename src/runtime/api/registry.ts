@@ -42,6 +42,12 @@ export interface HandlerOptions<R = unknown> extends Filters<R> {
    */
   optional?: boolean;
   /**
+   * Resume handlers only (kopf's `deleted=True`): also run for an object found already marked for
+   * deletion when the operator starts (or takes over), alongside its delete handlers and before the
+   * finalizer goes. Without it a resume handler skips such an object, as kopf's does.
+   */
+  deleted?: boolean;
+  /**
    * Fields of the resource whose values the operator must not store as they are (dotted paths into
    * the essence, e.g. `spec.password`): the last-handled state keeps keyed digests of them, and
    * `diff`, `old` and `new` show those digests. They apply to the resource as a whole, with its

@@ -171,15 +171,19 @@ function next(input: DecideInput, cause: Cause, candidates: Candidate[]): Step |
 }
 
 /**
- * Deletion: the matching delete handlers, then the finalizer goes (once the daemons have ended).
- * Without our finalizer only optional delete handlers run (kopf's `optional=True`), and only
- * while something else still holds the object back.
+ * Deletion: the matching delete handlers (and, at first sight, resume handlers with `deleted`), then
+ * the finalizer goes (once the daemons have ended). Without our finalizer only optional delete
+ * handlers (kopf's `optional=True`) and those resume handlers run, and only while something else
+ * still holds the object back.
  */
 function deleting(input: DecideInput, deleteHandlers: Candidate[]): Step {
   const finalizers = finalizersOf(input.body);
   const own = input.marks.finalizer;
   if (!finalizers.includes(own)) {
-    const optional = deleteHandlers.filter((candidate) => candidate.handler.options.optional === true);
+    // Resume handlers never ask for the finalizer, so they run without it too.
+    const optional = deleteHandlers.filter(
+      (candidate) => candidate.handler.options.optional === true || candidate.handler.cause === 'resume',
+    );
     return next(input, 'delete', optional) ?? { kind: 'none' };
   }
   const step = next(input, 'delete', deleteHandlers);
@@ -205,8 +209,10 @@ export function decide(input: DecideInput): Step {
   const finalizer = input.marks.finalizer;
   // Handlers whose filters do not match this state of the object are not due (kopf's filtering).
   const handlers = input.handlers.filter((h) => matchesFilters(h.options, body));
+  // A resume handler with `deleted` mixes into a deletion seen at first sight (kopf's registry yields
+  // initial handlers for a deletion only when `deleted=True`).
   const deleteHandlers = handlers
-    .filter((h) => h.cause === 'delete')
+    .filter((h) => h.cause === 'delete' || (input.initial && h.cause === 'resume' && h.options.deleted === true))
     .map((handler) => ({ handler, key: handlerKey(handler), diff: [], old: undefined, new: undefined }));
   if (body.metadata?.deletionTimestamp) return deleting(input, deleteHandlers);
   const finalizers = finalizersOf(body);

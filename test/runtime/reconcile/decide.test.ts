@@ -362,6 +362,7 @@ describe('filters, optional delete handlers and daemons', () => {
     setup: (r: Registry) => void;
     body: Record<string, unknown>;
     daemonsRunning?: boolean;
+    initial?: boolean;
     want: string;
   }[] = [
     {
@@ -425,6 +426,34 @@ describe('filters, optional delete handlers and daemons', () => {
       want: 'delete:cleanup',
     },
     {
+      name: 'a resume handler skips an object found being deleted (kopf: unless deleted=True)',
+      setup: (r) => defineHandler(resource, 'resumer').onResume(noop, { registry: r }),
+      body: object({ deleting: true, finalizers: ['someone.else/hold'] }),
+      want: 'none',
+    },
+    {
+      name: 'a resume handler with `deleted` runs for an object found being deleted, before the delete handlers',
+      setup: (r) => {
+        defineHandler(resource, 'resumer').onResume(noop, { registry: r, deleted: true });
+        defineHandler(resource, 'cleanup').onDelete(noop, { registry: r });
+      },
+      body: withFinalizer(object(), true),
+      want: 'delete:resumer.resume',
+    },
+    {
+      name: 'a resume handler with `deleted` runs without our finalizer while another holds the object',
+      setup: (r) => defineHandler(resource, 'resumer').onResume(noop, { registry: r, deleted: true }),
+      body: object({ deleting: true, finalizers: ['someone.else/hold'] }),
+      want: 'delete:resumer.resume',
+    },
+    {
+      name: 'a resume handler with `deleted` is not due for a deletion seen after the first sight',
+      setup: (r) => defineHandler(resource, 'resumer').onResume(noop, { registry: r, deleted: true }),
+      body: object({ deleting: true, finalizers: ['someone.else/hold'] }),
+      initial: false,
+      want: 'none',
+    },
+    {
       name: 'a daemon needs the finalizer',
       setup: (r) => defineHandler(resource, 'watch').onDaemon(noop, { registry: r }),
       body: object(),
@@ -457,10 +486,10 @@ describe('filters, optional delete handlers and daemons', () => {
       want: 'patch:no delete handlers or daemons: removing the finalizer',
     },
   ];
-  for (const { name, setup, body, daemonsRunning, want } of cases) {
+  for (const { name, setup, body, daemonsRunning, initial = true, want } of cases) {
     it(name, () => {
       const handlers = registry(setup).handlers;
-      const step = decide({ body, handlers, now, initial: true, marks: DEFAULT_MARKS, daemonsRunning });
+      const step = decide({ body, handlers, now, initial, marks: DEFAULT_MARKS, daemonsRunning });
       assert.equal(step.kind === 'patch' ? `patch:${step.reason}` : run(step), want);
     });
   }
