@@ -335,7 +335,7 @@ async function testing09(): Promise<void> {
   }
   assert.match(output(), /Something was logged here\./);
   assert.deepEqual(counts(output(), /succeeded/), { create_fn: 1 }, output());
-  assert.doesNotMatch(output(), /failed|Uncaught|TypeError/, output());
+  assert.doesNotMatch(output(), /failed permanently|Uncaught|TypeError/, output());
 }
 
 /**
