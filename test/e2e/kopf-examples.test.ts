@@ -356,6 +356,9 @@ async function builtins10(): Promise<void> {
     });
     const name = String(pod.metadata.name);
     await untilOutput('10-builtins: the killer', log, '=== Pod killing happens in 30s.', 30_000);
+    // kopf's test sleeps 5 s here ("give it some time to react"): a deletion that overtakes the create
+    // handler's outcome would leave its success unrecorded (the object is no longer due for it).
+    await untilOutput('10-builtins: the create handler', log, 'handler pod_in_sight succeeded', 30_000);
     await suite.client.request('DELETE', `/api/v1/namespaces/${ns}/pods/${name}`);
     await untilOutput('10-builtins: the cancellation', log, '=== Pod killing is cancelled!', 30_000);
     await gone('10-builtins: the pod to be gone', `/api/v1/namespaces/${ns}/pods/${name}`);
