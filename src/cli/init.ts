@@ -66,7 +66,7 @@ const ON_REGISTRY = false;
  * (test/cli/init.test.ts) and with this one, installed as a newcomer installs it
  * (test/e2e/newcomer.test.ts: typecheck, test, build, `run --check`).
  */
-const SCAFFOLD_TYPESCRIPT = '7.0.2';
+export const SCAFFOLD_TYPESCRIPT = '7.0.2';
 
 export interface InitFlags {
   /** What the project is written in: TypeScript for kopfgen's runtime (default), or Python for kopf. */

@@ -15,8 +15,14 @@ export interface ProjectFiles {
   extra?: Record<string, string>;
 }
 
-/** Every error of the project, with `file` relative to its root (e.g. `cases/exactness.ts`). */
-export function typeCheckProject(files: ProjectFiles): TsDiagnostic[] {
+/**
+ * Every error of the project, with `file` relative to its root (e.g. `cases/exactness.ts`).
+ * `compiler`: golden-support's `typecheck` (TypeScript 5.9), or typescript7.ts's `typecheck7`.
+ */
+export function typeCheckProject(
+  files: ProjectFiles,
+  compiler: (rootNames: readonly string[]) => TsDiagnostic[] = typecheck,
+): TsDiagnostic[] {
   const root = tempDir('handlers');
   try {
     const all: GeneratedFile[] = [
@@ -26,7 +32,7 @@ export function typeCheckProject(files: ProjectFiles): TsDiagnostic[] {
       ...(files.stubs ?? []).map((f) => ({ ...f, path: `handlers/${f.path}` })),
     ];
     const paths = writeTree(root, all).filter((p) => p.endsWith('.ts'));
-    return typecheck(paths).map((e) => ({ ...e, file: relative(root, e.file) }));
+    return compiler(paths).map((e) => ({ ...e, file: relative(root, e.file) }));
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
