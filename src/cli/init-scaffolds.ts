@@ -3,7 +3,9 @@
  * imports the handler stubs (so running it registers them), whether `deploy/` is rendered (the
  * manifests run `kopfgen run`, the TypeScript runtime), and the steps it prints after installing.
  */
-import type { Target } from '../api.js';
+import type { GeneratedFile, Target } from '../api.js';
+import { handlerTestFile } from './init-tests.js';
+import { pyHandlerTestFile } from './init-py-tests.js';
 
 export interface Scaffold {
   /** Under the package's `templates/`. */
@@ -16,8 +18,13 @@ export interface Scaffold {
   imports(stubs: readonly string[]): string;
   /** Render `deploy/` (RBAC and a Deployment running `kopfgen run`). */
   deploy: boolean;
-  /** Write a unit test beside each handler stub file (init-tests.ts; `npm test` runs them). */
-  tests: boolean;
+  /**
+   * The unit test of a handler stub file (`npm test` runs them), its path relative to the project,
+   * or undefined when the stub has nothing a test can call. `stub`: as generated, its path relative
+   * to the stubs directory; `stubs`: that directory, relative to the project; `generated`: the
+   * run's generated modules.
+   */
+  testOf(stub: GeneratedFile, stubs: string, generated: readonly GeneratedFile[]): GeneratedFile | undefined;
   /**
    * Commands to run in the project after kopfgen is installed, each working as printed, then what
    * to do next as `#` comment lines (`stubs`: the stubs directory, as shown).
@@ -35,7 +42,12 @@ const typescript: Scaffold = {
       .map((s) => `import './${s.slice('src/'.length).replace(/\.ts$/, '.js')}';`)
       .join('\n') || '// (no handlers yet: add handler ids to your CRD and run `npm run generate`)',
   deploy: true,
-  tests: true,
+  // Beside the stub (src/handlers/<plural>.test.ts), compiled with it by the project's build (init-tests.ts).
+  testOf: (stub, stubs, generated) => {
+    if (!stub.path.endsWith('.ts') || stub.path.endsWith('.conversion.ts')) return undefined;
+    const test = handlerTestFile(stub, generated);
+    return test && { ...test, path: `${stubs}/${test.path}` };
+  },
   next: (stubs) => [
     'npm run typecheck',
     'npm test',
@@ -62,10 +74,15 @@ const kopf: Scaffold = {
     return [...lines, '', `MODULES = (${modules.map((m) => m[m.length - 1]).join(', ')},)`].join('\n');
   },
   deploy: false,
-  tests: false,
+  // tests/test_<module>.py at the root, where unittest's discovery finds them and pyright checks them (init-py-tests.ts).
+  testOf: (stub, stubs, _generated) =>
+    stub.path.endsWith('.py') && !stub.path.endsWith('__init__.py')
+      ? pyHandlerTestFile(stub, `${stubs}/${stub.path}`.replace(/\.py$/, '').replace(/\//g, '.'))
+      : undefined,
   next: (stubs) => [
     'pip install -r requirements.txt',
     'npm run typecheck',
+    'npm test',
     `# then edit ${stubs} and run the operator against your cluster:`,
     '#   kubectl apply -f crds/ && kopf run handlers.py --all-namespaces',
   ],

@@ -30,7 +30,6 @@ import { resolveRun } from './options.js';
 import { Reporter, type Streams } from './report.js';
 import { mergePackageJson } from './init-package.js';
 import { scaffoldOf, type Scaffold } from './init-scaffolds.js';
-import { handlerTestFile } from './init-tests.js';
 import { importBlock, stubPathsIn } from './entry-imports.js';
 import type { Target } from '../api.js';
 
@@ -194,7 +193,7 @@ async function scaffold(
   });
   if (hasErrors(plan.diagnostics)) return fail(plan.diagnostics);
   fillImports(files, target, scaffold, run.stubsDir, result.files);
-  if (scaffold.tests) files.push(...handlerTests(target, run.stubsDir, result.files));
+  files.push(...handlerTests(target, scaffold, run.stubsDir, result.files));
   if (scaffold.deploy) files.push(...deployFiles(read.sources));
 
   const writes: { path: string; content: string }[] = [];
@@ -374,16 +373,21 @@ function fillImports(
   if (entry) entry.content = entry.content.replace('{{imports}}', block);
 }
 
-/** One unit test file per stub file (init-tests.ts), beside it in the stubs directory; written only where absent, like every scaffold file. */
-function handlerTests(target: string, stubsDir: string | undefined, generated: GeneratedFile[]): NewFile[] {
+/** One unit test file per stub file (the scaffold's `testOf`); written only where absent, like every scaffold file. */
+function handlerTests(
+  target: string,
+  scaffold: Scaffold,
+  stubsDir: string | undefined,
+  generated: GeneratedFile[],
+): NewFile[] {
   if (stubsDir === undefined) return [];
+  const stubs = relative(target, stubsDir).split(sep).join('/');
   const modules = generated.filter((f) => f.role === 'generated');
   return generated
-    .filter((f) => f.role === 'stub' && f.path.endsWith('.ts') && !f.path.endsWith('.conversion.ts'))
+    .filter((f) => f.role === 'stub')
     .flatMap((stub) => {
-      const test = handlerTestFile(stub, modules);
-      if (!test) return [];
-      return [{ path: relative(target, join(stubsDir, test.path)).split(sep).join('/'), content: test.content }];
+      const test = scaffold.testOf(stub, stubs, modules);
+      return test ? [{ path: test.path, content: test.content }] : [];
     });
 }
 

@@ -3,12 +3,17 @@
  * TypeScript target does: the package and stub modules written, `--check` up to date or a diff
  * and exit 1, `--format json`, a handler removed reported at the user's Python (KG321 at the
  * import, KG320 at the registration) with nothing written, exit 2 for usage errors; and
- * `kopfgen init --target kopf` scaffolds a Python operator project whose `--check` passes.
+ * `kopfgen init --target kopf` scaffolds a Python operator project whose `--check` passes, with
+ * unit tests of its handlers (a golden) that pyright strict finds clean.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { EXAMPLE_CRD, kopfgen, read, snapshot, tempProject, tree, writeFiles } from '../helpers/cli-support.js';
+import { EXAMPLE_CRD, kopfgen, read, REPO, snapshot, tempProject, tree, writeFiles } from '../helpers/cli-support.js';
+import { formatPyright, pyrightSkip, runPyright } from '../helpers/python-support.js';
+
+/** What init --target kopf writes as the example CRD's handler tests. */
+const TESTS_GOLDEN = 'test/fixtures/init-kopf/test_myresources.py';
 
 const TWO_HANDLERS = EXAMPLE_CRD.replace(
   '  name: myresources.example.com\n',
@@ -117,7 +122,7 @@ test('init --target kopf: a Python operator project, up to date', async () => {
   const parent = await tempProject();
   const r = await kopfgen(['init', '--target', 'kopf', 'my-operator'], parent);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /pip install -r requirements\.txt/);
+  assert.match(r.stdout, /^ {2}pip install -r requirements\.txt\n {2}npm run typecheck\n {2}npm test\n/m);
   const project = join(parent, 'my-operator');
   assert.deepEqual(await tree(project), [
     '.github/workflows/ci.yml',
@@ -136,6 +141,7 @@ test('init --target kopf: a Python operator project, up to date', async () => {
     'package.json',
     'pyrightconfig.json',
     'requirements.txt',
+    'tests/test_myresources.py',
   ]);
   assert.match(
     await read(project, 'handlers.py'),
@@ -145,12 +151,33 @@ test('init --target kopf: a Python operator project, up to date', async () => {
   const ci = await read(project, '.github/workflows/ci.yml');
   assert.match(ci, /run: npx kopfgen generate --check/);
   assert.match(ci, /run: npx pyright/);
+  assert.match(ci, /run: npm test/);
   const pkg = JSON.parse(await read(project, 'package.json')) as {
     type?: string;
+    scripts: Record<string, string>;
     devDependencies: Record<string, string>;
   };
   assert.equal(pkg.type, undefined, 'no "type": the project has no JavaScript');
   assert.deepEqual(Object.keys(pkg.devDependencies), ['kopfgen', 'pyright']);
+  assert.equal(pkg.scripts.test, 'python3 -m unittest discover -s tests');
+  // The handlers' unit tests: one per stub function, what init-py-tests.ts writes for the example CRD.
+  assert.equal(await read(project, 'tests/test_myresources.py'), await read(REPO, TESTS_GOLDEN));
+  const pyright = JSON.parse(await read(project, 'pyrightconfig.json')) as { include: string[] };
+  assert.ok(pyright.include.includes('tests'), 'pyright checks the tests too');
   const check = await kopfgen(['generate', '--check'], project);
   assert.equal(check.code, 0, check.stdout + check.stderr);
 });
+
+test(
+  'init --target kopf: the scaffold, its handler tests included, is clean under pyright strict',
+  { skip: pyrightSkip },
+  async () => {
+    const parent = await tempProject();
+    assert.equal((await kopfgen(['init', '--target', 'kopf', 'op'], parent)).code, 0);
+    const project = join(parent, 'op');
+    // The project's root as the one execution root (as `kopf run handlers.py` and unittest import from it), kopf's source beside.
+    const { diagnostics, files } = runPyright(project, ['.']);
+    assert.deepEqual(diagnostics.map(formatPyright), []);
+    assert.ok(files >= 5, `pyright read ${files} files`);
+  },
+);
