@@ -7,11 +7,13 @@
  * server, where a created object gets its status; and the production install's size. The same
  * from an empty directory with kopfgen run from this checkout (init prints the install by path).
  * The npm registry must be reachable (npm's cache makes the second run fast); envtest as every e2e.
+ * And `init --target kopf` in an empty directory: every printed command run, those that need
+ * Python's kopf where it is (else each skipped, saying what it needs), and no cluster needed.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, promises as fs, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   applyCrd,
@@ -21,6 +23,7 @@ import {
   stopCluster,
   type Cluster,
 } from '../helpers/envtest.js';
+import { DEBIAN_PYTHON, KOPF_SRC, kopfRuntimeSkip } from '../helpers/python-support.js';
 import { tempDir } from '../helpers/temp-dirs.js';
 
 const REPO = process.cwd();
@@ -206,3 +209,73 @@ describe(
     });
   },
 );
+
+/** Whether the `python3` on PATH imports kopf (what `pip install -r requirements.txt` gives a newcomer). */
+function kopfOnPath(): boolean {
+  return (
+    spawnSync('python3', ['-c', 'import kopf'], { env: shellEnv(), encoding: 'utf8', timeout: 60_000 }).status === 0
+  );
+}
+
+/**
+ * How the kopf scaffold's printed commands run here: as printed where `python3` has kopf; else
+ * `npm run typecheck` with kopf's source on PYTHONPATH (pyright reads the interpreter's sys.path)
+ * and `npm test` on Debian's Python with kopf's Debian packages (python-support.ts); a command
+ * neither can serve is skipped, with what it needs.
+ */
+function kopfCommandPlan(command: string): { env?: NodeJS.ProcessEnv; skip?: string } {
+  if (kopfOnPath()) return {};
+  const needs = 'python3 cannot import kopf here';
+  if (command.startsWith('pip install'))
+    return { skip: `${needs}: installing kopf from PyPI is left to the newcomer's machine` };
+  if (command === 'npm run typecheck')
+    return existsSync(KOPF_SRC)
+      ? { env: { PYTHONPATH: KOPF_SRC } }
+      : { skip: `${needs}, and ../shared/kopf-1.38.0 (kopf's source, for pyright) is absent` };
+  if (command === 'npm test') {
+    const runtime = kopfRuntimeSkip();
+    if (runtime) return { skip: `${needs}: ${runtime}` };
+    return { env: { PYTHONPATH: KOPF_SRC, PATH: `${dirname(DEBIAN_PYTHON)}:${process.env.PATH ?? ''}` } };
+  }
+  return {};
+}
+
+describe('a newcomer to the kopf target: init --target kopf in an empty directory', { timeout: 600_000 }, () => {
+  let work: string;
+  before(() => {
+    work = tempDir('kopfgen-newcomer-kopf-');
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('every command init printed works as printed, or is skipped saying what it needs', async (t) => {
+    const project = join(work, 'kopf-operator');
+    await fs.mkdir(project);
+    const init = await ok(`node ${JSON.stringify(join(REPO, 'bin/kopfgen.js'))} init --target kopf`, project);
+    const commands = printedCommands(init);
+    assert.deepEqual(
+      commands,
+      [`npm install ${REPO}`, 'pip install -r requirements.txt', 'npm run typecheck', 'npm test'],
+      init,
+    );
+    assert.ok(existsSync(join(project, 'tests/test_myresources.py')), 'the handlers have unit tests');
+    for (const command of commands) {
+      const plan = kopfCommandPlan(command);
+      if (plan.skip !== undefined) {
+        t.diagnostic(`skipped ${command}: ${plan.skip}`);
+        continue;
+      }
+      const env = Object.entries(plan.env ?? {})
+        .map(([k, v]) => `${k}=${shellQuoteArg(v ?? '')} `)
+        .join('');
+      const out = await ok(`${env}${command}`, project);
+      if (command === 'npm run typecheck') assert.match(out, /0 errors/);
+      if (command === 'npm test') assert.match(out, /^OK$/m);
+    }
+    // What CI runs besides: the generated package is up to date.
+    await ok('npx kopfgen generate --check', project);
+  });
+});
+
+function shellQuoteArg(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
