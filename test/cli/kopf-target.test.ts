@@ -10,7 +10,16 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXAMPLE_CRD, kopfgen, read, REPO, snapshot, tempProject, tree, writeFiles } from '../helpers/cli-support.js';
-import { formatPyright, pyrightSkip, runPyright } from '../helpers/python-support.js';
+import { spawnSync } from 'node:child_process';
+import { existsSync, promises as fs } from 'node:fs';
+import {
+  DEBIAN_PYTHON,
+  formatPyright,
+  KOPF_SRC,
+  kopfRuntimeSkip,
+  pyrightSkip,
+  runPyright,
+} from '../helpers/python-support.js';
 
 /** What init --target kopf writes as the example CRD's handler tests. */
 const TESTS_GOLDEN = 'test/fixtures/init-kopf/test_myresources.py';
@@ -179,5 +188,56 @@ test(
     const { diagnostics, files } = runPyright(project, ['.']);
     assert.deepEqual(diagnostics.map(formatPyright), []);
     assert.ok(files >= 5, `pyright read ${files} files`);
+  },
+);
+
+/**
+ * Python's unittest over the scaffold's tests: kopf itself on Debian's Python where its packages
+ * are, else the stand-in (test/fixtures/init-kopf/standin: kopf's own structs from its source,
+ * decorators that register nothing), so the tests' arguments are kopf's objects either way.
+ */
+async function unittest(project: string): Promise<{ status: number | null; out: string }> {
+  const real = !kopfRuntimeSkip();
+  const path = [KOPF_SRC];
+  const standin = join(project, '.kopf-standin');
+  if (!real && !existsSync(standin)) {
+    await fs.mkdir(join(standin, 'kopf'), { recursive: true });
+    await fs.copyFile(
+      join(REPO, 'test/fixtures/init-kopf/standin/kopf/__init__.py'),
+      join(standin, 'kopf/__init__.py'),
+    );
+    await fs.symlink(join(KOPF_SRC, 'kopf/_cogs'), join(standin, 'kopf/_cogs'), 'dir');
+  }
+  if (!real) path.unshift(standin);
+  const run = spawnSync(real ? DEBIAN_PYTHON : 'python3', ['-m', 'unittest', 'discover', '-s', 'tests'], {
+    cwd: project,
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: path.join(':'), PYTHONDONTWRITEBYTECODE: '1' },
+    timeout: 120_000,
+  });
+  return { status: run.status, out: run.stdout + run.stderr };
+}
+
+const python3 = spawnSync('python3', ['--version'], { encoding: 'utf8' }).status === 0;
+
+test(
+  "init --target kopf: the handlers' tests pass on the stubs and fail, naming the handler, once it returns something else",
+  { skip: pyrightSkip || (python3 ? false : 'needs python3') },
+  async () => {
+    const parent = await tempProject();
+    assert.equal((await kopfgen(['init', '--target', 'kopf', 'op'], parent)).code, 0);
+    const project = join(parent, 'op');
+    const passing = await unittest(project);
+    assert.equal(passing.status, 0, passing.out);
+    assert.match(passing.out, /^Ran 3 tests/m);
+    const stubs = await read(project, 'kinds/myresources.py');
+    await fs.writeFile(
+      join(project, 'kinds/myresources.py'),
+      stubs.replace('return {"phase": "NotImplemented"}', 'return {"phase": "Running"}'),
+    );
+    const failing = await unittest(project);
+    assert.equal(failing.status, 1, failing.out);
+    assert.match(failing.out, /^FAIL: test_myapp_on_create /m);
+    assert.match(failing.out, /\{'phase': 'Running'\} != \{'phase': 'NotImplemented'\}/);
   },
 );
