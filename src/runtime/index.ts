@@ -57,7 +57,7 @@ export type {
   ResourceInfo,
   StatusPatch,
 } from './api/define.js';
-export type { Essence, FieldPath, FieldValue } from './api/field-paths.js';
+export type { DiffItem, DiffOperation, Essence, FieldPath, FieldValue, JsonValue } from './api/field-paths.js';
 export { Registry, defaultRegistry } from './api/registry.js';
 export type {
   AccessKind,
@@ -88,8 +88,6 @@ export type {
   PostedEvent,
   ChildContext,
   ChildEvent,
-  DiffItem,
-  DiffOperation,
   HandlerContext,
   Logger,
   MergePatch,

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { builtins } from '../../src/runtime/builtin-kinds.js';
 import { defineHandler, Registry, TemporaryError } from '../../src/runtime/index.js';
-import type { DiffItem } from '../../src/runtime/api/context.js';
+import type { DiffItem } from '../../src/runtime/api/field-paths.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { FINALIZER, LAST_HANDLED_ANNOTATION } from '../../src/runtime/reconcile/essence.js';
 import { progressAnnotation } from '../../src/runtime/reconcile/progress.js';

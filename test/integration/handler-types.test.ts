@@ -92,9 +92,9 @@ test('timers, daemons, event handlers, filters (old/new of a field included), po
   );
 });
 
-/** The clearing and context cases compiled once, for the tests that read their errors. */
+/** The clearing, context and helper cases compiled once, for the tests that read their errors. */
 let typedRun: ReturnType<typeof project> | undefined;
-const typed = () => (typedRun ??= project(['clearing.ts', 'context.ts']));
+const typed = () => (typedRun ??= project(['clearing.ts', 'context.ts', 'helpers.ts']));
 
 function casesOf(file: string) {
   const errors = typed().errors.filter((e) => e.file === `cases/${file}`);
@@ -119,6 +119,20 @@ test('null clears optional status fields; unknown keys, required fields and wron
   // Sync callbacks and error constructors: at the offending key.
   assert.deepEqual([wordAt(18), wordAt(20), wordAt(22), wordAt(23)], ['reason', 'reason', 'host', 'host']);
   assert.match(errors.find((e) => e.line === 22)?.message ?? '', /Type 'null' is not assignable to type 'string'/);
+});
+
+test("a HandlerContext<R> helper takes every handler context, a field handler's too; diff entries are typed by path", () => {
+  const { errors, expected } = casesOf('helpers.ts');
+  assert.equal(expected.length, 6);
+  assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.line} TS${e.code} ${e.message}`).join('\n'));
+  const on = (line: number) => errors.find((e) => e.line === line)?.message ?? '';
+  // The field's value where a helper wants the essence; a number where a string was used; a union of the essence's types.
+  assert.match(
+    on(22),
+    /HandlerContext<Database, Database, number \| undefined, .*Type .number \| undefined. is not assignable to type .Shape<Database> \| undefined./s,
+  );
+  assert.match(on(32), /'toUpperCase' does not exist on type 'number'/);
+  assert.match(on(39), /not assignable to type 'number \| undefined'/);
 });
 
 test('onField takes the resource field paths only; old/new are the field or the essence', () => {

@@ -10,6 +10,7 @@ import { defineHandler, defineResource } from '../../src/runtime/api/define.js';
 import { PermanentError, TemporaryError } from '../../src/runtime/api/errors.js';
 import { Registry, type HandlerOptions } from '../../src/runtime/api/registry.js';
 import type { HandlerContext } from '../../src/runtime/api/context.js';
+import type { Essence } from '../../src/runtime/api/field-paths.js';
 import type { Client } from '../../src/runtime/api/client-api.js';
 import { expectOutcome, fakeClient, invoke, NotDue, type InvokeCause } from '../../src/testing/index.js';
 
@@ -46,7 +47,7 @@ const thing = (spec: Thing['spec'], labels?: Record<string, string>): Thing => (
   spec,
 });
 
-type Fn = (ctx: HandlerContext<Thing>) => Promise<MainStatus | void>;
+type Fn = (ctx: HandlerContext<Thing, Thing, Essence<Thing>>) => Promise<MainStatus | void>;
 function setUp(cause: 'onCreate' | 'onUpdate' | 'onDelete' | 'onResume', fn: Fn, options: HandlerOptions<Thing> = {}) {
   const registry = new Registry();
   const main = defineHandler<Thing, MainStatus>(things, 'main');
@@ -176,7 +177,7 @@ test('a retry: the next invoke on the returned object is attempt 2, run at its r
 });
 
 test('update: diff, old and new are the essence last handled and now', async () => {
-  let context: HandlerContext<Thing> | undefined;
+  let context: HandlerContext<Thing, Thing, Essence<Thing>> | undefined;
   const { main, registry } = setUp('onUpdate', async (ctx) => {
     context = ctx;
   });

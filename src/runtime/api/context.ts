@@ -5,7 +5,7 @@
 import type { Client, ClientKind, WriteBody } from './client-api.js';
 import type { ConditionsOf } from './conditions-api.js';
 import type { ObjectMeta } from './kube-types.js';
-import type { Essence } from './field-paths.js';
+import type { DiffItem, Essence } from './field-paths.js';
 import type { MergePatch } from './resource.js';
 
 export type { MergePatch } from './resource.js';
@@ -57,15 +57,18 @@ export interface Patch<W = unknown> {
   [key: string]: unknown;
 }
 
-export type DiffOperation = 'add' | 'change' | 'remove';
-/** One changed field between the last handled state and now: `[op, path, old, new]`, as in kopf. */
-export type DiffItem = readonly [DiffOperation, readonly string[], unknown, unknown];
-
 /**
  * `W`: the resource's write view, which types `patch` (the object as read when they agree). `O`:
- * what `old`/`new` hold, the essence (see `Essence`) or, for a field handler, the field's value.
+ * what `old`/`new` hold and `diff` compares: the essence (`Essence<R>`) for create, update, resume,
+ * delete, timer and daemon handlers, the field's value for an `onField` handler. `O` defaults to
+ * `unknown`, so `HandlerContext<R>` is what every handler's context of `R` is assignable to: a helper
+ * typed so is callable from any of them (kopf passes one kwargs shape to every handler). A helper
+ * that reads `old`/`new` as the essence takes `HandlerContext<R, W, Essence<R>>`. `D`: one `diff`
+ * entry, `DiffItem<O>`; a parameter of its own because TypeScript cannot measure how a conditional
+ * type varies with `O` and would compare contexts as if `O` were invariant, so no field handler's
+ * context would be assignable to `HandlerContext<R>`.
  */
-export interface HandlerContext<R, W = R, O = Essence<R>> {
+export interface HandlerContext<R, W = R, O = unknown, D = DiffItem<O>> {
   body: R;
   spec: SpecOf<R>;
   status: StatusOf<R> | undefined;
@@ -82,7 +85,8 @@ export interface HandlerContext<R, W = R, O = Essence<R>> {
   started: Date;
   /** Milliseconds since `started`. */
   runtime: number;
-  diff: readonly DiffItem[];
+  /** What changed, typed by path where `O` types it (`DiffItem`). */
+  diff: readonly D[];
   /**
    * The essence last handled and the essence now: no apiVersion, kind or status, metadata reduced
    * to labels and annotations (create: `old` undefined; delete: both undefined). For a field
@@ -159,7 +163,7 @@ export type ChildEvent = 'ADDED' | 'MODIFIED' | 'DELETED';
  * What a `child` handler receives (`onChild`): the owner's context (its object, `patch`, status type)
  * and the owned object that changed. `C`: the owned kind's object type.
  */
-export interface ChildContext<R, W, C> extends HandlerContext<R, W> {
+export interface ChildContext<R, W, C> extends HandlerContext<R, W, Essence<R>> {
   /** The owned object as the watch delivered it; undefined when it was deleted. */
   child: C | undefined;
   childEvent: ChildEvent;

@@ -121,3 +121,47 @@ type Check<R, P extends string> = P extends `${infer Head}.${infer Rest}`
   : P extends EssenceKeys<R>
     ? unknown
     : { readonly fieldPathOneOf: `${EssenceKeys<R>}` };
+
+/**
+ * A JSON value as the API server stores it: what a `diff` entry holds where the resource's type
+ * says no more than `unknown` (an open object, `x-kubernetes-preserve-unknown-fields`).
+ */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+export type DiffOperation = 'add' | 'change' | 'remove';
+
+/**
+ * One changed field between the last handled state and now: `[op, path, old, new]`, as kopf's
+ * `diff` (an add has no old value, a remove no new one; a change of a concealed or digested value
+ * has no old one either, hence `| undefined` on both). For a typed `T` (the essence of a create,
+ * update or resume handler; the field's value of an `onField` handler, whose paths are relative to
+ * the field, as kopf's `diff.reduce`), a union over `T`'s paths: `['spec', 'size']` holds the
+ * size's type, `[]` the whole value (a create's `add`). A path stops at lists (the runtime diffs a
+ * list whole) and, typed, at five segments; the deeper changes come as `[…five, ...string[]]`
+ * with `unknown` values. Under a field typed `unknown` any path holds a `JsonValue`. `DiffItem`
+ * alone (`T` unknown: any handler's diff, what `HandlerContext<R>` accepts from every handler)
+ * is any path with `unknown` values: a typed value (an interface) is no `JsonValue` to TypeScript.
+ */
+export type DiffItem<T = unknown> = unknown extends T
+  ? readonly [DiffOperation, readonly string[], unknown, unknown]
+  : DiffAt<T, [], 5>;
+
+/** The entry at `Path` itself (holding `T`) and those below it. */
+type DiffAt<T, Path extends readonly string[], D extends number> =
+  readonly [DiffOperation, Readonly<Path>, JsonOr<T> | undefined, JsonOr<T> | undefined] | DiffBelow<T, Path, D>;
+
+/** A value typed `unknown` by the resource is still JSON: read from the API server. */
+type JsonOr<T> = unknown extends T ? JsonValue : T;
+
+/** The entries strictly below `Path`: none at a list or a scalar; any path under `unknown`. */
+type DiffBelow<T, Path extends readonly string[], D extends number> = unknown extends T
+  ? readonly [DiffOperation, readonly [...Path, string, ...string[]], JsonValue | undefined, JsonValue | undefined]
+  : NonNullable<T> extends readonly unknown[]
+    ? never
+    : NonNullable<T> extends object
+      ? D extends 0
+        ? readonly [DiffOperation, readonly [...Path, string, ...string[]], unknown, unknown]
+        : {
+            [K in keyof NonNullable<T> & string]-?: DiffAt<NonNullable<T>[K], [...Path, K], Fewer[D]>;
+          }[keyof NonNullable<T> & string]
+      : never;

@@ -4,7 +4,7 @@
  * next, or which patch completes the cause. The engine calls `decide` again on the state its
  * patch produced, until nothing is left to do or every pending handler waits for a retry.
  */
-import type { DiffItem } from '../api/context.js';
+import type { DiffItem } from '../api/field-paths.js';
 import {
   buildEssence,
   conceal,

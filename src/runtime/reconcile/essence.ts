@@ -9,7 +9,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { DiffItem } from '../api/context.js';
+import type { DiffItem } from '../api/field-paths.js';
 import type { KubernetesObject } from '../api/kube-types.js';
 import { clone, deepEqual, getPath, isPlainObject, pruneEmpty } from '../json.js';
 import { DEFAULT_MARKS, LAST_HANDLED_NAME, type Marks } from './marks.js';
