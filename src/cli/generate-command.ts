@@ -27,6 +27,7 @@ import type { ClusterSource } from './from-cluster.js';
 import { foreignSources, type ResolvedRun } from './options.js';
 import { rememberScans, type ProjectMemo } from '../io/stub-scan.js';
 import { EXIT_INTERNAL, type Reporter, type RunReport } from './report.js';
+import { undeclaredIn } from './uses-check.js';
 import { messageOf } from '../runtime/error-message.js';
 
 /** The generator as the CLI sees it; bound to the real reader and pipeline in `pipeline.ts`. */
@@ -226,6 +227,7 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
         hit: true,
       },
       plan,
+      run.cwd,
     );
   }
   const bytes = read.sources.reduce((n, s) => n + sourceBytes(s), 0);
@@ -242,6 +244,7 @@ async function produce(run: ResolvedRun, pipeline: Pipeline, reporter: Reporter)
   return finishPlan(
     { diagnostics, generatorDiagnostics: result.diagnostics, files: result.files, stats, entry, key, hit: false },
     plan,
+    run.cwd,
   );
 }
 
@@ -255,9 +258,21 @@ function withForeign(run: ResolvedRun, sources: SourceText[]): GenerateOptions {
   return foreign.length > 0 ? { ...run.options, foreign } : run.options;
 }
 
-function finishPlan(produced: Produced, plan: WritePlan): Produced {
-  const diagnostics = [...produced.diagnostics, ...plan.diagnostics];
+function finishPlan(produced: Produced, plan: WritePlan, cwd: string): Produced {
+  const diagnostics = [...produced.diagnostics, ...plan.diagnostics, ...undeclaredAccess(plan.project, cwd)];
   return { ...produced, diagnostics, plan: hasErrors(plan.diagnostics) ? undefined : plan };
+}
+
+/**
+ * `run --check`'s KG361 over the project scan (`uses-check.ts`, the same checker): client calls of
+ * built-in kinds no declaration covers. Warnings here: `generate` writes types and stubs, which such
+ * a call does not break; the operator would be refused the call at run time.
+ */
+function undeclaredAccess(project: ProjectMemo | undefined, cwd: string): Diagnostic[] {
+  const files = Object.entries(project?.scans ?? {}).flatMap(([absPath, { access }]) =>
+    access === undefined ? [] : [{ file: displayPath(cwd, absPath), access }],
+  );
+  return undeclaredIn(files, 'warning');
 }
 
 /**

@@ -6,8 +6,9 @@
  * the typed client refuses such a call (a temporary failure, retried after 60 s, naming only the
  * verb that failed); the call is right there in the code.
  *
- * Syntax only (TypeScript's parser through ts-morph's bundled compiler, no type checker, so it works
- * with any TypeScript the project compiles with): a kind is known by the expression's last name
+ * Syntax only (`io/access-scan.ts`: TypeScript's parser through ts-morph's bundled compiler, no type
+ * checker, so it works with any TypeScript the project compiles with); `generate` runs the same
+ * check over its project scan and reports the findings as warnings. A kind is known by the expression's last name
  * (`builtins.persistentVolumeClaims` → `persistentVolumeClaims`), and only the built-in kinds
  * (`builtins.<name>`) are checked, which a declaration must cover (a handled resource's own kind
  * needs none). A declaration whose verbs are not a literal list counts as every verb, so what the
@@ -19,132 +20,60 @@ import type { ts as TS } from 'ts-morph';
 import { formatDiagnostic, type Diagnostic } from '../diagnostics.js';
 import { ALL_CLIENT_VERBS, CLIENT_ACCESS, INDEXED_ACCESS, OWNED_ACCESS } from '../runtime/api/access.js';
 import type { ClientVerb } from '../runtime/api/client-api.js';
+import { scanAccess, type AccessDeclaration, type AccessFacts } from '../io/access-scan.js';
 import type { AccessVerb } from '../runtime/api/registry.js';
 
 type Ts = typeof TS;
-
-/** A client call's kind and verb, where it is. */
-interface ClientCall {
-  kind: string;
-  /** The kind as written (`builtins.persistentVolumeClaims`). */
-  written: string;
-  verb: ClientVerb;
-  call: string;
-  file: string;
-  line: number;
-  col: number;
-}
 
 function isClientVerb(name: string): name is ClientVerb {
   return ALL_CLIENT_VERBS.some((v) => v === name);
 }
 
-/** The last name of `builtins.x` (any object named `builtins`, also `b.builtins.x`), else undefined. */
-function builtinName(ts: Ts, node: TS.Node): string | undefined {
-  if (!ts.isPropertyAccessExpression(node)) return undefined;
-  const object = node.expression;
-  const named = ts.isIdentifier(object) ? object.text : ts.isPropertyAccessExpression(object) ? object.name.text : '';
-  return named === 'builtins' ? node.name.text : undefined;
-}
-
-/** The string literals of a `['get', 'list']` argument; undefined when it is anything else. */
-function literalVerbs(ts: Ts, node: TS.Expression | undefined): string[] | undefined {
-  if (node === undefined || !ts.isArrayLiteralExpression(node)) return undefined;
-  const out: string[] = [];
-  for (const element of node.elements) {
-    if (!ts.isStringLiteralLike(element)) return undefined;
-    out.push(element.text);
-  }
-  return out;
-}
-
-/** The callee's name: `uses` of `uses(…)` or `kopfgen.uses(…)`, `onChild` of `X.onChild(…)`. */
-function calleeName(ts: Ts, call: TS.CallExpression): string | undefined {
-  const callee = call.expression;
-  if (ts.isIdentifier(callee)) return callee.text;
-  if (ts.isPropertyAccessExpression(callee)) return callee.name.text;
-  return undefined;
+/** The access verbs a declaration grants (`api/access.ts`): a `uses` without a literal list, every client verb's. */
+function granted(d: AccessDeclaration): readonly AccessVerb[] {
+  if (d.callee === 'onChild') return OWNED_ACCESS;
+  if (d.callee === 'defineIndex') return INDEXED_ACCESS;
+  const verbs = d.verbs === undefined ? ALL_CLIENT_VERBS : d.verbs.filter(isClientVerb);
+  return verbs.flatMap((v) => CLIENT_ACCESS[v]);
 }
 
 /**
- * Declarations (kind's last name → the access verbs granted) and client calls of built-in kinds
- * in `files` (path as it is to be shown, and text).
+ * KG361 (`severity`: an error for `run --check`, a warning for `generate`) for each client call in
+ * `files` (path as it is to be shown, and the file's access facts) that no declaration in any of
+ * them covers, with the declaration to add.
  */
-export function scanAccess(
-  ts: Ts,
-  files: readonly { file: string; text: string }[],
-): { granted: Map<string, Set<AccessVerb>>; calls: ClientCall[] } {
-  const granted = new Map<string, Set<AccessVerb>>();
-  const grant = (kind: string, verbs: readonly AccessVerb[]): void => {
-    const set = granted.get(kind) ?? new Set<AccessVerb>();
-    for (const v of verbs) set.add(v);
-    granted.set(kind, set);
-  };
-  const calls: ClientCall[] = [];
-  for (const { file, text } of files) {
-    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-    const visit = (node: TS.Node): void => {
-      if (ts.isCallExpression(node)) {
-        const name = calleeName(ts, node);
-        const first = node.arguments[0];
-        const kind = first === undefined ? undefined : lastName(ts, first);
-        if (kind !== undefined && name === 'uses') {
-          const verbs = literalVerbs(ts, node.arguments[1]);
-          const client = verbs === undefined ? ALL_CLIENT_VERBS : verbs.filter(isClientVerb);
-          grant(
-            kind,
-            client.flatMap((v) => CLIENT_ACCESS[v]),
-          );
-        } else if (kind !== undefined && name === 'onChild') grant(kind, OWNED_ACCESS);
-        else if (kind !== undefined && name === 'defineIndex') grant(kind, INDEXED_ACCESS);
-        const callee = node.expression;
-        const builtin = first === undefined ? undefined : builtinName(ts, first);
-        if (
-          builtin !== undefined &&
-          first !== undefined &&
-          ts.isPropertyAccessExpression(callee) &&
-          isClientVerb(callee.name.text) &&
-          ts.isPropertyAccessExpression(callee.expression) &&
-          callee.expression.name.text === 'client'
-        ) {
-          const at = source.getLineAndCharacterOfPosition(node.getStart(source));
-          calls.push({
-            kind: builtin,
-            written: first.getText(source),
-            verb: callee.name.text,
-            call: callee.getText(source),
-            file,
-            line: at.line + 1,
-            col: at.character + 1,
-          });
-        }
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-  }
-  return { granted, calls };
-}
-
-/** The last name of a kind expression: `builtins.x` → `x`, `WebApp` → `WebApp`. */
-function lastName(ts: Ts, node: TS.Expression): string | undefined {
-  if (ts.isIdentifier(node)) return node.text;
-  if (ts.isPropertyAccessExpression(node)) return node.name.text;
-  return undefined;
-}
-
-/** KG361 for each client call no declaration covers, with the declaration to add. */
-export function undeclaredCalls(ts: Ts, files: readonly { file: string; text: string }[]): Diagnostic[] {
-  const { granted, calls } = scanAccess(ts, files);
+export function undeclaredIn(
+  files: readonly { file: string; access: AccessFacts }[],
+  severity: Diagnostic['severity'] = 'error',
+): Diagnostic[] {
+  const have = new Map<string, Set<AccessVerb>>();
+  for (const { access } of files)
+    for (const d of access.declarations) {
+      const set = have.get(d.kind) ?? new Set<AccessVerb>();
+      for (const v of granted(d)) set.add(v);
+      have.set(d.kind, set);
+    }
   const out: Diagnostic[] = [];
-  for (const c of calls) {
-    const have = granted.get(c.kind);
-    const missing = CLIENT_ACCESS[c.verb].filter((v) => !have?.has(v));
-    if (missing.length === 0) continue;
-    const message = `${c.call}(${c.written}, …) uses a kind no declaration covers for ${c.verb}: add uses(${c.written}, ['${c.verb}']) beside the handler (the typed client refuses the call at run time; \`kopfgen manifests\` grants what is declared)`;
-    out.push({ severity: 'error', code: 'KG361', message, file: c.file, line: c.line, col: c.col, pointer: '' });
-  }
+  for (const { file, access } of files)
+    for (const c of access.calls) {
+      if (!isClientVerb(c.method)) continue;
+      const verb = c.method;
+      const missing = CLIENT_ACCESS[verb].filter((v) => !have.get(c.kind)?.has(v));
+      if (missing.length === 0) continue;
+      const message = `${c.call}(${c.written}, …) uses a kind no declaration covers for ${verb}: add uses(${c.written}, ['${verb}']) beside the handler (the typed client refuses the call at run time; \`kopfgen manifests\` grants what is declared)`;
+      out.push({ severity, code: 'KG361', message, file, line: c.line, col: c.col, pointer: '' });
+    }
   return out;
+}
+
+/** KG361 for each client call no declaration covers in `files` (path as it is to be shown, and text). */
+export function undeclaredCalls(ts: Ts, files: readonly { file: string; text: string }[]): Diagnostic[] {
+  return undeclaredIn(
+    files.map(({ file, text }) => ({
+      file,
+      access: scanAccess(ts, ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)),
+    })),
+  );
 }
 
 /**

@@ -2,9 +2,10 @@
  * The files of the user's project that may use the generated code: every TypeScript file the
  * nearest tsconfig.json above the output directory includes (and its project references'), as
  * tsc would compile them, plus those of the stubs directory, but none under the output directory.
- * Only the files whose text mentions the output directory's name or a handler definition's name
- * are returned with their text: importing the generated code needs its path in a specifier, so
- * the others are read but never parsed, which keeps a large project cheap.
+ * Only the files whose text mentions the output directory's name, a handler definition's name or
+ * `builtins` (client calls and declarations of built-in kinds, which `generate` checks as `run
+ * --check` does: KG361) are returned with their text: importing the generated code needs its path
+ * in a specifier, so the others are read but never parsed, which keeps a large project cheap.
  *
  * The tsconfig is read with TypeScript's own reader (`extends`, `include`/`exclude`/`files`,
  * `references`), from ts-morph's bundled `typescript`. Loading it costs about a quarter of a
@@ -66,7 +67,9 @@ export async function projectFiles(
     .filter((f) => TYPESCRIPT.test(f) && !DECLARATION.test(f) && !f.startsWith(inside))
     .sort();
   const marker = basename(outDir);
-  const mentions = (text: string): boolean => text.includes(marker) || [...names].some((n) => text.includes(n));
+  // `builtins`: a client call of a built-in kind, or a declaration of one, for the KG361 check.
+  const mentions = (text: string): boolean =>
+    text.includes(marker) || text.includes('builtins') || [...names].some((n) => text.includes(n));
   const files: ProjectFile[] = [];
   for (const absPath of candidates) {
     // Read synchronously: for thousands of small files, seven times faster than promises (measured).

@@ -15,8 +15,17 @@ import { REGISTER_METHODS, type ScannedFile, type ScannedImport } from '../stubs
 type Ts = typeof TS;
 
 export function scanSource(ts: Ts, fileName: string, text: string): ScannedFile {
+  return scanParsed(ts, parseSource(ts, fileName, text));
+}
+
+/** The file parsed as TypeScript (TSX for `.tsx`), for `scanParsed` and `access-scan.ts` alike. */
+export function parseSource(ts: Ts, fileName: string, text: string): TS.SourceFile {
   const kind = /\.tsx$/i.test(fileName) ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
-  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, kind);
+  return ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, kind);
+}
+
+/** `scanSource` of a parsed file. */
+export function scanParsed(ts: Ts, source: TS.SourceFile): ScannedFile {
   const at = (node: TS.Node) => {
     const { line, character } = source.getLineAndCharacterOfPosition(node.getStart(source));
     return { line: line + 1, col: character + 1 };

@@ -11,6 +11,9 @@
  *   type-check (TS2305/TS2724/TS2307), so nothing is written until the user removes that code
  *   (kopfgen never deletes it) or names the handler again. A helper in `src/lib/` counts as much
  *   as a stub file.
+ *
+ * Each file's access facts (`access-scan.ts`) come from the same parse and are kept with its scan:
+ * `generate` reports the client calls no declaration covers (KG361, `cli/uses-check.ts`).
  */
 import { createHash } from 'node:crypto';
 import { dirname, relative, resolve, sep } from 'node:path';
@@ -18,7 +21,8 @@ import type { Diagnostic } from '../diagnostics.js';
 import { exportedNames, type ScannedFile } from '../stubs/handler-scan.js';
 import { displayPath } from './fs.js';
 import { projectFiles, type ListingMemo } from './project-files.js';
-import { scanSource } from './source-scan.js';
+import { scanAccess, type AccessFacts } from './access-scan.js';
+import { parseSource, scanParsed } from './source-scan.js';
 import { tsMorph } from './ts-morph-load.js';
 
 export interface ScannedStubFile {
@@ -33,7 +37,14 @@ export interface ScannedStubFile {
  */
 export interface ProjectMemo {
   listing?: ListingMemo;
-  scans: Record<string, { hash: string; scan: ScannedFile }>;
+  scans: Record<string, ScanMemo>;
+}
+
+/** One file's scan and access facts by the hash of its text (`access` missing in a memo from before it was kept: parsed again). */
+interface ScanMemo {
+  hash: string;
+  scan: ScannedFile;
+  access?: AccessFacts;
 }
 
 /**
@@ -52,8 +63,11 @@ export async function scanProject(
   const out = files.map(({ absPath, text }): ScannedStubFile => {
     const digest = createHash('sha256').update(text).digest('hex');
     const kept = memo?.scans[absPath];
-    const scan = kept?.hash === digest ? kept.scan : scanSource(tsMorph().ts, absPath, text);
-    scans[absPath] = { hash: digest, scan };
+    const { scan, access } =
+      kept?.hash === digest && kept.access !== undefined
+        ? { scan: kept.scan, access: kept.access }
+        : scanBoth(absPath, text);
+    scans[absPath] = { hash: digest, scan, access };
     return { absPath, scan };
   });
   return { files: out, memo: { ...(listing ? { listing } : {}), scans } };
@@ -64,10 +78,16 @@ export function rememberScans(memo: ProjectMemo, files: readonly { absPath: stri
   const scans = { ...memo.scans };
   for (const { absPath, text } of files) {
     const digest = createHash('sha256').update(text).digest('hex');
-    if (scans[absPath]?.hash !== digest)
-      scans[absPath] = { hash: digest, scan: scanSource(tsMorph().ts, absPath, text) };
+    if (scans[absPath]?.hash !== digest) scans[absPath] = { hash: digest, ...scanBoth(absPath, text) };
   }
   return { ...memo, scans };
+}
+
+/** One parse of a file: its registrations and imports, and its access facts. */
+function scanBoth(absPath: string, text: string): { scan: ScannedFile; access: AccessFacts } {
+  const ts = tsMorph().ts;
+  const source = parseSource(ts, absPath, text);
+  return { scan: scanParsed(ts, source), access: scanAccess(ts, source) };
 }
 
 /** Definitions registered in some scanned file other than `absPath`. */

@@ -1,6 +1,7 @@
 /**
  * `kopfgen run --check`'s check of declared access (src/cli/uses-check.ts): given/want over
- * sources, and `run --check` on a module that calls the client with an undeclared kind.
+ * sources, `run --check` on a module that calls the client with an undeclared kind, and the same
+ * finding as a warning from `generate`'s project scan.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { runOperator } from '../../src/cli/run.js';
 import { undeclaredCalls } from '../../src/cli/uses-check.js';
 import { tsMorph } from '../../src/io/ts-morph-load.js';
 import { tempDir } from '../helpers/temp-dirs.js';
+import { EXAMPLE_CRD, kopfgen, tempProject, writeFiles } from '../helpers/cli-support.js';
 
 const HEAD = "import { builtins } from 'kopfgen/runtime/builtins';\nimport { uses } from 'kopfgen/runtime';\n";
 
@@ -100,4 +102,36 @@ defineHandler<R, { pvc?: string }>(r, 'create_fn').onCreate(async (ctx) => {
     /^operator\.ts:7:9 error KG361 ctx\.client\.create\(builtins\.persistentVolumeClaims, …\) uses a kind no declaration covers for create: add uses\(builtins\.persistentVolumeClaims, \['create'\]\)/,
   );
   assert.equal(lines.at(-1), 'kopfgen run: --check: 1 client call of a kind no declaration covers, not starting');
+});
+
+test('generate: the project scan reports the same KG361 as a warning, exit 0; a declaration anywhere in the project clears it', async () => {
+  const dir = await tempProject({
+    'crds/my.yaml': EXAMPLE_CRD,
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { strict: true, module: 'nodenext' },
+      include: ['src', 'handlers'],
+    }),
+    'src/volumes.ts': `import { builtins } from 'kopfgen/runtime/builtins';
+import type { HandlerContext } from 'kopfgen/runtime';
+export async function claim(ctx: HandlerContext<unknown>): Promise<void> {
+  await ctx.client.create(builtins.persistentVolumeClaims, { metadata: { name: ctx.name } });
+}
+`,
+  });
+  const first = await kopfgen(['generate', 'crds'], dir);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(
+    first.stderr,
+    /^src\/volumes\.ts:4:9 warning KG361 ctx\.client\.create\(builtins\.persistentVolumeClaims, …\) uses a kind no declaration covers for create: add uses\(builtins\.persistentVolumeClaims, \['create'\]\)/m,
+  );
+  // Unchanged project: found again from the cache's scan.
+  const again = await kopfgen(['generate', 'crds'], dir);
+  assert.match(again.stderr, /^src\/volumes\.ts:4:9 warning KG361 /m);
+  await writeFiles(dir, {
+    'src/access.ts':
+      "import { uses } from 'kopfgen/runtime';\nimport { builtins } from 'kopfgen/runtime/builtins';\nuses(builtins.persistentVolumeClaims, ['create']);\n",
+  });
+  const declared = await kopfgen(['generate', 'crds'], dir);
+  assert.equal(declared.code, 0, declared.stderr);
+  assert.doesNotMatch(declared.stderr, /KG361/);
 });

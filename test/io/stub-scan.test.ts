@@ -120,8 +120,12 @@ test('the listing and the scans are kept: an unchanged project is not listed or 
   // A kept scan is used for the same text, never for another.
   const fake = { imports: [], registrations: [{ definition: 'Kept', method: 'onCreate', line: 1, col: 1 }] };
   const path = join(dir, 'src/lib/a.ts');
-  const kept = { ...first.memo, scans: { [path]: { hash: first.memo.scans[path].hash, scan: fake } } };
+  const { hash, access } = first.memo.scans[path];
+  const kept = { ...first.memo, scans: { [path]: { hash, scan: fake, access } } };
   assert.deepEqual((await scanProject(out, undefined, new Set(), kept)).files[0].scan, fake);
+  // A scan kept by a kopfgen that kept no access facts (KG361) is parsed again.
+  const older = { ...first.memo, scans: { [path]: { hash, scan: fake } } };
+  assert.notDeepEqual((await scanProject(out, undefined, new Set(), older)).files[0].scan, fake);
   await fs.writeFile(path, 'import { MyResourceGone } from "../../generated/index.js";\nMyResourceGone.onCreate(f);\n');
   assert.deepEqual(
     (await scanProject(out, undefined, new Set(), kept)).files[0].scan.registrations.map((r) => r.definition),
