@@ -47,6 +47,7 @@ export type {
 export type { WebhookOptions } from './webhooks/serve-webhooks.js';
 export type { WebhookEndpoint } from './webhooks/configurations.js';
 export type {
+  ChangingFn,
   ChildFn,
   Exact,
   HandlerDefinition,
@@ -58,6 +59,7 @@ export type {
   StatusPatch,
 } from './api/define.js';
 export type { DiffItem, DiffOperation, Essence, FieldPath, FieldValue, JsonValue } from './api/field-paths.js';
+export type { ChangingContext, SubhandlerFn, SubhandlerOptions } from './api/subhandler-api.js';
 export { Registry, defaultRegistry } from './api/registry.js';
 export type {
   AccessKind,

@@ -20,7 +20,7 @@ import { AlreadyOwnedError, FencedWriteError } from '../../src/runtime/api/clien
 import type { KubernetesObject } from '../../src/runtime/api/kube-types.js';
 import { builtins } from '../../src/runtime/builtin-kinds.js';
 import { TypedClient } from '../../src/runtime/effects/typed-client.js';
-import { defineHandler, Registry } from '../../src/runtime/index.js';
+import { defineHandler, Registry, type HandlerContext } from '../../src/runtime/index.js';
 import { TermFence } from '../../src/runtime/kube/fence.js';
 import { Operator } from '../../src/runtime/operator.js';
 import { BLOBS_CRD, E2eSuite } from '../helpers/e2e-suite.js';
@@ -176,7 +176,8 @@ describe('children at scale and under contention (one envtest)', { skip }, () =>
         blob,
         'claim',
       );
-      type Ctx = Parameters<Parameters<typeof claim.onCreate>[0]>[0];
+      // the context both registrations give (a create handler's also registers sub-handlers)
+      type Ctx = HandlerContext<{ spec: { cm?: string } }>;
       // Applies the child; a refusal is the status. Success says nothing yet: the child's own news
       // (its child handler, one run at a time per parent) says whether the parent owns it, so a status
       // written by the create handler cannot land after the child handler's newer one.

@@ -9,6 +9,7 @@ import type { ChildContext, HandlerContext } from './context.js';
 import { OWNED_ACCESS } from './access.js';
 import type { EventContext } from './event-context.js';
 import type { ChangeFilters } from './filters.js';
+import type { ChangingContext } from './subhandler-api.js';
 import type { CheckedFieldPath, Essence, FieldValue } from './field-paths.js';
 import {
   Registry,
@@ -52,6 +53,14 @@ export type HandlerFn<Res, S, Ret extends StatusPatch<S> | void, W = Res, O = Es
   context: HandlerContext<Res, W, O>,
 ) => Promisable<Ret & Exact<Ret, StatusPatch<S>>>;
 
+/**
+ * A changing handler's callback (create, update, delete, resume, field): a handler's, whose context
+ * also registers sub-handlers (`ctx.subhandler`, `ctx.execute`, subhandler-api.ts).
+ */
+export type ChangingFn<Res, S, Ret extends StatusPatch<S> | void, W = Res, O = Essence<Res>> = (
+  context: ChangingContext<Res, S, W, O>,
+) => Promisable<Ret & Exact<Ret, StatusPatch<S>>>;
+
 /** A child handler's callback (`onChild`): the owner's context and the owned object; returns the owner's status. */
 export type ChildFn<Res, S, Ret extends StatusPatch<S> | void, W, C> = (
   context: ChildContext<Res, W, C>,
@@ -70,13 +79,13 @@ export interface HandlerDefinition<Res, S, W = Res> {
   readonly id: string;
   readonly resource: ResourceDescriptor<Res, W>;
   /** `old` is undefined, `new` the essence (what a later update is compared with). */
-  onCreate<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  onCreate<Ret extends StatusPatch<S> | void>(fn: ChangingFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
   /** `old`/`new`: the essence last handled and the essence now (no metadata but labels and annotations, no status). */
-  onUpdate<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  onUpdate<Ret extends StatusPatch<S> | void>(fn: ChangingFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
   /** `old`/`new` are undefined: the object is going away. */
-  onDelete<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  onDelete<Ret extends StatusPatch<S> | void>(fn: ChangingFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
   /** `old`/`new`: the essence last handled and now (equal unless the resume rides along an update). */
-  onResume<Ret extends StatusPatch<S> | void>(fn: HandlerFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
+  onResume<Ret extends StatusPatch<S> | void>(fn: ChangingFn<Res, S, Ret, W>, options?: HandlerOptions<Res>): void;
   /**
    * Runs on create/update when the value at `field` (a dotted path into the essence, e.g.
    * `spec.replicas`; a typo is a compile error) changed; `old`/`new` are that field's values. The
@@ -85,7 +94,7 @@ export interface HandlerDefinition<Res, S, W = Res> {
    */
   onField<P extends string, Ret extends StatusPatch<S> | void>(
     field: P & CheckedFieldPath<Res, NoInfer<P>>,
-    fn: HandlerFn<Res, S, Ret, W, FieldValue<Res, NoInfer<P>>>,
+    fn: ChangingFn<Res, S, Ret, W, FieldValue<Res, NoInfer<P>>>,
     options?: HandlerOptions<Res> & ChangeFilters<FieldValue<Res, NoInfer<P>>>,
   ): void;
   /**

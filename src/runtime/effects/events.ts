@@ -19,7 +19,7 @@ import { retryText } from './log.js';
  */
 export function eventWorthy(outcome: Outcome, successes = false): boolean {
   if (outcome.kind === 'success') return successes;
-  return (outcome.kind === 'temporary' && !outcome.interrupted) || outcome.kind === 'permanent';
+  return (outcome.kind === 'temporary' && !outcome.interrupted && !outcome.pending) || outcome.kind === 'permanent';
 }
 
 /** The involvedObject of an Event about `body`; the resource fills what a partial body lacks. */

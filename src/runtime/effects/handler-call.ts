@@ -13,7 +13,14 @@ import { finalizersOf, type RunStep, type Step } from '../reconcile/decide.js';
 import { Unserialisable } from '../reconcile/failures.js';
 import { applyLimits, classify, nextRecord, timeLeft, type Attempt, type Outcome } from '../reconcile/outcome.js';
 import { conditionsOn } from '../api/conditions-api.js';
-import { emptyPatch, outcomePatch, replacingPatch, resultPatch, type ObjectPatch } from '../reconcile/patches.js';
+import {
+  combinePatches,
+  emptyPatch,
+  outcomePatch,
+  replacingPatch,
+  resultPatch,
+  type ObjectPatch,
+} from '../reconcile/patches.js';
 import type { Marks } from '../reconcile/marks.js';
 import type { ProgressRecord } from '../reconcile/progress.js';
 import type { RegisteredHandler } from '../api/registry.js';
@@ -28,6 +35,7 @@ import { exceptionEvent, postEvent, warn } from './events.js';
 import type { AlreadyOwnedError } from '../api/client-api.js';
 import { messageOf } from '../error-message.js';
 import { StartRefused } from '../start-gate.js';
+import { isPending, SubhandlerRun, type SubhandlerAttempt } from './subhandlers.js';
 
 /** A timed-out attempt is permanent: the brand marks it so without a PermanentError instance. */
 function timedOut(seconds: number | undefined): Error {
@@ -136,6 +144,8 @@ export interface Result {
   outcome: Outcome;
   record: ProgressRecord;
   patch: ObjectPatch;
+  /** The sub-handler attempts made during this one (subhandlers.ts), recorded by `patch` too. */
+  subhandlers?: SubhandlerAttempt[];
 }
 
 interface Clock {
@@ -252,26 +262,34 @@ export async function runHandler(
   const abort = new AbortController();
   const onStop = () => abort.abort(termEnded(env.signal));
   env.signal.addEventListener('abort', onStop, { once: true });
-  const context = contextFor(env, step, body, { started, now, retry: step.record?.retries ?? 0 }, abort.signal);
+  const subhandlers = new SubhandlerRun(env, step, body, unserialisable);
+  const context = subhandlers.extend(
+    contextFor(env, step, body, { started, now, retry: step.record?.retries ?? 0 }, abort.signal),
+  );
   const running = begin(env, step, body, now, onCrash);
   let ended: Promise<void> | undefined;
   try {
     if (env.crash?.guarded()) await env.crash.record();
-    const attempted = await attempt(env, step, context, abort, now, running);
+    const called = { handler: { ...step.handler, fn: subhandlers.wrap(step.handler.fn) } };
+    const attempted = await attempt(env, called, context, abort, now, running);
     ended = attempted.ended;
     const result = attempted.result;
     const end = env.now();
     const options = step.handler.options;
     const attempts = (step.record?.retries ?? 0) + 1;
+    const pending = isPending(result);
     const classified = interrupted(env, result, classify(result, options));
-    const outcome = replacing(
-      step,
-      body,
-      classified.interrupted ? classified : applyLimits(classified, options, attempts, started, end),
-    );
+    const outcome = pending
+      ? { ...classified, pending }
+      : replacing(
+          step,
+          body,
+          classified.interrupted ? classified : applyLimits(classified, options, attempts, started, end),
+        );
     const next = nextRecord(step.record, step.cause, outcome, started, end);
-    // an interrupted attempt is not one of the handler's: the record keeps the count it had
-    const record = outcome.interrupted ? { ...next, retries: step.record?.retries ?? 0 } : next;
+    // An interrupted attempt, or one that waits for its sub-handlers, is not one of the handler's own: the
+    // record keeps the count it had (kopf counts the latter, so a parent's `retries` would cap its children).
+    const record = outcome.interrupted || outcome.pending ? { ...next, retries: step.record?.retries ?? 0 } : next;
     recordAttempt(env, {
       handler: step.handler.id,
       cause: step.cause,
@@ -279,14 +297,13 @@ export async function runHandler(
       started: now,
       ended: end,
     });
-    return {
-      outcome,
-      record,
-      ended,
-      patch: serialisable(step.handler.id, outcome, context.patch, () =>
-        outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks, finalizersOf(body)),
-      ),
-    };
+    const own = serialisable(step.handler.id, outcome, context.patch, () =>
+      outcomePatch(step.handler.id, step.key, outcome, context.patch, record, env.marks, finalizersOf(body)),
+    );
+    const attemptsOfSubs = [...subhandlers.attempts];
+    // The sub-handlers' records and results first, the parent's outcome over them (its status merges after).
+    const patch = attemptsOfSubs.reduceRight((merged, sub) => combinePatches(sub.patch, merged), own);
+    return { outcome, record, ended, patch, ...(attemptsOfSubs.length > 0 && { subhandlers: attemptsOfSubs }) };
   } finally {
     const cleanUp = () => {
       env.signal.removeEventListener('abort', onStop);

@@ -71,6 +71,8 @@ export function logOutcome(
     case 'ignored':
       return env.logger.warn(`handler ${id} failed, error ignored: ${outcome.message}`, fields);
     case 'temporary':
+      // kopf's "has unfinished sub-handlers. Will retry soon." (debug): nothing failed.
+      if (outcome.pending) return env.logger.debug(`handler ${id} waits for its sub-handlers, ${retry}`, fields);
       return env.logger.warn(`handler ${id} failed temporarily, ${retry}: ${outcome.message}`, fields);
     case 'permanent':
       return env.logger.error(`handler ${id} failed permanently: ${outcome.message}`, fields);

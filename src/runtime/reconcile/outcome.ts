@@ -24,6 +24,11 @@ export interface Outcome {
   error?: unknown;
   /** The attempt was cut short by the operator's shutdown (no Event: nothing is wrong with the object). */
   interrupted?: boolean;
+  /**
+   * The handler's sub-handlers have not all finished (effects/subhandlers.ts): it runs again after
+   * `delay`, its attempts not counted, no Event (kopf's HandlerChildrenRetry, logged at debug).
+   */
+  pending?: boolean;
 }
 
 export type Attempt = { ok: true; value: unknown } | { ok: false; error: unknown };

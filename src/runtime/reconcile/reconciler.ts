@@ -361,6 +361,11 @@ export class Reconciler {
         const after = canonical(essenceOf(this.env, answer));
         if (after !== canonical(essenceOf(this.env, decided.body))) this.selfUpdates.wrote(uid, after, Date.now());
       }
+      // The sub-handlers that ran during this attempt first, each as a handler of its own (kopf logs them so).
+      for (const sub of result.subhandlers ?? []) {
+        logOutcome(this.env, decided.body, sub.id, cause, sub.outcome);
+        if (eventWorthy(sub.outcome, this.env.successEvents)) outcomeEvent(this.env, decided.body, sub.id, sub.outcome);
+      }
       logOutcome(this.env, decided.body, id, cause, result.outcome);
       if (eventWorthy(result.outcome, this.env.successEvents)) outcomeEvent(this.env, decided.body, id, result.outcome);
       return completes;
