@@ -188,6 +188,21 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
+/**
+ * 07-subhandlers: one sub-handler per `spec.items` entry (item1, item2), each succeeding once under its
+ * own id (`create_fn/<item>`), and `create_fn` once, after both (kopf's test counts every id once).
+ */
+const SUBHANDLERS: Scenario = {
+  name: '07-subhandlers',
+  created: [
+    '=== Handling creation for item1. ===',
+    '=== Handling creation for item2. ===',
+    'handler create_fn succeeded',
+  ],
+  successes: { 'create_fn/item1': 1, 'create_fn/item2': 1, create_fn: 1 },
+  status: (status) => assert.equal(status.create_fn, undefined, 'the sub-handlers return nothing'),
+};
+
 const EXAMPLE_TIMEOUT = 150_000;
 
 /** A port free now, for an operator's health server. */
@@ -490,6 +505,7 @@ describe("kopf's examples, ported", { skip }, () => {
     }
     it('09-testing', { timeout: EXAMPLE_TIMEOUT }, testing09);
     it('10-builtins', { timeout: EXAMPLE_TIMEOUT }, builtins10);
+    it(SUBHANDLERS.name, { timeout: EXAMPLE_TIMEOUT }, () => runScenario(SUBHANDLERS));
   });
   // Alone, after the others: its webhook configurations are cluster-wide, so its callbacks would
   // review (and its status check refuse) the other examples' objects in every namespace.

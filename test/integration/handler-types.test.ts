@@ -150,3 +150,14 @@ test('onField takes the resource field paths only; old/new are the field or the 
   assert.match(errors.find((e) => e.line === 15)?.message ?? '', /'toUpperCase' does not exist on type 'number'/);
   assert.match(errors.find((e) => e.line === 28)?.message ?? '', /'name' does not exist/);
 });
+
+test('sub-handlers: ctx.subhandler and ctx.execute on changing handlers, statuses exact, none on spawning ones: exact codes and lines', () => {
+  const { errors } = project(['subhandlers.ts']);
+  const expected = expectedErrors('cases/subhandlers.ts', readFixture('test/fixtures/handlers/cases/subhandlers.ts'));
+  assert.equal(expected.length, 8);
+  assert.deepEqual(
+    formatErrors(errors),
+    expected,
+    errors.map((e) => `${e.file}:${e.line} TS${e.code} ${e.message}`).join('\n'),
+  );
+});
