@@ -461,7 +461,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
     let result: Result;
     if (step.kind === 'fail') result = failWithoutRunning(step, input.now, marks);
     else {
-      const r = await runHandler(env, step, body);
+      const r = await runHandler(env, step, body, undefined, view);
       if (r.ended) await r.ended;
       result = r;
     }

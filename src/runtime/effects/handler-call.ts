@@ -247,7 +247,9 @@ export interface RunResult extends Result {
 }
 
 /**
- * One attempt of a changing handler. `onCrash` is the write that records the attempt as failed should the
+ * One attempt of a changing handler on `body`, the object as the server holds it; `records` is the
+ * object as decide read it (records.ts's view: the records as annotations, wherever the resource keeps
+ * them), where its sub-handlers' records are read. `onCrash` is the write that records the attempt as failed should the
  * process exit from its code (the operator calls it from its exit listener). A term that began after a
  * crash (crash-journal.ts) writes the journal, which now names this attempt, before the handler runs.
  */
@@ -256,13 +258,14 @@ export async function runHandler(
   step: RunStep,
   body: KubernetesObject,
   onCrash?: CrashWrite,
+  records: KubernetesObject = body,
 ): Promise<RunResult> {
   const now = env.now();
   const started = step.record ? new Date(step.record.started) : now;
   const abort = new AbortController();
   const onStop = () => abort.abort(termEnded(env.signal));
   env.signal.addEventListener('abort', onStop, { once: true });
-  const subhandlers = new SubhandlerRun(env, step, body, unserialisable);
+  const subhandlers = new SubhandlerRun(env, step, body, records, unserialisable);
   const context = subhandlers.extend(
     contextFor(env, step, body, { started, now, retry: step.record?.retries ?? 0 }, abort.signal),
   );

@@ -63,6 +63,8 @@ export class SubhandlerRun {
     private readonly env: ResourceEnv,
     private readonly step: RunStep,
     private readonly body: KubernetesObject,
+    /** The object as decide reads it (records.ts's view): the sub-handlers' records as annotations. */
+    private readonly records: KubernetesObject,
     /** handler-call.ts's `unserialisable` (passed in: that module imports this one). */
     private readonly unserialisable: (value: unknown) => string | undefined,
   ) {}
@@ -101,7 +103,7 @@ export class SubhandlerRun {
       parentKey: this.step.key,
       cause: this.step.cause,
       subhandlers: entries,
-      records: (key) => overrides.get(key) ?? readProgress(this.body, key, this.env.marks),
+      records: (key) => overrides.get(key) ?? readProgress(this.records, key, this.env.marks),
       now: this.env.now(),
     });
   }

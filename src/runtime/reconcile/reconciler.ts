@@ -237,7 +237,9 @@ export class Reconciler {
         result = crashedAttempt(step, started, input.now, this.env.marks, CRASHED_IN_JOURNAL);
       } else {
         const started = step.record ? new Date(step.record.started) : input.now;
-        const run = await this.whileRunning(runHandler(this.env, step, known, this.crashWrite(known, step, started)));
+        const run = await this.whileRunning(
+          runHandler(this.env, step, known, this.crashWrite(known, step, started), body),
+        );
         ended = run.ended;
         result = run;
       }

@@ -17,7 +17,7 @@ const resource = myResourceDescriptor();
 
 type Status = { a?: number; b?: string; total?: number };
 
-async function reconcileOnce(register: (registry: Registry) => void) {
+async function reconcileOnce(register: (registry: Registry) => void, statusRecords = false) {
   const registry = new Registry();
   register(registry);
   const api = objectApi({ metadata: { name: 'x', namespace: 'ns', uid: 'u1', resourceVersion: '5' }, spec: {} });
@@ -25,7 +25,7 @@ async function reconcileOnce(register: (registry: Registry) => void) {
   store.apply(structuredClone(api.current() ?? {}));
   const logger = captureLogger();
   const events = collectEvents();
-  const env = quietEnv(api.client, { resource, logger, events });
+  const env = quietEnv(api.client, { resource: { ...resource, statusRecords }, logger, events });
   const reconciler = new Reconciler(env, registry.handlers, store, { gone: () => {}, stopping: () => false });
   const action = await reconciler.reconcile('u1');
   const lines = logger.lines.filter((l) => / handler \S+ (succeeded|failed|waits)/.test(l));
@@ -78,6 +78,27 @@ describe('sub-handlers', () => {
         ['Warning', 'parent/aFailed'],
       ],
     );
+  });
+
+  it('records kept in status.kopfgen: each sub-handler still runs once (its record read where it is kept)', async () => {
+    const calls = { a: 0, b: 0 };
+    const { api, lines } = await reconcileOnce((registry) => {
+      defineHandler<unknown, Status>(resource, 'parent').onCreate(
+        (ctx) => {
+          ctx.subhandler('a', () => void calls.a++);
+          ctx.subhandler('b', () => void calls.b++);
+        },
+        { registry },
+      );
+    }, true);
+    assert.deepEqual(calls, { a: 1, b: 1 });
+    assert.deepEqual(lines, [
+      'handler parent/a succeeded',
+      'handler parent waits for its sub-handlers, retry in 0s',
+      'handler parent/b succeeded',
+      'handler parent succeeded',
+    ]);
+    assert.deepEqual(Object.keys(api.current()?.metadata?.annotations ?? {}), []);
   });
 
   it('each record is its own (<parent>/<sub>), written as the sub-handler runs', async () => {
