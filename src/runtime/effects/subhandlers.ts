@@ -55,7 +55,10 @@ export function isPending(attempt: Attempt): boolean {
  * runs the registered sub-handlers when the handler did not call `execute`), `attempts` what ran.
  */
 export class SubhandlerRun {
+  /** Every id registered in this attempt (ids are unique within the handler). */
   private readonly registered: Registered[] = [];
+  /** Those registered through `ctx.subhandler`: run after the handler returns unless `execute()` ran them. */
+  private readonly declared: Registered[] = [];
   private executed = false;
   readonly attempts: SubhandlerAttempt[] = [];
 
@@ -70,11 +73,19 @@ export class SubhandlerRun {
   ) {}
 
   extend(context: Context): Context {
-    const subhandler = (id: string, fn: SubFn, options: SubhandlerOptions = {}) => this.register(id, fn, options);
+    const subhandler = (id: string, fn: SubFn, options: SubhandlerOptions = {}) =>
+      void this.declared.push(this.register(id, fn, options));
+    // As kopf's `execute`: with `fns`, those (the declared ones still run after the handler returns);
+    // without, the declared ones, now and only now.
     const execute = async (fns?: Readonly<Record<string, SubFn>>) => {
-      if (fns === undefined) return this.run(context, this.registered);
-      const own = Object.entries(fns).map(([id, fn]) => this.register(id, fn, {}));
-      return this.run(context, own);
+      if (fns !== undefined)
+        return this.run(
+          context,
+          Object.entries(fns).map(([id, fn]) => this.register(id, fn, {})),
+        );
+      if (this.executed) return;
+      this.executed = true;
+      return this.run(context, this.declared);
     };
     return Object.assign(context, { subhandler, execute });
   }
@@ -82,7 +93,10 @@ export class SubhandlerRun {
   wrap(fn: (context: never) => unknown): (context: Context) => Promise<unknown> {
     return async (context) => {
       const value = await fn(context as never);
-      if (!this.executed && this.registered.length > 0) await this.run(context, this.registered);
+      if (!this.executed && this.declared.length > 0) {
+        this.executed = true;
+        await this.run(context, this.declared);
+      }
       return value;
     };
   }
@@ -110,7 +124,6 @@ export class SubhandlerRun {
 
   /** kopf's `execute`: one due sub-handler of `entries` runs; returns once all have finished, else throws. */
   private async run(context: Context, entries: readonly Registered[]): Promise<void> {
-    this.executed = true;
     const step = this.decide(entries, new Map());
     const written = new Map<string, ProgressRecord>();
     if (step.kind === 'run' || step.kind === 'fail') {

@@ -143,6 +143,24 @@ describe('sub-handlers', () => {
     assert.deepEqual(api.current()?.status, { parent: { a: 1, b: 'x', total: 2 } });
   });
 
+  it('ctx.execute with a map leaves the declared sub-handlers to run after the handler returns (kopf)', async () => {
+    const order: string[] = [];
+    const { api } = await reconcileOnce((registry) => {
+      defineHandler<unknown, Status>(resource, 'parent').onCreate(
+        async (ctx) => {
+          ctx.subhandler('declared', () => void order.push('declared'));
+          await ctx.execute({ mapped: () => void order.push('mapped') });
+          order.push('after execute');
+        },
+        { registry },
+      );
+    });
+    assert.deepEqual(order, ['mapped', 'after execute', 'declared']);
+    assert.deepEqual(Object.keys(api.current()?.metadata?.annotations ?? {}), [
+      'kopfgen.dev/last-handled-configuration',
+    ]);
+  });
+
   it('a sub-handler failing for good fails the parent for good, naming it; the sibling still runs', async () => {
     let b = 0;
     const { lines } = await reconcileOnce((registry) => {
