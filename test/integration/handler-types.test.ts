@@ -127,9 +127,10 @@ test("a HandlerContext<R> helper takes every handler context, a field handler's 
   assert.deepEqual(formatErrors(errors), expected, errors.map((e) => `${e.line} TS${e.code} ${e.message}`).join('\n'));
   const on = (line: number) => errors.find((e) => e.line === line)?.message ?? '';
   // The field's value where a helper wants the essence; a number where a string was used; a union of the essence's types.
+  // An onField handler's context is a ChangingContext (it may register sub-handlers), its old/new the field's value.
   assert.match(
     on(22),
-    /HandlerContext<Database, Database, number \| undefined, .*Type .number \| undefined. is not assignable to type .Shape<Database> \| undefined./s,
+    /ChangingContext<Database, DatabaseMyappStatus, Database, number \| undefined>.*Type .number \| undefined. is not assignable to type .Shape<Database> \| undefined./s,
   );
   assert.match(on(32), /'toUpperCase' does not exist on type 'number'/);
   assert.match(on(39), /not assignable to type 'number \| undefined'/);
