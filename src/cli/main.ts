@@ -292,13 +292,24 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
       '--webhook-url <url>',
       'development: point the webhook configurations at this URL (a local API server), e.g. https://127.0.0.1:9443',
     )
+    .option(
+      '--replicas <n>',
+      'pods of the Deployment; a PodDisruptionBudget when more than 1 (default: 2)',
+      positiveInt,
+    )
+    .option(
+      '--shards <k>',
+      'the replicas share the objects in K hash ranges (`kopfgen run --shards K`; Leases get `list`)',
+      positiveInt,
+    )
     .option('--check', 'write nothing; exit 1 and print diffs if any manifest is missing, stale or extra')
     .option('-q, --quiet', 'print only errors')
     .addHelpText(
       'after',
       `${EXIT_CODES_HELP}\n\nExamples:
   kopfgen manifests dist/operator.js --image registry.example.com/my-operator:0.1.0
-  kopfgen manifests dist/operator.js -n team-a --check`,
+  kopfgen manifests dist/operator.js -n team-a --check
+  kopfgen manifests dist/operator.js --replicas 3 --shards 32`,
     )
     .action(async (module: string, flags: ManifestsFlags) => {
       // Loaded on demand, as `run`: loading the module loads the runtime.

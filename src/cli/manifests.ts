@@ -26,6 +26,10 @@ export interface ManifestsFlags {
   webhookPort?: number;
   webhookCerts?: 'cert-manager' | 'self-signed';
   webhookUrl?: string;
+  /** Pods of the Deployment (default 2). */
+  replicas?: number;
+  /** `--shards K` in the Deployment's `kopfgen run` arguments, and `list` on Leases. */
+  shards?: number;
   check?: boolean;
   quiet?: boolean;
   /** The registry the module registers into (default: the default registry); for tests. */
@@ -89,6 +93,8 @@ export async function runManifests(
     webhookPort: flags.webhookPort,
     webhookCerts: flags.webhookCerts,
     webhookUrl: flags.webhookUrl,
+    replicas: flags.replicas,
+    shards: flags.shards,
     module: flags.imageModule ?? pathInImage(cwd, module),
     source: pathInImage(cwd, module),
   });

@@ -1,6 +1,7 @@
 /**
  * The operator's Deployment and (cluster-wide installs) its Namespace, shaped like kubebuilder's
- * `config/manager`: 2 replicas (one leads, one stands by: the Lease decides), probes on the
+ * `config/manager`: `target.replicas` pods (default 2: one leads and one stands by, or with `--shards`
+ * they share the hash ranges; manifest-target.ts `DEFAULT_REPLICAS`), probes on the
  * runtime's `/healthz` and `/readyz`, and the Pod Security Standards' "restricted" profile
  * (non-root, no privilege escalation, all capabilities dropped, RuntimeDefault seccomp), plus a
  * read-only root file system with an emptyDir at /tmp, the one place Node.js may write.
@@ -36,6 +37,9 @@ export function runArgs(target: ManifestTarget, webhooks = false): string[] {
     ...namespace,
     '--leader-election-id',
     target.name,
+    // The shard Leases are named after the leader-election id too (`<id>-r<NN>`, `<id>-m-…`), so every
+    // pod of every revision shares the same ranges through a rolling update.
+    ...(target.shards === undefined ? [] : ['--shards', String(target.shards)]),
     ...(webhooks ? webhookArgs(target) : []),
   ];
 }
@@ -54,9 +58,14 @@ function probe(path: string, initialDelaySeconds: number, periodSeconds: number)
   };
 }
 
+/** The labels the Deployment selects its pods by (and the disruption budget counts them by). */
+export function podSelector(target: ManifestTarget): Record<string, string> {
+  return { 'app.kubernetes.io/name': target.name };
+}
+
 /** `webhooks`: the module registers admission callbacks or conversions (a port, and with cert-manager its Secret). */
 export function deploymentObject(target: ManifestTarget, webhooks = false): KubeObject {
-  const selector = { 'app.kubernetes.io/name': target.name };
+  const selector = podSelector(target);
   const certVolume = webhooks && target.webhooks.certs === 'cert-manager';
   const ports = [
     { name: 'health', containerPort: target.healthPort, protocol: 'TCP' },
@@ -67,7 +76,7 @@ export function deploymentObject(target: ManifestTarget, webhooks = false): Kube
     kind: 'Deployment',
     metadata: { name: target.name, namespace: target.operatorNamespace, labels: target.labels },
     spec: {
-      replicas: 2,
+      replicas: target.replicas,
       selector: { matchLabels: selector },
       template: {
         metadata: { labels: target.labels },

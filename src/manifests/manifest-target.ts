@@ -23,9 +23,21 @@ export interface ManifestChoices {
   webhookCerts?: 'cert-manager' | 'self-signed';
   /** Development: the configurations call this URL (a local API server) instead of a Service; implies self-signed. */
   webhookUrl?: string;
+  /** Pods of the Deployment (default 2: one leads, or with `shards` they share the ranges; see DEFAULT_REPLICAS). */
+  replicas?: number;
+  /** `kopfgen run --shards K`: the replicas share the objects in K hash ranges instead of one leading. */
+  shards?: number;
   /** Shown in each file's header: what the manifests were made from. */
   source: string;
 }
+
+/**
+ * Two pods unless told: without `--shards` one leads and one stands by, so a node drain or a crash
+ * hands the Lease over within a lease duration instead of waiting for a new pod to be scheduled and
+ * pulled (controller-runtime's scaffold keeps 1 and pays that wait); with `--shards` the two share the
+ * ranges. Either way two is the least a PodDisruptionBudget of maxUnavailable 1 can keep one of.
+ */
+export const DEFAULT_REPLICAS = 2;
 
 export interface ManifestTarget {
   name: string;
@@ -40,6 +52,9 @@ export interface ManifestTarget {
   healthPort: number;
   /** How the API server reaches the webhooks (used only when the module registers any). */
   webhooks: { port: number; certs: 'cert-manager' | 'self-signed'; url?: string };
+  replicas: number;
+  /** Set with `--shards K`: the number of hash ranges the replicas share; undefined when one leads. */
+  shards?: number;
   source: string;
   labels: Record<string, string>;
 }
@@ -87,6 +102,10 @@ export function resolveTarget(resources: readonly ResourceDescriptor[], choices:
     problems.push(`--webhook-url "${url}" must be an https:// URL (the API server calls webhooks over TLS only)`);
   if (url !== undefined && choices.webhookCerts === 'cert-manager')
     problems.push('--webhook-url needs --webhook-certs self-signed: a cert-manager Certificate names the Service');
+  const replicas = choices.replicas ?? DEFAULT_REPLICAS;
+  if (!Number.isInteger(replicas) || replicas < 1) problems.push(`--replicas ${replicas} is not a positive integer`);
+  if (choices.shards !== undefined && (!Number.isInteger(choices.shards) || choices.shards < 1))
+    problems.push(`--shards ${choices.shards} is not a positive integer`);
   if (choices.module === '' || choices.module.startsWith('/') || choices.module.split('/').includes('..')) {
     problems.push(
       `the module path in the image "${choices.module}" must be relative to the image's working directory ` +
@@ -109,6 +128,8 @@ export function resolveTarget(resources: readonly ResourceDescriptor[], choices:
         certs: url !== undefined ? 'self-signed' : (choices.webhookCerts ?? 'cert-manager'),
         ...(url === undefined ? {} : { url }),
       },
+      replicas,
+      ...(choices.shards === undefined ? {} : { shards: choices.shards }),
       source: choices.source,
       labels: {
         'app.kubernetes.io/name': name,

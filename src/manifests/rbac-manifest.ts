@@ -13,7 +13,9 @@
  * - `get` on `customresourcedefinitions`, by name (`<plural>.<group>`) only: at startup the
  *   runtime trusts the cluster's CRD (status subresource, served versions) over its descriptor.
  * - `get`, `create`, `update` on `coordination.k8s.io` `leases`, in the operator's own namespace
- *   only: leader election (client-go's resourcelock updates the Lease it holds).
+ *   only: leader election (client-go's resourcelock updates the Lease it holds). With `--shards`, `list`
+ *   too: each replica lists the namespace's Leases every retry period to see the members and who holds
+ *   each range (runtime/shard/shard-member.ts); it never watches or deletes them (a release is an update).
  * - `get` on the Secret `kopfgen-digest-key` and `create` on secrets, in the operator's own namespace,
  *   when a resource has sensitive fields (a Secret's data): the key their digests are made with
  *   (RBAC cannot limit `create` to one name; `get` is limited to that Secret).
@@ -125,6 +127,9 @@ export const LEASES_RULE: PolicyRule = {
   verbs: ['get', 'create', 'update'],
 };
 
+/** The Lease rule of an operator run with `--shards`: `list` added (see the header). */
+export const SHARD_LEASES_RULE: PolicyRule = { ...LEASES_RULE, verbs: ['get', 'list', 'create', 'update'] };
+
 /** The digest key Secret (runtime/kube/digest-key.ts): read it by name, create it when absent. */
 export const DIGEST_KEY_RULES: PolicyRule[] = [
   { apiGroups: [''], resources: ['secrets'], resourceNames: [DIGEST_KEY_SECRET], verbs: ['get'] },
@@ -223,7 +228,10 @@ export function rbacObjects(
     ]);
     if (clusterScoped.length > 0 && ns !== 'default') pair('Role', `${target.name}-events`, [EVENTS_RULE], 'default');
   }
-  const own = [LEASES_RULE, ...(options.sensitive ? DIGEST_KEY_RULES : [])];
+  const own = [
+    target.shards === undefined ? LEASES_RULE : SHARD_LEASES_RULE,
+    ...(options.sensitive ? DIGEST_KEY_RULES : []),
+  ];
   pair('Role', `${target.name}-leader-election`, own, target.operatorNamespace);
   // The self-signed CA Secret lives beside the Lease, in the operator's namespace.
   pair('Role', `${target.name}-webhook-certs`, hooks.namespaced, target.operatorNamespace);

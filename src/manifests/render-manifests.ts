@@ -8,6 +8,7 @@ import type { GeneratedFile } from '../api.js';
 import type { ResourceDescriptor } from '../runtime/api/define.js';
 import { yamlHeaderLine } from '../emit/header.js';
 import { deploymentObject, namespaceObject } from './deployment-manifest.js';
+import { disruptionBudgetObject } from './disruption-budget.js';
 import type { ManifestTarget } from './manifest-target.js';
 import { rbacObjects, serviceAccount, type KubeObject, type RbacOptions } from './rbac-manifest.js';
 import { hasWebhooks, webhookObjects, type WebhookSet } from './webhook-manifest.js';
@@ -18,6 +19,7 @@ export const MANIFEST_FILES = {
   rbac: '02-rbac.yaml',
   deployment: '03-deployment.yaml',
   webhooks: '04-webhooks.yaml',
+  disruptionBudget: '05-disruption-budget.yaml',
 } as const;
 
 /** Documents joined by `---`, after the generated-file header; long strings never folded. */
@@ -48,5 +50,7 @@ export function renderManifests(
   files.push(file(MANIFEST_FILES.rbac, rbacObjects(resources, target, webhooks, options)));
   files.push(file(MANIFEST_FILES.deployment, [deploymentObject(target, serving)]));
   if (serving) files.push(file(MANIFEST_FILES.webhooks, webhookObjects(webhooks, target)));
+  const budget = disruptionBudgetObject(target);
+  if (budget !== undefined) files.push(file(MANIFEST_FILES.disruptionBudget, [budget]));
   return files;
 }

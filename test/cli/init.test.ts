@@ -50,6 +50,7 @@ test('init scaffolds a project that type-checks and is up to date', async () => 
     'deploy/01-service-account.yaml',
     'deploy/02-rbac.yaml',
     'deploy/03-deployment.yaml',
+    'deploy/05-disruption-budget.yaml',
     'kopfgen.config.json',
     'package.json',
     'src/generated/.kopfgen-manifest.json',

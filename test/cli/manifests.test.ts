@@ -21,13 +21,13 @@ describe('kopfgen manifests', () => {
     const out = await tempProject();
     const r = await kopfgen(['manifests', 'examples/myresource/operator.ts', '--out', out], REPO);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /4 written, 0 removed, 0 unchanged/);
+    assert.match(r.stdout, /5 written, 0 removed, 0 unchanged/);
     const golden = resolve(REPO, 'test/golden/manifests-myresource');
     assert.deepEqual(await tree(out), await tree(golden));
     for (const path of await tree(golden)) assert.equal(await read(out, path), await read(golden, path), path);
     const before = await snapshot(out);
     const again = await kopfgen(['manifests', 'examples/myresource/operator.ts', '--out', out], REPO);
-    assert.match(again.stdout, /0 written, 0 removed, 4 unchanged/);
+    assert.match(again.stdout, /0 written, 0 removed, 5 unchanged/);
     assert.deepEqual(await snapshot(out), before, 'unchanged files are not rewritten');
     const check = await kopfgen(['manifests', 'examples/myresource/operator.ts', '--out', out, '--check'], REPO);
     assert.equal(check.code, 0, check.stderr);
@@ -37,7 +37,7 @@ describe('kopfgen manifests', () => {
     const dir = await tempProject({ 'op.mjs': WIDGETS });
     const missing = await kopfgen(['manifests', 'op.mjs', '--check'], dir);
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /kopfgen manifests: 4 file\(s\) out of date; run: kopfgen manifests op\.mjs\n/);
+    assert.match(missing.stderr, /kopfgen manifests: 5 file\(s\) out of date; run: kopfgen manifests op\.mjs\n/);
     assert.match(missing.stdout, /^\+\+\+ b\/deploy\/02-rbac\.yaml$/m);
     assert.deepEqual(await tree(dir), ['op.mjs']);
     assert.equal((await kopfgen(['manifests', 'op.mjs'], dir)).code, 0);
@@ -57,7 +57,23 @@ describe('kopfgen manifests', () => {
       '01-service-account.yaml',
       '02-rbac.yaml',
       '03-deployment.yaml',
+      '05-disruption-budget.yaml',
     ]);
+  });
+
+  it('--replicas 1 removes the disruption budget; --replicas 3 --shards 4 reach the Deployment and the Lease rule', async () => {
+    const dir = await tempProject({ 'op.mjs': WIDGETS });
+    await kopfgen(['manifests', 'op.mjs'], dir);
+    const one = await kopfgen(['manifests', 'op.mjs', '--replicas', '1'], dir);
+    assert.equal(one.code, 0, one.stderr);
+    assert.match(one.stdout, /^removed deploy\/05-disruption-budget\.yaml$/m);
+    const sharded = await kopfgen(['manifests', 'op.mjs', '--replicas', '3', '--shards', '4'], dir);
+    assert.equal(sharded.code, 0, sharded.stderr);
+    assert.match(await read(dir, 'deploy/03-deployment.yaml'), /^ {2}replicas: 3\n[^]* {12}- --shards\n {12}- "4"\n/m);
+    assert.match(await read(dir, 'deploy/02-rbac.yaml'), /- leases\n {4}verbs:\n {6}- get\n {6}- list\n/);
+    assert.match(await read(dir, 'deploy/05-disruption-budget.yaml'), /maxUnavailable: 1/);
+    const bad = await kopfgen(['manifests', 'op.mjs', '--replicas', '0'], dir);
+    assert.equal(bad.code, 2, bad.stderr);
   });
 
   it('--out .: generated files of `generate` (and anything below the directory) are never removed', async () => {

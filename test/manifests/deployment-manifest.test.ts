@@ -45,6 +45,22 @@ describe('deploymentObject', () => {
     assert.equal(container(scoped).image, 'r/op:1');
   });
 
+  it('--replicas sets the pods; --shards K follows the Lease id in the arguments, before the webhook flags', () => {
+    const sharded = deploymentObject(target([resource()], { replicas: 3, shards: 32 })) as Any;
+    assert.equal(sharded.spec.replicas, 3);
+    assert.deepEqual(container(sharded).args, [
+      'run',
+      'dist/operator.js',
+      '--leader-election-id',
+      'myresource-operator',
+      '--shards',
+      '32',
+    ]);
+    const hooks = runArgs(target([resource()], { shards: 8 }), true);
+    assert.deepEqual(hooks.slice(2, 6), ['--leader-election-id', 'myresource-operator', '--shards', '8']);
+    assert.equal((deploymentObject(target([resource()], { replicas: 1 })) as Any).spec.replicas, 1);
+  });
+
   it('POD_NAME and POD_NAMESPACE from the downward API (lease identity and namespace)', () => {
     assert.deepEqual(container(cluster).env, [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },

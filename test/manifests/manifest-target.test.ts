@@ -30,6 +30,8 @@ describe('resolveTarget', () => {
     assert.equal(target?.watchNamespace, undefined);
     assert.equal(target?.image, 'myresource-operator:latest');
     assert.equal(target?.healthPort, 8080);
+    assert.equal(target?.replicas, 2, 'one leads, one stands by (DEFAULT_REPLICAS)');
+    assert.equal(target?.shards, undefined, 'one leader unless --shards');
   });
 
   it('-n: the operator runs in the watched namespace, which is never created or owned by the manifests', () => {
@@ -62,6 +64,9 @@ describe('resolveTarget', () => {
       want: /must be relative to the image's working directory/,
     },
     { given: { module: '/abs/op.js', source: 'x' }, want: /must be relative to the image's working directory/ },
+    { given: { module: 'm.js', source: 'x', replicas: 0 }, want: /^--replicas 0 is not a positive integer/ },
+    { given: { module: 'm.js', source: 'x', replicas: 1.5 }, want: /^--replicas 1.5 is not a positive integer/ },
+    { given: { module: 'm.js', source: 'x', shards: 0 }, want: /^--shards 0 is not a positive integer/ },
   ];
   for (const { given, want } of bad) {
     it(`rejects ${JSON.stringify(given)}`, () => {

@@ -141,6 +141,21 @@ describe('rbacObjects', () => {
     });
   });
 
+  it('--shards: the Lease rule gains list (members see each other and the range holders by listing), nothing else', () => {
+    const leaseRule = (shards?: number) =>
+      rulesOf(
+        find(
+          rbacObjects([resource()], target([resource()], { shards })),
+          'Role',
+          'myresource-operator-leader-election',
+        ),
+      );
+    assert.deepEqual(leaseRule(32), [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create', 'update'] },
+    ]);
+    assert.deepEqual(leaseRule(undefined)[0].verbs, ['get', 'create', 'update'], 'one leader: no list');
+  });
+
   it("sensitive fields (a Secret handler): the digest key Secret, by name, and create, in the operator's namespace only", () => {
     const secrets = builtins.secrets;
     const t = target([secrets]);

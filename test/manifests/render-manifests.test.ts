@@ -48,6 +48,12 @@ describe("the example operator's manifests", () => {
       renderManifests(resources, target(resources, { ...choices, namespace: 'team-a' })),
     );
   });
+
+  it('--replicas 3 --shards 32: 3 pods sharing 32 ranges, Leases listed, one eviction at a time', () =>
+    compareGolden(
+      'test/golden/manifests-myresource-sharded',
+      renderManifests(resources, target(resources, { ...choices, replicas: 3, shards: 32 })),
+    ));
 });
 
 describe("the widgets example's manifests (admission webhooks and a conversion)", () => {
