@@ -4,6 +4,7 @@
  * decisions about names and namespaces; the renderers only read the result.
  */
 import type { ResourceDescriptor } from '../runtime/api/define.js';
+import { rangeCountProblem } from '../runtime/shard/ranges.js';
 
 /** What the user chose (flags); everything optional has a default derived from the resources. */
 export interface ManifestChoices {
@@ -104,8 +105,9 @@ export function resolveTarget(resources: readonly ResourceDescriptor[], choices:
     problems.push('--webhook-url needs --webhook-certs self-signed: a cert-manager Certificate names the Service');
   const replicas = choices.replicas ?? DEFAULT_REPLICAS;
   if (!Number.isInteger(replicas) || replicas < 1) problems.push(`--replicas ${replicas} is not a positive integer`);
-  if (choices.shards !== undefined && (!Number.isInteger(choices.shards) || choices.shards < 1))
-    problems.push(`--shards ${choices.shards} is not a positive integer`);
+  // The same bound `kopfgen run --shards` checks, so manifests never render a Deployment that cannot start.
+  const shardsProblem = choices.shards === undefined ? undefined : rangeCountProblem(choices.shards);
+  if (shardsProblem !== undefined) problems.push(`--shards: ${shardsProblem}`);
   if (choices.module === '' || choices.module.startsWith('/') || choices.module.split('/').includes('..')) {
     problems.push(
       `the module path in the image "${choices.module}" must be relative to the image's working directory ` +

@@ -66,7 +66,8 @@ describe('resolveTarget', () => {
     { given: { module: '/abs/op.js', source: 'x' }, want: /must be relative to the image's working directory/ },
     { given: { module: 'm.js', source: 'x', replicas: 0 }, want: /^--replicas 0 is not a positive integer/ },
     { given: { module: 'm.js', source: 'x', replicas: 1.5 }, want: /^--replicas 1.5 is not a positive integer/ },
-    { given: { module: 'm.js', source: 'x', shards: 0 }, want: /^--shards 0 is not a positive integer/ },
+    { given: { module: 'm.js', source: 'x', shards: 0 }, want: /^--shards: the number of shards must be .* \(got 0\)/ },
+    { given: { module: 'm.js', source: 'x', shards: 1025 }, want: /^--shards: .*from 1 to 1024 \(got 1025\)/ },
   ];
   for (const { given, want } of bad) {
     it(`rejects ${JSON.stringify(given)}`, () => {
