@@ -37,6 +37,10 @@ const SECTIONS: { name: string; file: string }[] = [
     name: 'children (1,000 WebApps × 3 applied children vs. the bare apply loop; an index over 10,000 ConfigMaps; envtest)',
     file: 'children.js',
   },
+  {
+    name: 'scale-out (`run --shards 32`: 1 vs 3 replicas on a 1,000-object backlog, I/O-bound and CPU-bound handlers; envtest)',
+    file: 'scale-out.js',
+  },
   { name: 'warm generate (cache) vs cold, as a user runs it', file: 'warm.js' },
   {
     name: "the story as a handler unit test (kopfgen/testing's invoke), in process and under node --test",
