@@ -86,14 +86,17 @@ function peakRssMB(pid: number): number {
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]) / 1024;
 }
 
-/** `kopfgen_shard_ranges_held` from a replica's /metrics, when it exports it. */
-async function rangesHeld(port: number): Promise<number | undefined> {
+/**
+ * `kopfgen_shard_ranges_held` from a replica's /metrics: undefined when it does not export the gauge,
+ * `'unreachable'` while its health server is not up yet (not settled, not "no gauge").
+ */
+async function rangesHeld(port: number): Promise<number | undefined | 'unreachable'> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     const line = /^kopfgen_shard_ranges_held(?:\{[^}]*\})? (\d+)/m.exec(text);
     return line ? Number(line[1]) : undefined;
   } catch {
-    return undefined;
+    return 'unreachable';
   }
 }
 
@@ -181,8 +184,9 @@ async function run(cluster: Cluster, cwd: string, module: string, ns: string, re
   const most = Math.ceil(SHARDS / replicas);
   const settled = async () => {
     const held = await Promise.all(running.map((r) => rangesHeld(r.port)));
-    if (held.some((h) => h === undefined)) return true; // no gauge: the 10 % mark alone
-    const counts = held.map((h) => h ?? 0);
+    if (held.includes('unreachable')) return false;
+    if (held.includes(undefined)) return true; // no gauge: the 10 % mark alone
+    const counts = held.map((h) => (typeof h === 'number' ? h : 0));
     return counts.reduce((a, b) => a + b, 0) === SHARDS && Math.max(...counts) <= most;
   };
   try {
@@ -209,7 +213,7 @@ async function run(cluster: Cluster, cwd: string, module: string, ns: string, re
       running.map(async (r) => ({
         name: r.name,
         handled: listed.items.filter((o) => o.status?.myapp?.replica === r.name).length,
-        ranges: await rangesHeld(r.port),
+        ranges: await rangesHeld(r.port).then((h) => (typeof h === 'number' ? h : undefined)),
         peakMB: peakRssMB(r.child.pid ?? 0),
       })),
     );
