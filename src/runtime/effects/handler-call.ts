@@ -319,9 +319,11 @@ export async function runHandler(
 
 /**
  * The path of the first value JSON cannot carry as it is: a BigInt, NaN or ±Infinity (which
- * JSON.stringify would write as null, deleting the key in a merge patch), a function or symbol inside an
- * array, a cycle. Undefined when the value is plain JSON (object members that are undefined are left out
- * by JSON, as intended).
+ * JSON.stringify would write as null, deleting the key in a merge patch), a function or a symbol
+ * anywhere (JSON drops such a member, so the key would silently vanish from a patch, and writes one
+ * in a list as null), undefined in a list (written as null), a cycle. Undefined when the value is
+ * plain JSON (object members that are undefined are left out by JSON, as intended: that is how a
+ * handler or a mutation deletes a key).
  */
 export function unserialisable(value: unknown, path: string[] = []): string | undefined {
   return findUnserialisable(value, path, new Set());
@@ -332,17 +334,17 @@ function findUnserialisable(value: unknown, path: string[], seen: Set<object>): 
   const where = () => path.join('.') || '(the value itself)';
   if (typeof value === 'bigint') return `a BigInt at ${where()}`;
   if (typeof value === 'number' && !Number.isFinite(value)) return `${value} at ${where()}`;
+  if (typeof value === 'function' || typeof value === 'symbol') return `a ${typeof value} at ${where()}`;
   if (typeof value !== 'object' || value === null) return undefined;
   if (seen.has(value)) return `a cycle at ${where()}`;
   seen.add(value);
   const list = Array.isArray(value);
-  for (const key of Object.keys(value)) {
+  // A list's holes too (Array.from keeps them as undefined), as JSON writes them null.
+  const keys = list ? Array.from(value, (_, i) => String(i)) : Object.keys(value);
+  for (const key of keys) {
     const member: unknown = Reflect.get(value, key);
     path.push(key);
-    const found =
-      list && (typeof member === 'function' || typeof member === 'symbol')
-        ? `a ${typeof member} at ${where()}`
-        : findUnserialisable(member, path, seen);
+    const found = list && member === undefined ? `undefined at ${where()}` : findUnserialisable(member, path, seen);
     path.pop();
     if (found) return found;
   }

@@ -184,6 +184,18 @@ describe('what JSON cannot carry exactly is refused, not written as null', () =>
     { name: '-Infinity', value: { n: -Infinity }, want: '-Infinity at n' },
     { name: 'a BigInt', value: { status: { n: 10n } }, want: 'a BigInt at status.n' },
     { name: 'a function in a list', value: { xs: [() => 1] }, want: 'a function at xs.0' },
+    {
+      name: 'a function as a member (JSON would drop the key)',
+      value: { a: { f: () => 1 } },
+      want: 'a function at a.f',
+    },
+    { name: 'a symbol as a member', value: { a: Symbol('s') }, want: 'a symbol at a' },
+    { name: 'a symbol in a list', value: { xs: ['a', Symbol('s')] }, want: 'a symbol at xs.1' },
+    { name: 'undefined in a list (JSON writes null)', value: { xs: [1, undefined] }, want: 'undefined at xs.1' },
+    // eslint-disable-next-line no-sparse-arrays
+    { name: 'a hole in a list', value: { xs: [1, , 3] }, want: 'undefined at xs.1' },
+    { name: 'a function itself', value: () => 1, want: 'a function at (the value itself)' },
+    { name: 'a Date (JSON writes its toJSON)', value: { at: new Date(0) }, want: undefined },
   ];
   for (const { name, value, want } of cases) it(name, () => assert.equal(unserialisable(value), want));
   it('a cycle', () => {
