@@ -65,6 +65,12 @@ export interface HealthOptions {
   host?: string;
   /** A watch silent this long fails `/healthz` (default DEFAULT_STALL_SECONDS). */
   stallSeconds?: number;
+  /**
+   * With webhooks, the probes are served from a worker thread: an event loop held this long (a
+   * callback that spins the CPU) fails `/healthz` and `/readyz`; held less, they answer within 0.5 s
+   * (default DEFAULT_LOOP_TOLERANCE_SECONDS, 30).
+   */
+  loopToleranceSeconds?: number;
 }
 
 export interface OperatorOptions {
@@ -628,6 +634,12 @@ export class Operator {
     const serving = startHealthServer({
       port: options.port,
       host: options.host,
+      // A webhook callback runs on this loop for up to its timeoutSeconds (30 s at most), a synchronous
+      // one without yielding: served from a worker thread, the probes answer meanwhile (a worker costs
+      // about 9 MB, which an operator without webhooks does not pay).
+      thread: this.options.webhooks
+        ? { toleranceSeconds: options.loopToleranceSeconds, onError: (message) => this.logger.error(message) }
+        : undefined,
       healthz: () => {
         const now = new Date();
         const lease = this.elector?.problem();

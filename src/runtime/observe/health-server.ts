@@ -7,6 +7,8 @@ import http from 'node:http';
 import type { OperatorMetrics } from './metrics.js';
 import { messageOf } from '../error-message.js';
 import { listen } from '../listen.js';
+import { DEFAULT_LOOP_TOLERANCE_SECONDS, FRESH_WAIT_MS, text, type Answer } from './health-held.js';
+import { startHealthThread } from './health-thread.js';
 
 /** What a probe provider says: ok, or the problems that make it fail (one line each). */
 export interface ProbeResult {
@@ -32,6 +34,14 @@ export interface HealthServerOptions {
   probes?: () => Promise<Record<string, unknown>>;
   /** Served as `/metrics` in the Prometheus text format. Off when false or absent. */
   metrics?: Pick<OperatorMetrics, 'scrape' | 'contentType'> | false;
+  /**
+   * Serve from a worker thread (health-thread.ts), so a callback that holds the event loop (a
+   * synchronous loop in a webhook callback) delays `/healthz` and `/readyz` by at most FRESH_WAIT_MS:
+   * past it they answer the loop's last heartbeat while it is younger than `toleranceSeconds` (default
+   * DEFAULT_LOOP_TOLERANCE_SECONDS), and fail once the loop has been silent longer. Default: in the
+   * loop's own thread, where a busy loop delays every answer until it is free.
+   */
+  thread?: { toleranceSeconds?: number; freshWaitMs?: number; onError?: (message: string) => void };
 }
 
 export interface HealthServer {
@@ -41,14 +51,6 @@ export interface HealthServer {
   /** Stops listening and ends open connections; resolves when the port is free. */
   close(): Promise<void>;
 }
-
-interface Answer {
-  status: number;
-  contentType: string;
-  body: string;
-}
-
-const text = (status: number, body: string): Answer => ({ status, contentType: 'text/plain; charset=utf-8', body });
 
 /** controller-runtime's healthz text: "ok", or one `[-]` line per problem and "<name> check failed". */
 async function probe(name: string, provider: Probe): Promise<Answer> {
@@ -85,6 +87,22 @@ async function answer(options: HealthServerOptions, path: string): Promise<Answe
 }
 
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const { thread } = options;
+  if (thread) {
+    const { healthz, readyz } = options;
+    return startHealthThread({
+      port: options.port,
+      host: options.host,
+      toleranceMs: (thread.toleranceSeconds ?? DEFAULT_LOOP_TOLERANCE_SECONDS) * 1000,
+      freshWaitMs: thread.freshWaitMs ?? FRESH_WAIT_MS,
+      onError: thread.onError,
+      answer: (path) => answer(options, path),
+      beat: async () => ({
+        healthz: healthz ? await probe('healthz', healthz) : undefined,
+        readyz: readyz ? await probe('readyz', readyz) : undefined,
+      }),
+    });
+  }
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://probe').pathname;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
