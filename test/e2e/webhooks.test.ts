@@ -9,7 +9,10 @@
  * - conversion: created as v1alpha1, read back as v1 converted and as v1alpha1 unchanged; a list of
  *   500 widgets read as v1alpha1 converts in one request;
  * - failure policy with the webhook server stopped: `Ignore` lets a write through, `Fail` refuses it;
- *   that server runs on certificates from files and serves a rotated one without a restart.
+ *   that server runs on certificates from files and serves a rotated one without a restart; a rotation
+ *   to a broken pair while the API server calls is a warning, `/healthz` stays 200 and the previous
+ *   certificate is served, also by a process restarted meanwhile (the kept pair);
+ * - a validator that spins the CPU for 15 s: `/healthz` answers meanwhile within its bound.
  */
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
@@ -97,6 +100,43 @@ function post(url: string, ca: string, body: unknown): Promise<Body> {
     });
     req.on('error', fail);
     req.end(JSON.stringify(body));
+  });
+}
+
+/**
+ * GETs `url` every 200 ms for `forMs` from a child process (so a held event loop in this one does not
+ * delay the probes): when each was sent (epoch ms), its status and how long it took.
+ */
+function pollFromAnotherProcess(url: string, forMs: number): Promise<{ at: number; status: number; ms: number }[]> {
+  const script = `
+    const polls = [];
+    const until = Date.now() + ${forMs};
+    while (Date.now() < until) {
+      const at = Date.now();
+      const t = performance.now();
+      const status = await fetch(${JSON.stringify(url)}).then(async (r) => (await r.text(), r.status), () => 0);
+      polls.push({ at, status, ms: performance.now() - t });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    console.log(JSON.stringify(polls));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((done, fail) =>
+    child.once('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(`the poller exited ${code}`)))),
+  );
+}
+
+/** The serial number of the certificate the server on `port` serves to a new connection. */
+function servedSerial(port: number, ca: string): Promise<string> {
+  return new Promise<string>((done, fail) => {
+    const socket = connect({ host: '127.0.0.1', port, ca, servername: undefined }, () => {
+      done(socket.getPeerX509Certificate()?.serialNumber ?? '');
+      socket.end();
+    });
+    socket.on('error', fail);
   });
 }
 
@@ -327,6 +367,66 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
   );
 
   it(
+    'a validator that spins the CPU for 15 s: /healthz answers meanwhile within its bound, and the write goes through',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const registry = new Registry();
+      const spins: { from: number; to: number }[] = [];
+      defineHandler<Body, never>(WidgetDescriptor, 'spin').onValidate(
+        () => {
+          // A synchronous loop that never awaits: it holds this process's event loop for 15 s.
+          const from = Date.now();
+          while (Date.now() - from < 15_000);
+          spins.push({ from, to: Date.now() });
+        },
+        { registry, labels: { load: 'spin' }, timeoutSeconds: 30 },
+      );
+      const spinPort = await freePort();
+      const spinner = suite.track(
+        new Operator({
+          registry,
+          client: suite.client,
+          logger,
+          leaderElection: false,
+          health: { port: 0, host: '127.0.0.1' },
+          webhooks: {
+            port: spinPort,
+            host: '127.0.0.1',
+            certificates: { selfSigned: true, inMemory: true },
+            endpoint: { url: `https://127.0.0.1:${spinPort}` },
+            name: 'e2e-spin',
+          },
+        }),
+      );
+      await spinner.start();
+      try {
+        // The probes come from another process: this one's loop is the one held.
+        const poller = pollFromAnotherProcess(`${spinner.health?.url ?? ''}/healthz`, 35_000);
+        await new Promise((r) => setTimeout(r, 2_000));
+        let attempt = 0;
+        const written = await eventually('the spinning validator to be called', async () => {
+          const run = await apply(widget(`spun-${attempt++}`, { size: 2 }, { load: 'spin' }));
+          return spins.length > 0 ? run : undefined;
+        });
+        assert.equal(written.status, 0, written.stderr);
+        const polls = await poller;
+        const [spin] = spins;
+        const during = polls.filter((p) => p.at >= spin.from && p.at + p.ms <= spin.to + 1_000);
+        assert.ok(during.length >= 10, `${during.length} probes during the 15 s spin`);
+        assert.deepEqual([...new Set(polls.map((p) => p.status))], [200]);
+        const worst = Math.max(...polls.map((p) => p.ms));
+        // The stated bound is 0.5 s (the wait for the loop's own answer); 2 s leaves a loaded machine its margin.
+        assert.ok(worst < 2_000, `/healthz answered in ${worst.toFixed(0)} ms at worst while the loop was held`);
+        process.stderr.write(
+          `cpu-bound validator: ${during.length} /healthz probes during a 15 s spin, worst ${worst.toFixed(0)} ms\n`,
+        );
+      } finally {
+        await spinner.stop();
+      }
+    },
+  );
+
+  it(
     'four concurrent 40 MB ConversionReviews to the operator process: peak RSS within 300 MB, each answered or refused retryably, admission answered meanwhile',
     { timeout: 300_000 },
     async () => {
@@ -511,21 +611,24 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
         });
         const gatePort = await freePort();
         const endpoint = { url: `https://127.0.0.1:${gatePort}` };
-        const gates = suite.track(
-          new Operator({
-            registry,
-            client: suite.client,
-            logger,
-            leaderElection: false,
-            webhooks: {
-              port: gatePort,
-              host: '127.0.0.1',
-              certificates: { dir, reloadSeconds: 0.1, keptDir: join(dir, 'kept') },
-              endpoint,
-              name: 'e2e-gates',
-            },
-          }),
-        );
+        const gatesOperator = () =>
+          suite.track(
+            new Operator({
+              registry,
+              client: suite.client,
+              logger,
+              leaderElection: false,
+              health: { port: 0, host: '127.0.0.1' },
+              webhooks: {
+                port: gatePort,
+                host: '127.0.0.1',
+                certificates: { dir, reloadSeconds: 0.1, keptDir: join(dir, 'kept') },
+                endpoint,
+                name: 'e2e-gates',
+              },
+            }),
+          );
+        let gates = gatesOperator();
         await gates.start();
         // Files mode: the configurations come from manifests (cert-manager injects the caBundle); here, the test writes them.
         for (const object of webhookConfigurations(registry.webhooks, 'e2e-gates', endpoint, {
@@ -542,18 +645,53 @@ describe('webhooks against a real API server', { skip, timeout: 600_000 }, () =>
         writeFileSync(join(dir, 'tls.key'), second.key);
         writeFileSync(join(dir, 'tls.crt'), second.cert);
         const want = new X509Certificate(second.cert).serialNumber;
-        await eventually('the rotated certificate to be served', async () => {
-          const serial = await new Promise<string>((done, fail) => {
-            const socket = connect({ host: '127.0.0.1', port: gatePort, ca: ca.cert, servername: undefined }, () => {
-              done(socket.getPeerX509Certificate()?.serialNumber ?? '');
-              socket.end();
-            });
-            socket.on('error', fail);
-          });
-          return serial === want ? true : undefined;
-        });
+        await eventually('the rotated certificate to be served', async () =>
+          (await servedSerial(gatePort, ca.cert)) === want ? true : undefined,
+        );
         const rotated = await apply(widget('strict-rotated', { size: 2 }, { tier: 'strict' }));
         assert.equal(rotated.status, 0, rotated.stderr);
+
+        // A rotation to a broken pair (a new key beside the old certificate: a rotation half written)
+        // while the API server calls the webhook: a warning, the previous certificate served, no restart.
+        const calls = (async () => {
+          const runs = [];
+          for (let n = 0; n < 4; n++)
+            runs.push(await apply(widget(`strict-broken-${n}`, { size: 2 }, { tier: 'strict' })));
+          return runs;
+        })();
+        const mark = logger.lines.length;
+        writeFileSync(join(dir, 'tls.key'), (await createServing(ca, ['127.0.0.1'])).key);
+        await eventually('the broken rotation to be a warning', async () =>
+          logger.lines
+            .slice(mark)
+            .some((l) => /WARN.*rotated certificate in .* does not load, the previous one is served/.test(l))
+            ? true
+            : undefined,
+        );
+        for (const run of await calls) assert.equal(run.status, 0, run.stderr);
+        const probe = async (what: string) => {
+          const res = await fetch(`${gates.health?.url ?? ''}/${what}`);
+          return { status: res.status, body: await res.text() };
+        };
+        assert.deepEqual(await probe('healthz'), { status: 200, body: 'ok\n' }, 'the liveness probe does not restart');
+        assert.match((await probe('metrics')).body, /^kopfgen_webhook_certificate_rotation_failures [1-9]\d*$/m);
+        assert.equal(await servedSerial(gatePort, ca.cert), want, 'the previous certificate is served');
+        assert.equal((await apply(widget('strict-broken-after', { size: 2 }, { tier: 'strict' }))).status, 0);
+
+        // A restart while the files still hold the broken pair serves the last good one (kept in keptDir).
+        await gates.stop();
+        const warnings = logger.lines.length;
+        gates = gatesOperator();
+        await gates.start();
+        assert.ok(
+          logger.lines
+            .slice(warnings)
+            .some((l) => /WARN.*cannot be served.*serving the last certificate that loaded \(kept in /.test(l)),
+        );
+        assert.equal(await servedSerial(gatePort, ca.cert), want, 'the kept certificate is served after a restart');
+        assert.equal((await probe('healthz')).status, 200);
+        const restarted = await apply(widget('strict-restarted', { size: 2 }, { tier: 'strict' }));
+        assert.equal(restarted.status, 0, restarted.stderr);
 
         await gates.stop();
         const refused = await apply(widget('strict-down', { size: 2 }, { tier: 'strict' }));
