@@ -101,11 +101,18 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Writes `chunks` in order, waiting for the socket to drain between them (no copy queued whole). */
+/**
+ * Writes `chunks` in order, waiting for the socket to drain between them (no copy queued whole). The
+ * connection is closed after a (large) conversion answer: Node's server pauses its parser when a
+ * request arrives while the previous answer is still draining, and reading that request's body then
+ * resumes the socket under the paused parser (HPE_PAUSED, the connection reset, seen from a
+ * keep-alive client after a few dozen conversions). A conversion pays one TLS handshake instead.
+ */
 async function sendChunks(res: ServerResponse, chunks: Buffer[]): Promise<void> {
   res.writeHead(200, {
     'Content-Type': 'application/json',
     'Content-Length': chunks.reduce((n, c) => n + c.length, 0),
+    Connection: 'close',
   });
   for (let i = 0; i < chunks.length; i++) {
     const chunk = chunks[i];
@@ -172,7 +179,18 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       res.setHeader('Retry-After', '1');
       return send(res, 503, 'too many webhook requests in flight, try again');
     }
-    res.once('close', release);
+    // Held until the answer is written or the connection is gone. A response queued behind the one
+    // before it on a keep-alive connection has no socket yet and never emits 'close' if that
+    // connection dies: the socket's 'close' releases it too (and is let go with the answer, as a
+    // keep-alive socket carries many requests).
+    const socket = req.socket;
+    const done = () => {
+      socket.off('close', done);
+      release();
+    };
+    res.once('close', done);
+    socket.once('close', done);
+    if (socket.destroyed) done();
     let review: unknown;
     let objects: ReviewObjects | undefined;
     try {

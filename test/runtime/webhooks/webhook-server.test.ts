@@ -212,6 +212,81 @@ describe('webhook server', () => {
   });
 });
 
+describe('conversions from a keep-alive client', () => {
+  it('40 conversions of 1,000 objects in a row are all answered, each closing its connection; none holds the budget', async () => {
+    const registry = new Registry();
+    type Spokes = {
+      v1alpha1: {
+        toHub: (from: { spec: { width: number } }) => { spec: { size: number } };
+        fromHub: (hub: Widget) => { spec: { width: number } };
+      };
+    };
+    defineConversion<Spokes>(widgets, { v1alpha1: widgetsV1alpha1 }).register(
+      'v1alpha1',
+      {
+        toHub: (from) => ({ spec: { size: from.spec.width } }),
+        fromHub: (hub) => ({ spec: { width: hub.spec.size } }),
+      },
+      { registry },
+    );
+    const source = await selfSignedCertificates({ hosts: ['127.0.0.1'], logger });
+    const own = source.current().ca ?? '';
+    // Two at a time, as the default budget: a leaked reservation would soon make every request wait, then 503.
+    const conversion = { bytes: 64 * 1024 * 1024, requests: 2, waitMs: 2_000 };
+    const server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry,
+      certificates: source,
+      logger,
+      budget: { conversion, admission: { bytes: 1_000_000, requests: 10, waitMs: 200 } },
+    });
+    const agent = new https.Agent({ keepAlive: true });
+    try {
+      const body = JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'ConversionReview',
+        request: {
+          uid: 'c',
+          desiredAPIVersion: 'example.com/v1',
+          objects: Array.from({ length: 1000 }, (_, i) => ({
+            apiVersion: 'example.com/v1alpha1',
+            kind: 'Widget',
+            metadata: { name: `w${i}`, namespace: 'ns', uid: `uid-${i}`, labels: { app: 'x'.repeat(40) } },
+            spec: { width: i },
+          })),
+        },
+      });
+      // Each conversion answer closes its connection (in a process of their own, client and server
+      // met Node's HPE_PAUSED reset on a reused connection after a few dozen conversions, each reset
+      // then holding its budget: every later conversion waited and got 503).
+      const connections: (string | undefined)[] = [];
+      const statuses: (number | string)[] = [];
+      for (let n = 0; n < 40; n++)
+        statuses.push(
+          await new Promise<number | string>((resolve) => {
+            const req = https.request(
+              `${server.url}/convert/widgets.example.com`,
+              { method: 'POST', ca: own, agent, headers: { 'Content-Type': 'application/json' } },
+              (res) => {
+                connections.push(res.headers.connection);
+                res.resume();
+                res.on('end', () => resolve(res.statusCode ?? 0));
+              },
+            );
+            req.on('error', (error) => resolve(error.message));
+            req.end(body);
+          }),
+        );
+      assert.deepEqual(new Set(statuses), new Set([200]), statuses.join(' '));
+      assert.deepEqual(new Set(connections), new Set(['close']));
+    } finally {
+      agent.destroy();
+      await server.close();
+    }
+  });
+});
+
 describe('slowloris bounds', () => {
   it('headers sent a byte every 5 s are cut near the 10 s headers bound; a connection that never starts TLS too', async () => {
     const source = await selfSignedCertificates({ hosts: ['127.0.0.1'], logger });
