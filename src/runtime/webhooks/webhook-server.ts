@@ -176,16 +176,6 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     const release = await (webhook ? budgets.admission : budgets.conversion).acquire(reserve);
     if (!release) {
       logger.warn(`webhook request ${path} refused: the server holds as many requests as its memory budget allows`);
-      // The body is read and dropped (nothing of it kept) before the 503: answered under a body still
-      // being sent, the connection is closed while the client writes, and a client may see the broken
-      // write (EPIPE) instead of the 503 it can retry (seen with four 40 MB conversion reviews).
-      req.resume();
-      await new Promise<void>((done) => {
-        req.once('end', done);
-        req.once('close', done);
-        req.once('error', () => done());
-      });
-      if (res.destroyed) return;
       res.setHeader('Retry-After', '1');
       return send(res, 503, 'too many webhook requests in flight, try again');
     }
