@@ -17,6 +17,7 @@ import type { RunOptions } from './run.js';
 import type { GenerateFlags } from './options.js';
 import { jsonReport, type Streams } from './report.js';
 import type { Reload } from './watch-mode.js';
+import { rangeCountProblem } from '../runtime/shard/ranges.js';
 
 // Each command loads what it uses when it runs (below, in its action): `kopfgen run` starts an operator
 // without the generator's modules (yaml, the pipeline, ts-morph's stub merge) in its memory.
@@ -222,6 +223,11 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
     )
     .option('--retry-period <s>', 'seconds between lease attempts (default: 2)', positiveInt)
     .option(
+      '--shards <k>',
+      'share the objects among replicas: K hash ranges of the uid, each held through a Lease (default: off, one leader)',
+      shardCount,
+    )
+    .option(
       '--success-events',
       'post a Normal Event for each handler success too, as kopf does (default: failures only)',
     )
@@ -327,6 +333,13 @@ function portNumber(value: string): number {
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new InvalidArgumentError('expected a port number (0 turns it off)');
   return n;
+}
+
+/** `--shards`: the number of hash ranges (shard/ranges.ts says which counts are allowed). */
+function shardCount(value: string): number {
+  const problem = rangeCountProblem(Number(value));
+  if (problem) throw new InvalidArgumentError(problem);
+  return Number(value);
 }
 
 function positiveInt(value: string): number {

@@ -42,6 +42,11 @@ export interface RunOptions {
   leaseDuration?: number;
   renewDeadline?: number;
   retryPeriod?: number;
+  /**
+   * Share the objects among replicas by this many hash ranges, each held through a Lease
+   * (OperatorOptions.shards); the leader election flags name the Leases and their timings. Default: off.
+   */
+  shards?: number;
   /** Seconds the startup checks and the initial lists may take (default 60). */
   cacheSyncTimeout?: number;
   /** A watch connection silent this long is reopened (seconds, default 60). */
@@ -177,6 +182,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     client,
     logger,
     leaderElection: leaderElection(options),
+    shards: options.shards,
     cacheSyncTimeoutSeconds: options.cacheSyncTimeout,
     watchIdleSeconds: options.watchIdleTimeout,
     drainTimeoutSeconds: options.drainTimeout,
@@ -248,7 +254,8 @@ export function webhookOptions(options: RunOptions, registry: Registry): Webhook
 /** The flags as the operator's option: on when asked, or by default when running in a cluster. */
 function leaderElection(options: RunOptions): LeaderElectionOptions | false {
   const seconds = (value: number | undefined) => (value === undefined ? undefined : value * 1000);
-  const on = options.leaderElection ?? Boolean(process.env.KUBERNETES_SERVICE_HOST);
+  // sharing ranges is through Leases: --shards takes the Leases' names and timings from these flags
+  const on = options.shards !== undefined || (options.leaderElection ?? Boolean(process.env.KUBERNETES_SERVICE_HOST));
   if (!on) return false;
   return {
     id: options.leaderElectionId,

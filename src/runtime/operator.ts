@@ -98,6 +98,13 @@ export interface OperatorOptions {
    * (KUBERNETES_SERVICE_HOST is set, as for in-cluster config), off otherwise.
    */
   leaderElection?: boolean | LeaderElectionOptions;
+  /**
+   * Share the objects among replicas (ARCHITECTURE.md, "Scaling out"): K hash ranges of `metadata.uid`, each
+   * held through a Lease, instead of one leader for all (default: off). The Leases take `leaderElection`'s
+   * namespace, identity and timings, and its id as their names' prefix; sharding holds Leases even when
+   * `leaderElection` is false.
+   */
+  shards?: number;
   /** Bound on the startup checks and on a term's initial lists, in seconds (default 60); past it the operator fails. */
   cacheSyncTimeoutSeconds?: number;
   /** `/healthz`, `/readyz`, `/metrics` (default: no server). */

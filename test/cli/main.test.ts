@@ -232,6 +232,9 @@ test('run: a missing module exits 1; a missing argument or a bad option exits 2'
   assert.match(missing.stderr, /nope\.js: no such file/);
   assert.equal((await kopfgen(['run'], dir)).code, 2);
   assert.equal((await kopfgen(['run', 'operator.mjs', '--concurrency', '0'], dir)).code, 2);
+  const shards = await kopfgen(['run', 'operator.mjs', '--shards', '2000'], dir);
+  assert.equal(shards.code, 2);
+  assert.match(shards.stderr, /the number of shards must be a whole number from 1 to 1024 \(got 2000\)/);
   const noCluster = await kopfgen(['run', 'operator.mjs', '--kubeconfig', 'missing-kubeconfig'], dir);
   assert.equal(noCluster.code, 1);
   assert.match(noCluster.stderr, /no usable kubeconfig/);
