@@ -112,6 +112,11 @@ export class Controller implements WatchConsumer {
     await Promise.all([this.timers.drained(), this.daemons.drained(), this.events.drained(), this.children.drained()]);
   }
 
+  /** Resolves once, besides `drained`, no reconcile of this controller waits for a slot or runs (after `stop`). */
+  async idle(): Promise<void> {
+    await Promise.all([this.queue.idle(), this.drained()]);
+  }
+
   get resource(): ResourceDescriptor {
     return this.env.resource;
   }

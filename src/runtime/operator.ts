@@ -15,7 +15,7 @@ import type { Logger } from './api/context.js';
 import type { ResourceDescriptor } from './api/define.js';
 import { defaultRegistry, type HookRetries, type Registry, type RegisteredProbe } from './api/registry.js';
 import { Controller } from './controller.js';
-import { createLogger } from './effects/log.js';
+import { createLogger, fieldsLogger } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
 import { describe, KubeClient } from './kube/client.js';
 import { TermFence } from './kube/fence.js';
@@ -30,7 +30,8 @@ import { DEFAULT_CACHE_SYNC_SECONDS, startupChecks } from './kube/startup-checks
 import { DEFAULT_BACKOFF, type BackoffSettings } from './error-policy.js';
 import { LeaderElector, type Takeover } from './leader/leader-elector.js';
 import { leaseNamespace } from './leader/leader-identity.js';
-import type { LeaderTimings } from './leader/lease-decision.js';
+import { DEFAULT_TIMINGS, type LeaderTimings } from './leader/lease-decision.js';
+import { defaultIdentity } from './leader/leader-identity.js';
 import { EventRecorder } from './observe/event-recorder.js';
 import { startHealthServer, type HealthServer } from './observe/health-server.js';
 import { createMetrics, type OperatorMetrics } from './observe/metrics.js';
@@ -38,13 +39,17 @@ import { DEFAULT_STALL_SECONDS, liveness, readiness, type Role, type WatchState 
 import { Slots } from './queue.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import { DEFAULT_MARKS, resolveMarks, type Marks, type MarksOptions } from './reconcile/marks.js';
-import { watchResource, type WatchConsumer, type WatchReporter } from './watcher.js';
+import { watchResource, type WatchConsumer, type WatchOptions, type WatchReporter } from './watcher.js';
 import { messageOf } from './error-message.js';
 import { AccessTable } from './api/access.js';
 import { clientSlot } from './api/operator-client.js';
 import { DEFAULT_FIELD_MANAGER, TypedClient } from './effects/typed-client.js';
 import { SecondaryWatch } from './secondary-watch.js';
-import { startGate } from './start-gate.js';
+import { startGate, type Hold } from './start-gate.js';
+import { RangeFilter, ownKey } from './shard/range-filter.js';
+import { RangeRouter } from './shard/range-router.js';
+import { rangeCountProblem, shardSelector } from './shard/ranges.js';
+import { ShardMember } from './shard/shard-member.js';
 import type { WebhookOptions } from './webhooks/serve-webhooks.js';
 import type { WebhookServer } from './webhooks/webhook-server.js';
 
@@ -226,6 +231,21 @@ interface Term {
   watches: WatchState[];
 }
 
+/**
+ * What a hash range's term shares with its replica (`shards`, ARCHITECTURE.md "Scaling out"): the watches
+ * (one per resource, routed by range), the owned and indexed kinds' watches (indexes stay global) and the
+ * slots (`--concurrency` is per replica). The term's own: controllers, stores, queues, fenced client, drain.
+ */
+interface RangeWiring {
+  range: number;
+  /** The replica's watches of the handled resources, by `describe(resource)`. */
+  routers: ReadonlyMap<string, RangeRouter>;
+  secondaries: Map<string, SecondaryWatch>;
+  slots: Slots;
+  /** The range's hold as it is now (the start gate asks it at each start). */
+  hold(): Hold;
+}
+
 export class Operator {
   private client?: KubeClient;
   readonly logger: Logger;
@@ -235,7 +255,10 @@ export class Operator {
   private elector?: LeaderElector;
   private role: Role = 'starting';
   private term?: Term;
-  /** The leading work: the elector's run, or the one term without election. */
+  /** With `shards`: the term of each hash range held (or draining). */
+  private readonly rangeTerms = new Map<number, Term>();
+  /** With `shards`: the replica's watches (ready once they listed, whatever ranges it holds). */
+  private replicaWatches?: WatchState[]; /** The leading work: the elector's run, or the one term without election. */
   private running: Promise<void> = Promise.resolve();
   private server?: HealthServer;
   private webhookServer?: WebhookServer;
@@ -298,10 +321,16 @@ export class Operator {
       // Reconciles' writes are what the slots pace; lists, watches and lease renewals say little of that.
       if (request.verb === 'PATCH') this.limit?.observe(request, performance.now());
     });
-    const election = electionOptions(this.options.leaderElection);
+    const shards = this.options.shards;
+    const problem = shards === undefined ? undefined : rangeCountProblem(shards);
+    if (problem) throw new StartupError(problem);
+    // sharing ranges is through Leases: their names and timings are the leader election's, on or not
+    const le = this.options.leaderElection;
+    const election = shards === undefined ? electionOptions(le) : typeof le === 'object' ? le : {};
     const report = await startupChecks(client, registered, {
       namespace: this.options.namespace,
       leaseNamespace: election ? leaseNamespace(election.namespace) : undefined,
+      leaseList: shards !== undefined,
       timeoutSeconds: this.options.cacheSyncTimeoutSeconds,
       conversions: new Set(this.registry.conversions.keys()),
       declared: this.registry.access,
@@ -319,6 +348,12 @@ export class Operator {
     if (this.options.health) this.server = await this.serveHealth(this.options.health);
     // Every replica answers the API server's reviews, leader or standby.
     if (this.options.webhooks) this.webhookServer = await this.serveWebhooks(this.options.webhooks, client, election);
+    if (shards !== undefined && election && registered.length > 0) {
+      this.attempts.precise(); // no lease journal per range: the exit listener tells which attempt crashed
+      this.role = 'leader';
+      this.running = this.share(client, election, shards, report.resources);
+      return;
+    }
     if (!election || registered.length === 0) {
       // no lease journal to count a crash from: the exit listener must tell which attempt crashed
       this.attempts.precise();
@@ -447,46 +482,40 @@ export class Operator {
     resources: ResourceDescriptor[],
     signal: AbortSignal,
     crash?: CrashGuard,
+    range?: RangeWiring,
   ): Promise<void> {
     setMaxListeners(0, signal);
     setMaxListeners(0, fence.signal);
     const client = unfenced.fenced(fence);
-    this.termClient = client;
+    if (!range) this.termClient = client;
     // The term's watches of owned kinds, which the typed client asks who controls a child before writing it.
-    const secondaries = new Map<string, SecondaryWatch>();
+    const secondaries = range ? range.secondaries : new Map<string, SecondaryWatch>();
     const controllers = (kind: string, namespace: string | undefined, name: string) =>
       secondaries.get(kind)?.controllerOf(namespace, name);
     const typed = this.typed?.over(client).with({ controllers });
     const slot = clientSlot();
-    slot.term = typed;
-    this.role = 'leader';
-    this.metrics.leader(true);
-    const fixed = this.options.concurrency;
-    const adaptive =
-      fixed === undefined
-        ? new AdaptiveLimit(
-            undefined,
-            () => slots.waiters > 0,
-            () => slots.grew(),
-          )
-        : undefined;
-    const slots: Slots = new Slots(adaptive ?? fixed ?? 16);
-    this.limit = adaptive;
+    // ranges' terms run side by side: operatorClient() outside a handler answers through the unfenced client
+    if (!range) {
+      slot.term = typed;
+      this.role = 'leader';
+      this.metrics.leader(true);
+    }
+    const slots = range?.slots ?? this.newSlots();
     // A term's Events go through its own (fenced) client, so a replica that lost the lease posts none.
     const events = new EventRecorder({ client, logger: this.logger, metrics: this.metrics });
     const term: Term = { id: ++this.terms, controllers: [], watches: [] };
     const hold = { fence, lapse };
-    const gate = startGate(
-      () => hold,
-      (reason) => this.metrics.startRefused(reason),
-    );
-    this.term = term;
+    const gate = startGate(range ? () => range.hold() : () => hold, (reason) => this.metrics.startRefused(reason));
+    if (range) this.rangeTerms.set(range.range, term);
+    else this.term = term;
+    // every line of a range's term names the range (its outcome lines say which replica's share it is)
+    const logger = range ? fieldsLogger(this.logger, { range: range.range }) : this.logger;
     const watching: Promise<void>[] = [];
     for (const resource of resources) {
       const env: ResourceEnv = {
         client,
         resource,
-        logger: this.logger,
+        logger,
         signal,
         now: this.options.now ?? (() => new Date()),
         metrics: this.metrics,
@@ -524,9 +553,9 @@ export class Operator {
       return listed;
     };
     // Owned and indexed kinds first: handlers start once every index holds a complete list (kopf's handlers
-    // wait for their indexes too), so none reads a partial one.
+    // wait for their indexes too), so none reads a partial one. A range's term uses the replica's watches.
     const indexed: Promise<void>[] = [];
-    for (const kind of this.registry.secondaryKinds()) {
+    for (const kind of range ? [] : this.registry.secondaryKinds()) {
       const owners = term.controllers.filter((controller) => controller.ownedKinds().has(describe(kind)));
       const indexes = this.registry.indexes.filter((index) => describe(index.resource) === describe(kind));
       for (const index of indexes) index.store.reset();
@@ -538,15 +567,18 @@ export class Operator {
     const sync = this.watchSyncBound(term, signal);
     const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     if (indexed.length > 0) await Promise.race([Promise.all(indexed), aborted]);
-    if (!signal.aborted) for (const controller of term.controllers) void watch(controller.resource, controller);
+    if (range) {
+      for (const controller of term.controllers)
+        range.routers.get(describe(controller.resource))?.attach(range.range, controller);
+    } else if (!signal.aborted) for (const controller of term.controllers) void watch(controller.resource, controller);
     // No reconcile starts once the term ends; the ones running finish (their writes are fenced if the lease is lost).
     const stopped = new Promise<void>((resolve) => {
       const end = () => {
         let left = 0;
         for (const controller of term.controllers) left += controller.stop();
         // A lost hold (not a stop): one line saying what the next leader finds to do.
-        if (!this.abort.signal.aborted) {
-          this.logger.warn(`${messageOf(signal.reason)}: ${left} queued start(s) left to the next leader`, {
+        if (!this.abort.signal.aborted && (!range || left > 0)) {
+          logger.warn(`${messageOf(signal.reason)}: ${left} queued start(s) left to the next leader`, {
             left,
           });
         }
@@ -560,7 +592,9 @@ export class Operator {
     clearTimeout(sync);
     const drained = (async () => {
       await Promise.allSettled(watching);
-      await slots.drained();
+      // a range drains its own queues: the slots are shared with the replica's other ranges
+      if (range) await Promise.all(term.controllers.map((controller) => controller.idle()));
+      else await slots.drained();
       await Promise.all(term.controllers.map((controller) => controller.drained()));
     })();
     const seconds = this.options.drainTimeoutSeconds ?? DEFAULT_DRAIN_SECONDS;
@@ -582,10 +616,177 @@ export class Operator {
     clearTimeout(timer);
     await events.flush(5000); // Events recorded by the last handlers, a bounded wait
     fence.close('the term ended');
+    if (range) {
+      // its objects leave the replica's memory with its controllers
+      for (const controller of term.controllers)
+        range.routers.get(describe(controller.resource))?.detach(range.range, controller);
+      if (this.rangeTerms.get(range.range) === term) this.rangeTerms.delete(range.range);
+      return;
+    }
     if (slot.term === typed) slot.term = undefined;
     this.metrics.standby(); // a standby exports no queue depth nor watch age (alerts are for the leader)
     if (this.term === term) this.term = undefined;
     if (!this.abort.signal.aborted) this.role = 'standby';
+  }
+
+  /** The slots of a term, or with `shards` of the replica: a fixed number, or the adaptive limit. */
+  private newSlots(): Slots {
+    const fixed = this.options.concurrency;
+    const adaptive =
+      fixed === undefined
+        ? new AdaptiveLimit(
+            undefined,
+            () => slots.waiters > 0,
+            () => slots.grew(),
+          )
+        : undefined;
+    const slots: Slots = new Slots(adaptive ?? fixed ?? 16);
+    this.limit = adaptive;
+    return slots;
+  }
+
+  /**
+   * Sharing the objects with the other replicas (`shards`, ARCHITECTURE.md "Scaling out"): the replica
+   * watches each resource once (filtered by the ranges it holds: KEP-5866's `shardSelector` where the server
+   * honours it, else on arrival, said once) and each owned and indexed kind once (indexes stay global);
+   * it takes part in the range Leases (shard/shard-member.ts), and each range it holds is a term of its own
+   * (`lead` with the range's fence and hold: its controllers, stores and fenced client), drained before a
+   * hand-over. Until `this.abort`: then every range drains and is released, then the member Lease.
+   */
+  private async share(
+    client: KubeClient,
+    election: LeaderElectionOptions,
+    count: number,
+    resources: ResourceDescriptor[],
+  ): Promise<void> {
+    const signal = this.abort.signal;
+    const watching: Promise<void>[] = [];
+    this.replicaWatches = [];
+    const routers = new Map(resources.map((resource) => [describe(resource), new RangeRouter(resource, count)]));
+    const secondaries = new Map<string, SecondaryWatch>();
+    const indexed: Promise<void>[] = [];
+    for (const kind of this.registry.secondaryKinds()) {
+      const owners = resources
+        .filter((r) => this.registry.handlersFor(r).some((h) => h.child && describe(h.child) === describe(kind)))
+        .flatMap((r) => routers.get(describe(r)) ?? []);
+      const indexes = this.registry.indexes.filter((index) => describe(index.resource) === describe(kind));
+      for (const index of indexes) index.store.reset();
+      const secondary = new SecondaryWatch(describe(kind), owners, indexes, this.logger);
+      secondaries.set(describe(kind), secondary);
+      const listed = this.replicaWatch(client, kind, secondary, watching);
+      if (indexes.length > 0) indexed.push(listed);
+    }
+    const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    if (indexed.length > 0) await Promise.race([Promise.all(indexed), aborted]);
+    for (const [what, router] of routers) {
+      const filter = new RangeFilter(router, count, () => router.held, ownKey, this.logger, what);
+      let asked: string | undefined;
+      const options = {
+        shardSelector: () => (asked = shardSelector(router.held, count)),
+        listMetadata: (metadata: Record<string, unknown>) => filter.listMetadata(metadata, asked),
+      };
+      void this.replicaWatch(client, router.resource, filter, watching, options, router);
+    }
+    // The renewals' own connection (kube/client.ts `dedicated`): handlers' requests cannot starve them.
+    const leaseClient = client.dedicated();
+    this.leaseClient = leaseClient;
+    const slots = this.newSlots();
+    const terms = new Map<number, { abort: AbortController; done: Promise<void> }>();
+    const ending = new Set<Promise<void>>();
+    const member: ShardMember = new ShardMember({
+      client: leaseClient,
+      id: election.id ?? defaultLeaseName(this.registry),
+      namespace: leaseNamespace(election.namespace),
+      identity: election.identity ?? defaultIdentity(),
+      count,
+      timings: {
+        leaseDurationMs: election.leaseDurationMs ?? DEFAULT_TIMINGS.leaseDurationMs,
+        renewDeadlineMs: election.renewDeadlineMs ?? DEFAULT_TIMINGS.renewDeadlineMs,
+        retryPeriodMs: election.retryPeriodMs ?? DEFAULT_TIMINGS.retryPeriodMs,
+      },
+      logger: this.logger,
+      callbacks: {
+        onRangeStarted: (range, fence) => {
+          const abort = new AbortController();
+          const hold = () => member.holds.holdOfRange(range);
+          const wiring: RangeWiring = { range, routers, secondaries, slots, hold };
+          const done = this.lead(client, fence, () => hold().lapse(), resources, abort.signal, undefined, wiring);
+          terms.set(range, { abort, done });
+          ending.add(done);
+          void done.finally(() => ending.delete(done));
+          this.metrics.handover('in');
+          this.metrics.rangesHeld(member.holds.held().length);
+        },
+        onRangeDraining: (range) => {
+          const term = terms.get(range);
+          term?.abort.abort(new Error(`range ${range} is handed over`));
+          return term?.done ?? Promise.resolve();
+        },
+        onRangeStopped: (range, reason) => {
+          terms.get(range)?.abort.abort(new Error(reason));
+          terms.delete(range);
+          this.metrics.handover('out');
+          this.metrics.rangesHeld(member.holds.held().length);
+        },
+      },
+    });
+    this.metrics.rangesHeld(0);
+    await member.run(signal);
+    await Promise.allSettled([...ending]);
+    for (const router of routers.values()) router.close();
+    await Promise.allSettled(watching);
+  }
+
+  /**
+   * One of a sharded replica's watches, for the replica's life (`this.abort`); a `router` can end it to
+   * have it list again (a range taken starts from a fresh list). Settles once it listed the first time.
+   */
+  private replicaWatch(
+    client: KubeClient,
+    resource: ResourceDescriptor,
+    consumer: WatchConsumer,
+    watching: Promise<void>[],
+    extra: Pick<WatchOptions, 'shardSelector' | 'listMetadata'> = {},
+    router?: RangeRouter,
+  ): Promise<void> {
+    const signal = this.abort.signal;
+    const state: WatchState = { resource: describe(resource), listed: false, lastSeen: new Date() };
+    this.replicaWatches?.push(state);
+    const reporter = this.reporter(state);
+    let resolveListed: () => void = () => undefined;
+    const listed = new Promise<void>((resolve) => (resolveListed = resolve));
+    const loop = async () => {
+      while (!signal.aborted) {
+        const round = new AbortController();
+        const end = () => round.abort();
+        signal.addEventListener('abort', end, { once: true });
+        if (router) router.restart = end;
+        await watchResource(client, resource, consumer, {
+          namespace: this.options.namespace,
+          signal: round.signal,
+          logger: this.logger,
+          reporter: { ...reporter, listed: () => (reporter.listed(), resolveListed()) },
+          timeoutSeconds: this.options.watchTimeoutSeconds,
+          idleSeconds: this.options.watchIdleSeconds,
+          ...extra,
+        });
+        signal.removeEventListener('abort', end);
+      }
+    };
+    watching.push(loop());
+    const where = this.options.namespace ? ` in namespace ${this.options.namespace}` : ' in all namespaces';
+    this.logger.info(`watching ${describe(resource)}${where}`);
+    return listed;
+  }
+
+  /** The watches the probes judge: the term's, or with `shards` the replica's (a replica holding nothing is ready). */
+  private watchStates(): WatchState[] {
+    return this.replicaWatches ?? this.term?.watches ?? [];
+  }
+
+  /** Every running term's controllers (with `shards`, one term per range held). */
+  private controllers(): Controller[] {
+    return [...(this.term ? [this.term] : []), ...this.rangeTerms.values()].flatMap((term) => term.controllers);
   }
 
   /** controller-runtime's CacheSyncTimeout: a term whose watches have not all listed in time ends the operator. */
@@ -651,16 +852,19 @@ export class Operator {
         const now = new Date();
         const lease = this.elector?.problem();
         const webhooks = this.webhookServer?.problems(now) ?? [];
-        return liveness(this.term?.watches ?? [], now, stall, [...(lease ? [lease] : []), ...webhooks]);
+        return liveness(this.watchStates(), now, stall, [...(lease ? [lease] : []), ...webhooks]);
       },
-      readyz: () => readiness(this.role, this.term?.watches ?? []),
+      readyz: () => readiness(this.role, this.watchStates()),
       probes: this.registry.probes.length > 0 ? () => runProbes(this.registry.probes, this.logger) : undefined,
       metrics: {
         contentType: metrics.contentType,
         scrape: () => {
-          for (const controller of this.term?.controllers ?? []) {
-            metrics.queueDepth(controller.resource.plural, controller.depth);
+          const depths = new Map<string, number>();
+          for (const controller of this.controllers()) {
+            const plural = controller.resource.plural;
+            depths.set(plural, (depths.get(plural) ?? 0) + controller.depth);
           }
+          for (const [plural, depth] of depths) metrics.queueDepth(plural, depth);
           if (this.webhookServer) metrics.webhookRotationFailures(this.webhookServer.failedRotations());
           return metrics.scrape();
         },
@@ -721,7 +925,7 @@ export class Operator {
 
   /** Objects currently known in this term (for tests and the benchmark). */
   known(): number {
-    return (this.term?.controllers ?? []).reduce((sum, controller) => sum + controller.store.size, 0);
+    return this.controllers().reduce((sum, controller) => sum + controller.store.size, 0);
   }
 
   private stopped?: Promise<void>;

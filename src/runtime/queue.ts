@@ -108,6 +108,8 @@ export class Queue {
   private readonly dirty = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private stopping = false;
+  /** Waiting for `idle`. */
+  private idlers: (() => void)[] = [];
 
   constructor(
     private readonly slots: Slots,
@@ -136,7 +138,17 @@ export class Queue {
       this.running.delete(key);
       this.slots.release();
       if (this.dirty.delete(key)) this.add(key);
+      if (this.queued.size === 0 && this.running.size === 0) for (const idle of this.idlers.splice(0)) idle();
     }
+  }
+
+  /**
+   * Settles once no key waits for a slot nor runs: after `stop()`, when this queue's running reconciles
+   * have finished (a hash range's drain waits for its own queues, while the slots are the replica's).
+   */
+  idle(): Promise<void> {
+    if (this.queued.size === 0 && this.running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idlers.push(resolve));
   }
 
   /** Reconcile `key` after `ms`; replaces the key's earlier timer. */

@@ -188,6 +188,28 @@ describe('Queue', () => {
     assert.deepEqual(r.runs, []);
     assert.equal(queue.stopped, true);
   });
+  it("idle waits for this queue's own runs, not for the shared slots' other queues", async () => {
+    const slots = new Slots(2);
+    const ended: string[] = [];
+    const work =
+      (ms: number): Work =>
+      async (key) => {
+        await sleep(ms);
+        ended.push(key);
+        return Action.done();
+      };
+    const short = new Queue(slots, work(10));
+    const long = new Queue(slots, work(80));
+    await short.idle(); // nothing ran: idle at once
+    long.add('slow');
+    short.add('a');
+    short.add('b'); // waits for a's slot
+    short.stop();
+    await short.idle();
+    assert.deepEqual(ended, ['a', 'b'], 'both of its runs ended, the other queue still runs');
+    await long.idle();
+    assert.deepEqual(ended, ['a', 'b', 'slow']);
+  });
 });
 
 describe('FailureCounts', () => {

@@ -36,6 +36,13 @@ export function childLogger(parent: Logger, prefix: string): Logger {
   return { debug: wrap(parent.debug), info: wrap(parent.info), warn: wrap(parent.warn), error: wrap(parent.error) };
 }
 
+/** A logger that adds `fields` to every line (a hash range's term names its range on each outcome line). */
+export function fieldsLogger(parent: Logger, fields: Record<string, unknown>): Logger {
+  const wrap = (fn: Logger['info']) => (message: string, more?: Record<string, unknown>) =>
+    fn(message, { ...more, ...fields });
+  return { debug: wrap(parent.debug), info: wrap(parent.info), warn: wrap(parent.warn), error: wrap(parent.error) };
+}
+
 /** `namespace/name` (or `name` for cluster-scoped objects), as kubectl names an object. */
 export function objectRef(body: KubernetesObject): string {
   const meta = body.metadata ?? {};

@@ -34,6 +34,8 @@ export interface StartupCheckOptions {
   namespace?: string;
   /** Where the leader election Lease lives, when leader election is on. */
   leaseNamespace?: string;
+  /** Sharding (`--shards`): each replica lists the Leases of that namespace every retry period. */
+  leaseList?: boolean;
   /** The bound on all checks together (default DEFAULT_CACHE_SYNC_SECONDS). */
   timeoutSeconds?: number;
   /** The CRDs (`<plural>.<group>`) whose conversion functions are registered. */
@@ -105,7 +107,11 @@ export function declaredAccesses(declared: readonly DeclaredAccess[], namespace:
   return [...seen.values()];
 }
 
-export function sharedAccesses(namespace: string | undefined, leaseNamespace: string | undefined): Access[] {
+export function sharedAccesses(
+  namespace: string | undefined,
+  leaseNamespace: string | undefined,
+  leaseList = false,
+): Access[] {
   const events = { group: '', resource: 'events', namespace: namespace ?? '' };
   const accesses: Access[] = [
     { ...events, verb: 'create' },
@@ -113,7 +119,7 @@ export function sharedAccesses(namespace: string | undefined, leaseNamespace: st
   ];
   if (leaseNamespace !== undefined) {
     const lease = { group: 'coordination.k8s.io', resource: 'leases', namespace: leaseNamespace };
-    for (const verb of ['get', 'create', 'update']) accesses.push({ ...lease, verb });
+    for (const verb of ['get', 'create', 'update', ...(leaseList ? ['list'] : [])]) accesses.push({ ...lease, verb });
   }
   return accesses;
 }
@@ -277,7 +283,7 @@ async function checks(client: KubeClient, resources: ResourceDescriptor[], optio
   }
   const accesses = [
     ...checked.flatMap((resource) => resourceAccesses(resource, options.namespace)),
-    ...sharedAccesses(options.namespace, options.leaseNamespace),
+    ...sharedAccesses(options.namespace, options.leaseNamespace, options.leaseList),
     ...declaredAccesses(options.declared ?? [], options.namespace),
   ];
   for (const access of accesses) if (!(await allowed(client, access))) denied.push(access);

@@ -55,6 +55,10 @@ export interface OperatorMetrics {
   event(action: EventAction): void;
   /** The start gate (start-gate.ts) refused to start user code for an object, by reason. */
   startRefused(reason: string): void;
+  /** The number of hash ranges this replica holds now (`--shards`; 0 while it holds none). */
+  rangesHeld(count: number): void;
+  /** A hash range came to this replica (`in`) or left it (`out`: released or lost). */
+  handover(direction: 'in' | 'out'): void;
   /** Rotated webhook certificates that did not load since start (each kept the previous pair serving). */
   webhookRotationFailures(count: number): void;
   /** The Prometheus text exposition of every metric in the registry. */
@@ -152,6 +156,17 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     labelNames: ['reason'] as const,
     registers,
   });
+  const rangesHeld = new Gauge({
+    name: 'kopfgen_shard_ranges_held',
+    help: 'Hash ranges this replica holds (--shards); 0 for a replica holding none.',
+    registers,
+  });
+  const handovers = new Counter({
+    name: 'kopfgen_shard_handovers_total',
+    help: 'Hash ranges that came to this replica (direction in) or left it (out: released or lost).',
+    labelNames: ['direction'] as const,
+    registers,
+  });
   const rotationFailures = new Gauge({
     name: 'kopfgen_webhook_certificate_rotation_failures',
     help: 'Rotated webhook certificate pairs that did not load since start (the previous pair kept serving).',
@@ -197,6 +212,12 @@ export function createMetrics(options: MetricsOptions = {}): OperatorMetrics {
     },
     startRefused(reason) {
       refused.inc({ reason });
+    },
+    rangesHeld(count) {
+      rangesHeld.set(count);
+    },
+    handover(direction) {
+      handovers.inc({ direction });
     },
     webhookRotationFailures(count) {
       rotationFailures.set(count);

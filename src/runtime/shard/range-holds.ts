@@ -59,7 +59,14 @@ export class RangeHolds {
 
   /** The hold covering the object with this uid: its range's term, or a closed hold. */
   holdOf(uid: string): Hold {
-    const range = rangeOf(uid, this.count);
+    return this.holdOfRange(rangeOf(uid, this.count));
+  }
+
+  /**
+   * The hold of range `range` as it is now: its term, or a closed hold. A range term's start gate asks this
+   * (every object it handles is of the range; a child handler's start is its owner's).
+   */
+  holdOfRange(range: number): Hold {
     const term = this.terms.get(range);
     if (!term) {
       const why = `this replica does not hold range ${range} (lease ${this.leaseName(range)})`;

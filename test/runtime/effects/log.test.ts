@@ -1,7 +1,14 @@
 /** The log lines: their format, the object's name, one line per outcome and per failure. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { childLogger, createLogger, logFailure, logOutcome, objectRef } from '../../../src/runtime/effects/log.js';
+import {
+  childLogger,
+  createLogger,
+  fieldsLogger,
+  logFailure,
+  logOutcome,
+  objectRef,
+} from '../../../src/runtime/effects/log.js';
 import type { ResourceEnv } from '../../../src/runtime/env.js';
 import type { KubeClient } from '../../../src/runtime/kube/client.js';
 import type { Outcome } from '../../../src/runtime/reconcile/outcome.js';
@@ -31,6 +38,13 @@ describe('log lines', () => {
     logger.debug('hidden');
     childLogger(logger, 'ns/a myapp').warn('slow', { took: 'two seconds', n: 3 });
     assert.deepEqual(lines, ['WARN  ns/a myapp: slow took="two seconds" n=3']);
+  });
+  it("adds a range's fields to every line, after the line's own", () => {
+    const lines: string[] = [];
+    const logger = fieldsLogger(createLogger({ level: 'debug', write: (l) => lines.push(l.slice(25)) }), { range: 7 });
+    logger.info('handler create succeeded', { name: 'a' });
+    logger.error('failed');
+    assert.deepEqual(lines, ['INFO  handler create succeeded name=a range=7', 'ERROR failed range=7']);
   });
   it('names an object as kubectl does', () => {
     assert.equal(objectRef({ metadata: { name: 'a', namespace: 'ns' } }), 'ns/a');

@@ -99,6 +99,20 @@ describe('metrics facade', () => {
     assert.equal(value(text, 'kopfgen_starts_refused_total{reason="not_held"}'), 2);
   });
 
+  it('the hash ranges held (a gauge) and handed over by direction (a counter)', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    let text = await metrics.scrape();
+    assert.equal(value(text, 'kopfgen_shard_ranges_held'), 0);
+    metrics.rangesHeld(11);
+    metrics.handover('in');
+    metrics.handover('in');
+    metrics.handover('out');
+    text = await metrics.scrape();
+    assert.equal(value(text, 'kopfgen_shard_ranges_held'), 11);
+    assert.equal(value(text, 'kopfgen_shard_handovers_total{direction="in"}'), 2);
+    assert.equal(value(text, 'kopfgen_shard_handovers_total{direction="out"}'), 1);
+  });
+
   it('two operators in one process keep separate registries; process metrics are on by default', async () => {
     const a = createMetrics();
     const b = createMetrics();
