@@ -133,8 +133,16 @@ describe('startup checks', () => {
 
   it('given what the cluster allows, wants one line per forbidden verb and resource, all of them', async () => {
     const user = 'system:serviceaccount:ops:op';
-    const cases: { given: Cluster; namespace?: string; lease?: string; want: string[] }[] = [
+    const cases: { given: Cluster; namespace?: string; lease?: string; shards?: boolean; want: string[] }[] = [
       { given: { token: jwt(user) }, want: [] },
+      // leader election does not list leases; sharding does, every retry period
+      { given: { token: jwt(user), denied: ['list leases'] }, lease: 'ops', want: [] },
+      {
+        given: { token: jwt(user), denied: ['list leases'] },
+        lease: 'ops',
+        shards: true,
+        want: [`list on leases.coordination.k8s.io (namespace ops) is forbidden for ${user}`],
+      },
       {
         given: { token: jwt(user), denied: ['watch myresources', 'patch myresources/status', 'update leases'] },
         namespace: 'team',
@@ -162,8 +170,9 @@ describe('startup checks', () => {
         want: ["patch on myresources.example.com (all namespaces) is forbidden for the operator's user"],
       },
     ];
-    for (const { given, namespace, lease, want } of cases) {
-      const checked = startupChecks(fakeClient(given), [resource], { namespace, leaseNamespace: lease });
+    for (const { given, namespace, lease, shards, want } of cases) {
+      const options = { namespace, leaseNamespace: lease, leaseList: shards };
+      const checked = startupChecks(fakeClient(given), [resource], options);
       if (want.length === 0) {
         await checked;
         continue;
