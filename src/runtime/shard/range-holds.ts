@@ -5,6 +5,7 @@
  * handed over refuses new starts while its fence still lets the running handlers' writes out. An object's
  * hold is its range's (`holdOf(uid)`, for `startGate`); an object of a range not held gets a closed hold.
  */
+import { setMaxListeners } from 'node:events';
 import { TermFence, type WriteFence } from '../kube/fence.js';
 import type { Hold } from '../start-gate.js';
 import { rangeOf } from './ranges.js';
@@ -35,7 +36,9 @@ export class RangeHolds {
   /** A new term on `range` (its Lease was just written naming this replica): its fence, over the member's. */
   open(range: number): TermFence {
     this.terms.get(range)?.fence.close(`a new term on range ${range} began`);
-    const fence = new TermFence([this.member.fence()]);
+    const member = this.member.fence();
+    setMaxListeners(0, member.signal); // each range's fence listens to the member's: K listeners, by design
+    const fence = new TermFence([member]);
     this.terms.set(range, { fence });
     return fence;
   }
