@@ -14,6 +14,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -31,14 +32,26 @@ const BURST = 60;
 
 interface Replica {
   name: string;
+  /** Its `/readyz` and `/metrics`. */
+  healthPort: number;
   child: ChildProcess;
   proxy: FaultProxy;
   output: () => string;
   exited: Promise<number | null>;
 }
 
+/** A port free now (the replica's health server takes it a moment later). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 async function startReplica(name: string, ns: string, dir: string): Promise<Replica> {
   const proxy = await FaultProxy.start(suite.cluster.kubeconfig);
+  const healthPort = await freePort();
   const options = {
     namespace: ns,
     concurrency: 4,
@@ -48,7 +61,7 @@ async function startReplica(name: string, ns: string, dir: string): Promise<Repl
     leaseDuration: 8,
     renewDeadline: 6,
     retryPeriod: 1,
-    healthPort: 0,
+    healthPort,
     drainTimeout: 10,
   };
   const script =
@@ -74,7 +87,7 @@ async function startReplica(name: string, ns: string, dir: string): Promise<Repl
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { name, child, proxy, output: () => output, exited };
+  return { name, healthPort, child, proxy, output: () => output, exited };
 }
 
 /** Epoch ms of each `holding range` line of the replica (a range taken). */
@@ -267,6 +280,14 @@ describe('sharding: replicas share the objects by hash ranges', { skip }, () => 
           const told = replica.output().match(/does not filter \S+ by shardSelector/g) ?? [];
           assert.equal(told.length, 1, `${replica.name}: ${told.length} fallback lines`);
         }
+        // the ranges a replica holds and those handed over are on /metrics; it is ready
+        const steady = replicas.find((r) => r !== killed && r !== frozen && r !== rolled && r.name !== 'e');
+        assert.ok(steady);
+        const metrics = await (await fetch(`http://127.0.0.1:${steady.healthPort}/metrics`)).text();
+        const held = Number(/^kopfgen_shard_ranges_held (\d+)$/m.exec(metrics)?.[1]);
+        assert.ok(held >= 1 && held <= Math.ceil(SHARDS / 3), `${steady.name} holds ${held} ranges`);
+        assert.match(metrics, /^kopfgen_shard_handovers_total\{direction="in"\} [1-9]/m);
+        assert.equal((await fetch(`http://127.0.0.1:${steady.healthPort}/readyz`)).status, 200);
         const outcome = replicas
           .flatMap((r) => r.output().split('\n'))
           .find((l) => l.includes('handler myapp succeeded'));
