@@ -29,9 +29,8 @@ import { StartupError } from './kube/discovery.js';
 import { DEFAULT_CACHE_SYNC_SECONDS, startupChecks } from './kube/startup-checks.js';
 import { DEFAULT_BACKOFF, type BackoffSettings } from './error-policy.js';
 import { LeaderElector, type Takeover } from './leader/leader-elector.js';
-import { leaseNamespace } from './leader/leader-identity.js';
+import { defaultIdentity, leaseNamespace } from './leader/leader-identity.js';
 import { DEFAULT_TIMINGS, type LeaderTimings } from './leader/lease-decision.js';
-import { defaultIdentity } from './leader/leader-identity.js';
 import { EventRecorder } from './observe/event-recorder.js';
 import { startHealthServer, type HealthServer } from './observe/health-server.js';
 import { createMetrics, type OperatorMetrics } from './observe/metrics.js';
@@ -258,7 +257,8 @@ export class Operator {
   /** With `shards`: the term of each hash range held (or draining). */
   private readonly rangeTerms = new Map<number, Term>();
   /** With `shards`: the replica's watches (ready once they listed, whatever ranges it holds). */
-  private replicaWatches?: WatchState[]; /** The leading work: the elector's run, or the one term without election. */
+  private replicaWatches?: WatchState[];
+  /** The leading work: the elector's run, the one term without election, or with `shards` the replica's part. */
   private running: Promise<void> = Promise.resolve();
   private server?: HealthServer;
   private webhookServer?: WebhookServer;
@@ -578,7 +578,8 @@ export class Operator {
         for (const controller of term.controllers) left += controller.stop();
         // A lost hold (not a stop): one line saying what the next leader finds to do.
         if (!this.abort.signal.aborted && (!range || left > 0)) {
-          logger.warn(`${messageOf(signal.reason)}: ${left} queued start(s) left to the next leader`, {
+          const next = range ? 'holder' : 'leader';
+          logger.warn(`${messageOf(signal.reason)}: ${left} queued start(s) left to the next ${next}`, {
             left,
           });
         }
