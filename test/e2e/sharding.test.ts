@@ -276,9 +276,11 @@ describe('sharding: replicas share the objects by hash ranges', { skip }, () => 
         assert.deepEqual(writes, [], 'object writes from the thawed replica before it took a range again');
 
         // envtest 1.20 ignores shardSelector: each replica filters on arrival, and says so once
+        // (the killed replica may have died before a list that asked for its ranges)
         for (const replica of replicas) {
           const told = replica.output().match(/does not filter \S+ by shardSelector/g) ?? [];
-          assert.equal(told.length, 1, `${replica.name}: ${told.length} fallback lines`);
+          const want = replica === killed ? [0, 1] : [1];
+          assert.ok(want.includes(told.length), `${replica.name}: ${told.length} fallback lines`);
         }
         // the ranges a replica holds and those handed over are on /metrics; it is ready
         const steady = replicas.find((r) => r !== killed && r !== frozen && r !== rolled && r.name !== 'e');
