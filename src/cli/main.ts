@@ -271,6 +271,10 @@ export function buildProgram(argv: string[], streams: Streams, setExit: (code: n
       '--webhook-cleanup',
       'on a clean stop, withdraw the webhooks (but persistent ones) from the configurations the operator wrote (one replica, development)',
     )
+    .option(
+      '--webhook-client-ca <file>',
+      "ask callers for a client certificate verified against this PEM CA; admission callbacks get it as ctx.sslpeer (kopf's cafile)",
+    )
     .action(async (module: string, flags: RunFlags) => {
       // Loaded on demand: the Kubernetes client is not needed to generate code.
       const { runOperator } = await import('./run.js');

@@ -6,6 +6,7 @@
  * not list within the cache-sync timeout, or when handlers still running at the drain timeout were
  * abandoned (one line each).
  */
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { KubeClient } from '../runtime/kube/client.js';
 import { loadModule, type LoadFailure } from './load-module.js';
@@ -69,6 +70,8 @@ export interface RunOptions {
   webhookName?: string;
   /** On a clean stop, withdraw the webhooks (but the persistent ones) from the configurations the operator wrote. */
   webhookCleanup?: boolean;
+  /** A PEM file of the CA callers' client certificates are verified against (admission `ctx.sslpeer`). */
+  webhookClientCa?: string;
   /** The registry the module registers into (default: the default registry). */
   registry?: Registry;
   /** Resolves when the operator should stop; default: the first SIGTERM or SIGINT. */
@@ -166,6 +169,15 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     write(`kopfgen run: no usable kubeconfig: ${kubeconfig.problem}`);
     return 1;
   }
+  let clientCa: string | undefined;
+  if (options.webhookClientCa !== undefined) {
+    try {
+      clientCa = readFileSync(options.webhookClientCa, 'utf8');
+    } catch (error) {
+      write(`kopfgen run: cannot read --webhook-client-ca ${options.webhookClientCa}: ${(error as Error).message}`);
+      return 1;
+    }
+  }
   const client = new KubeClient(kubeconfig.config);
   // pino is loaded only for JSON lines; the text logger is the default.
   const logger =
@@ -189,7 +201,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     successEvents: options.successEvents,
     fieldManager: options.fieldManager ?? options.leaderElectionId,
     health: options.healthPort ? { port: options.healthPort, host: options.healthHost } : undefined,
-    webhooks: webhookOptions(options, options.registry ?? defaultRegistry),
+    webhooks: webhookOptions(options, options.registry ?? defaultRegistry, clientCa),
   });
   try {
     await operator.start();
@@ -232,7 +244,7 @@ function exiting(options: RunOptions, code: number): number {
 }
 
 /** The webhook flags as the operator's option: served when the module registered admission callbacks or conversions. */
-export function webhookOptions(options: RunOptions, registry: Registry): WebhookOptions | undefined {
+export function webhookOptions(options: RunOptions, registry: Registry, clientCa?: string): WebhookOptions | undefined {
   const port = options.webhookPort ?? 9443;
   if (port === 0 || (registry.webhooks.length === 0 && registry.conversions.size === 0)) return undefined;
   const namespace = leaseNamespace(options.leaderElectionNamespace);
@@ -248,6 +260,7 @@ export function webhookOptions(options: RunOptions, registry: Registry): Webhook
     endpoint,
     name: options.webhookName,
     cleanup: options.webhookCleanup,
+    ...(clientCa === undefined ? {} : { clientCa }),
   };
 }
 

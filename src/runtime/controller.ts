@@ -157,6 +157,7 @@ export class Controller implements WatchConsumer {
     this.timers.stop(uid);
     this.daemons.cancel(uid, 'it is gone');
     this.store.delete(uid);
+    this.env.memos?.forget(uid);
     this.queue.forget(uid);
     this.reconciler.forget(uid);
     this.failures.reset(uid);

@@ -22,6 +22,7 @@ import type { Secrecy } from './reconcile/essence.js';
 import type { SelfUpdateLimits } from './reconcile/self-updates.js';
 import type { TypedClient } from './effects/typed-client.js';
 import type { StartGate } from './start-gate.js';
+import type { Memos } from './memos.js';
 
 export interface ResourceEnv {
   client: KubeClient;
@@ -56,4 +57,6 @@ export interface ResourceEnv {
   readiness?: 'auto' | 'manual';
   /** Post a Normal Event for each handler success too (OperatorOptions.successEvents; kopf's posting). */
   successEvents?: boolean;
+  /** The per-object memos (memos.ts), over the operator's; absent in tests that need none (a fresh memo each call). */
+  memos?: Memos;
 }

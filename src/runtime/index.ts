@@ -82,6 +82,7 @@ export type {
 export { ABSENT, PRESENT } from './api/filters.js';
 export type { ChangeFilters, FilterContext, Filters, MetaFilter, Presence, ValueFilter } from './api/filters.js';
 export type { EventContext, WatchEventType } from './api/event-context.js';
+export type { Memo } from './api/memo.js';
 export { onCleanup, onProbe, onStartup } from './api/hooks.js';
 export type { HookOptions } from './api/hooks.js';
 export type {

@@ -12,6 +12,8 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from './api/context.js';
+import type { Memo } from './api/memo.js';
+import { Memos } from './memos.js';
 import type { ResourceDescriptor } from './api/define.js';
 import { defaultRegistry, type HookRetries, type Registry, type RegisteredProbe } from './api/registry.js';
 import { Controller } from './controller.js';
@@ -150,6 +152,12 @@ export interface OperatorOptions {
    * success of every object would be an Event write.
    */
   successEvents?: boolean;
+  /**
+   * The operator's memo (kopf's `memo`, `kopf.operator(memo=…)`): given to the hooks, probes and admission
+   * callbacks, and copied (shallowly) into each object's memo when the object is first handled. Default: an
+   * empty one. A program that embeds the operator passes its own to share state with the handlers.
+   */
+  memo?: Memo;
 }
 
 /**
@@ -164,7 +172,11 @@ export function hookRetry(retrying: HookRetries, error: unknown, attempts: numbe
  * Every probe's value, by id, each bounded by 10 s (its signal aborts, the wait ends): kopf's liveness
  * endpoint's probe results. A probe that throws or times out fails the whole answer, naming it.
  */
-export async function runProbes(probes: readonly RegisteredProbe[], logger: Logger): Promise<Record<string, unknown>> {
+export async function runProbes(
+  probes: readonly RegisteredProbe[],
+  logger: Logger,
+  memo: Memo = {},
+): Promise<Record<string, unknown>> {
   const values: Record<string, unknown> = {};
   for (const probe of probes) {
     const abort = new AbortController();
@@ -176,7 +188,7 @@ export async function runProbes(probes: readonly RegisteredProbe[], logger: Logg
       }, 10_000);
     });
     try {
-      values[probe.id] = await Promise.race([Promise.resolve(probe.fn({ logger, signal: abort.signal })), bound]);
+      values[probe.id] = await Promise.race([Promise.resolve(probe.fn({ logger, signal: abort.signal, memo })), bound]);
     } catch (error) {
       throw new Error(`probe ${probe.id} failed: ${messageOf(error)}`, { cause: error });
     } finally {
@@ -283,6 +295,8 @@ export class Operator {
   private leaseClient?: KubeClient;
   /** The typed client of hooks and of `operatorClient()` outside a term: unfenced, the declared access. */
   private typed?: TypedClient;
+  /** The operator's memo (OperatorOptions.memo): the hooks', and the root of every object's. */
+  readonly memo: Memo;
 
   constructor(private readonly options: OperatorOptions = {}) {
     this.registry = options.registry ?? defaultRegistry;
@@ -290,6 +304,7 @@ export class Operator {
     this.logger = options.logger ?? createLogger();
     this.metrics = options.metrics ?? createMetrics();
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.memo = options.memo ?? {};
     this.failed = new Promise((resolve) => (this.fail = resolve));
     setMaxListeners(0, this.abort.signal); // one listener per running handler, by design
   }
@@ -529,6 +544,7 @@ export class Operator {
         gate,
         readiness: readinessMode(this.registry.handlersFor(resource)),
         successEvents: this.options.successEvents,
+        memos: new Memos(this.memo),
       };
       term.controllers.push(new Controller(env, this.registry.handlersFor(resource), slots));
     }
@@ -830,6 +846,7 @@ export class Operator {
         registry: this.registry,
         logger: this.logger,
         namespace: leaseNamespace(election?.namespace),
+        memo: this.memo,
       });
     } catch (error) {
       await this.server?.close();
@@ -856,7 +873,8 @@ export class Operator {
         return liveness(this.watchStates(), now, stall, [...(lease ? [lease] : []), ...webhooks]);
       },
       readyz: () => readiness(this.role, this.watchStates()),
-      probes: this.registry.probes.length > 0 ? () => runProbes(this.registry.probes, this.logger) : undefined,
+      probes:
+        this.registry.probes.length > 0 ? () => runProbes(this.registry.probes, this.logger, this.memo) : undefined,
       metrics: {
         contentType: metrics.contentType,
         scrape: () => {
@@ -894,7 +912,7 @@ export class Operator {
         try {
           const client = this.typed ?? clientSlot().base;
           if (!client) throw new Error('the operator has no client yet');
-          await hook.fn({ logger: this.logger, signal, client, retry });
+          await hook.fn({ logger: this.logger, signal, client, retry, memo: this.memo });
           this.logger.info(`${kind} hook ${hook.id} succeeded`);
           break;
         } catch (error) {

@@ -7,6 +7,7 @@
  */
 import type { EventContext, WatchEventType } from './api/event-context.js';
 import type { KubernetesObject } from './api/kube-types.js';
+import type { Memo } from './api/memo.js';
 import type { RegisteredHandler } from './api/registry.js';
 import { handlerClient } from './effects/handler-call.js';
 import { childLogger, logFailure, objectRef } from './effects/log.js';
@@ -30,7 +31,9 @@ export class WatchEvents {
     const uid = uidOf(body);
     const previous = this.chains.get(uid) ?? Promise.resolve();
     const copy = clone(body); // now: the store trims the object it keeps
-    const next = previous.then(() => this.call(uid, copy, type));
+    // now too: a DELETED event's object is forgotten (its memo dropped) before the call runs
+    const memo = this.env.memos?.of(uid) ?? {};
+    const next = previous.then(() => this.call(uid, copy, type, memo));
     this.chains.set(uid, next);
     void next.finally(() => {
       if (this.chains.get(uid) === next) this.chains.delete(uid);
@@ -42,7 +45,7 @@ export class WatchEvents {
     await Promise.allSettled([...this.chains.values()]);
   }
 
-  private async call(uid: string, body: KubernetesObject, type: WatchEventType | undefined): Promise<void> {
+  private async call(uid: string, body: KubernetesObject, type: WatchEventType | undefined, memo: Memo): Promise<void> {
     const meta = body.metadata ?? {};
     for (const handler of this.handlers) {
       try {
@@ -58,6 +61,7 @@ export class WatchEvents {
           uid,
           logger: childLogger(this.env.logger, `${objectRef(body)} ${handler.id}`),
           client: handlerClient(this.env, body, this.env.signal),
+          memo,
         };
         await handler.fn(context as never);
       } catch (error) {

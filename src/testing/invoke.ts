@@ -41,6 +41,8 @@ import { resolveMarks, type Marks, type MarksOptions } from '../runtime/reconcil
 import type { OutcomeKind } from '../runtime/reconcile/outcome.js';
 import type { ObjectPatch } from '../runtime/reconcile/patches.js';
 import { isRecordKey, placeRecords, recordsPlace, recordsView } from '../runtime/reconcile/records.js';
+import type { Memo } from '../runtime/api/memo.js';
+import { Memos } from '../runtime/memos.js';
 
 /** The causes `invoke` can stand for: kopf's changing causes, a timer's tick, a daemon's run, and an owned object's news. */
 export type InvokeCause = Extract<
@@ -94,6 +96,13 @@ export interface InvokeOptions<Res, C extends Client = FakeClient> {
   child?: ChildObject;
   /** `child`: what happened to it (default `MODIFIED`). */
   childEvent?: ChildEvent;
+  /**
+   * The object's memo (`ctx.memo`, kopf's `memo`): the handlers get this very object, so the test reads
+   * what they stored, and passes it to the next `invoke` to carry it on, as the runtime keeps an object's
+   * memo from one handler to the next (default: an empty one per invoke). For a memo a startup hook fills,
+   * give its shallow copy, `{ ...operatorMemo }`, as the runtime does.
+   */
+  memo?: Memo;
 }
 
 /** One handler attempt of an `invoke`, typed by the handler's status type `S`. */
@@ -254,6 +263,7 @@ function ownPatch(id: string, written: ObjectPatch, marks: Marks): ObjectPatch {
 
 interface Run {
   env: ResourceEnv;
+  memos: Memos;
   marks: Marks;
   logs: string[];
   events: EventInput[];
@@ -289,10 +299,12 @@ function environment<Res, S, W, C extends Client>(
     backoff: DEFAULT_BACKOFF,
     readiness: readinessMode(registry.handlersFor(definition.resource)),
   };
+  const memos = new Memos({});
+  env.memos = memos;
   // The resource's sensitive fields (its descriptor's and every registration's), as the operator conceals them.
   const paths = sensitiveFields(definition.resource, registry.handlers);
   if (paths.length > 0) env.secrecy = { paths, key: options.digestKey ?? TEST_DIGEST_KEY };
-  return { env, marks, logs, events };
+  return { env, memos, marks, logs, events };
 }
 
 function attempted<S>(
@@ -358,6 +370,7 @@ export async function invoke<Res, S, W, C extends Client = FakeClient>(
   if (old !== undefined && !isKubernetesObject(old))
     throw new TypeError('invoke: options.old must be a Kubernetes object');
   let body = served(object, definition.resource.scope === 'Namespaced');
+  if (options.memo) run.memos.place(String(body.metadata?.uid), options.memo);
   const attempts: Attempted<S>[] = [];
   const finish = (): Invoked<Res, S, C> => {
     const first = attempts[0];

@@ -392,3 +392,24 @@ test('invoke child: not due for another kind, filters that do not match, or an o
   const ran = await invoke(main, 'child', on, { registry, child: part(2) });
   expectOutcome(ran, { kind: 'success', status: { phase: 'ready 2' } });
 });
+
+test('memo: the handlers get the memo given, so the test reads what they stored and carries it on', async () => {
+  const registry = new Registry();
+  const main = defineHandler<Thing, MainStatus>(things, 'main');
+  const bump = (ctx: { memo: object }) => {
+    const memo = ctx.memo as { count?: number };
+    memo.count = (memo.count ?? 0) + 1;
+  };
+  main.onCreate(bump, { registry });
+  main.onUpdate(bump, { registry });
+  const memo: { count?: number } = {};
+  const created = await invoke(main, 'create', thing({ size: 1 }), { registry, memo });
+  assert.equal(memo.count, 1);
+  await invoke(main, 'update', thing({ size: 2 }), { registry, memo, old: created.object });
+  assert.equal(memo.count, 2);
+  // Without one: an empty memo of its own per invoke.
+  let fresh: object | undefined;
+  main.onDelete((ctx) => void (fresh = ctx.memo), { registry });
+  await invoke(main, 'delete', thing({}), { registry });
+  assert.deepEqual(fresh, {});
+});

@@ -7,6 +7,7 @@
 import type { Logger } from './context.js';
 import type { Filters } from './filters.js';
 import type { ObjectMeta } from './kube-types.js';
+import type { Memo } from './memo.js';
 
 /** The operation under review (AdmissionRequest.operation). */
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -44,6 +45,37 @@ interface AdmissionBase<R> {
   logger: Logger;
   /** Aborted when the request's time (the registration's `timeoutSeconds`) is up. */
   signal: AbortSignal;
+  /**
+   * The operator's memo (HookContext.memo). kopf gives an object's memo (an ephemeral one on CREATE);
+   * kopfgen's webhooks are served by every replica, standbys too, which hold no objects: the operator's.
+   */
+  memo: Memo;
+  /**
+   * The HTTP request's headers (kopf's `headers`), names in lower case, a repeated header's values joined
+   * by `, ` (Node's `IncomingMessage.headers`): what the API server, or whatever calls the webhook, sent.
+   */
+  headers: Readonly<Record<string, string>>;
+  /**
+   * The caller's client certificate, verified against the webhook server's client CA (kopf's `sslpeer`),
+   * when the server asks for one (`WebhookOptions.clientCa`, `kopfgen run --webhook-client-ca`) and the
+   * caller sent one; undefined otherwise. A certificate that does not verify is refused before any callback.
+   */
+  sslpeer: ClientCertificate | undefined;
+}
+
+/** A verified client certificate, as Node's TLS reads it (`tls.PeerCertificate`). */
+export interface ClientCertificate {
+  /** The subject's attributes (`CN`, `O`, `OU`, …); a repeated attribute is a list. */
+  subject: Readonly<Record<string, string | readonly string[]>>;
+  /** The issuer's attributes, as `subject`. */
+  issuer: Readonly<Record<string, string | readonly string[]>>;
+  /** The Subject Alternative Names, as OpenSSL prints them (`DNS:a, IP Address:1.2.3.4`), if any. */
+  subjectaltname: string | undefined;
+  serialNumber: string;
+  validFrom: string;
+  validTo: string;
+  /** SHA-256 of the DER certificate, colon-separated hex. */
+  fingerprint256: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Client, ClientKind, WriteBody } from './client-api.js';
 import type { ConditionsOf } from './conditions-api.js';
 import type { ObjectMeta } from './kube-types.js';
 import type { DiffItem, Essence } from './field-paths.js';
+import type { Memo } from './memo.js';
 import type { MergePatch } from './resource.js';
 
 export type { MergePatch } from './resource.js';
@@ -96,6 +97,12 @@ export interface HandlerContext<R, W = R, O = unknown, D = DiffItem<O>> {
   new: O | undefined;
   /** Aborted when the operator shuts down or the handler's timeout passes. */
   signal: AbortSignal;
+  /**
+   * This object's memo (kopf's `memo`): a shallow copy of the operator's (`HookContext.memo`), made when
+   * the object is first handled and shared by all its handlers while it is known. Typed by the project's
+   * `Memo` declaration (api/memo.ts).
+   */
+  memo: Memo;
   /**
    * The typed client (client-api.ts): other objects read and written with the operator's credentials,
    * retry policy and metrics, under the term's lease fence, waiting at most until `signal` aborts.

@@ -6,6 +6,7 @@
 import type { Client } from './client-api.js';
 import type { Logger } from './context.js';
 import type { ObjectMeta } from './kube-types.js';
+import type { Memo } from './memo.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -19,4 +20,6 @@ export interface EventContext<R> {
   logger: Logger;
   /** The typed client (client-api.ts), fenced by the term like a handler's. */
   client: Client;
+  /** The object's memo, shared with its other handlers (HandlerContext.memo). */
+  memo: Memo;
 }

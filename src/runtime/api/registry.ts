@@ -6,6 +6,7 @@ import type { AdmissionContext, AdmissionOptions, MutationContext } from './admi
 import type { Client } from './client-api.js';
 import type { Cause, HandlerContext, Logger } from './context.js';
 import type { ConversionFn } from './conversion-fn.js';
+import type { Memo } from './memo.js';
 import type { ChangeFilters, Filters } from './filters.js';
 import type { ResourceDescriptor } from './resource.js';
 
@@ -123,6 +124,11 @@ export interface HookContext {
   signal: AbortSignal;
   /** A startup hook's attempts before this one (0 on the first; kopf's `retry`). */
   retry: number;
+  /**
+   * The operator's memo (kopf's `memo`, a `kopf.Memo`): what startup hooks store here every object's
+   * handlers find in their own memo, a shallow copy of this one made when the object is first handled.
+   */
+  memo: Memo;
 }
 
 export interface RegisteredHandler {
@@ -206,6 +212,8 @@ export interface ProbeContext {
   logger: Logger;
   /** Aborted when the probe takes longer than the request allows (10 s). */
   signal: AbortSignal;
+  /** The operator's memo (HookContext.memo). */
+  memo: Memo;
 }
 
 /** One spoke version's two functions, through the hub (the storage version). */

@@ -199,6 +199,7 @@ function contextFor(env: ResourceEnv, step: RunStep, body: KubernetesObject, clo
     old: step.old,
     new: step.new,
     signal,
+    memo: env.memos?.of(String(meta.uid)) ?? {},
     client: handlerClient(env, body, signal),
     adopt: (kind, child, options) => adoptChild(owner, accessKind(kind), child, options) as never,
     conditions: conditionsOn(patch),

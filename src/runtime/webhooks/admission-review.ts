@@ -9,7 +9,8 @@
  *   server would had the webhook been unreachable (`Fail` denies with 500, `Ignore` allows), one log line.
  */
 import type { FieldError } from '../admission/schema-admission.js';
-import type { AdmissionContext, Operation, UserInfo } from '../api/admission.js';
+import type { AdmissionContext, ClientCertificate, Operation, UserInfo } from '../api/admission.js';
+import type { Memo } from '../api/memo.js';
 import { isAdmissionError } from '../api/admission.js';
 import type { Logger } from '../api/context.js';
 import type { RegisteredWebhook } from '../api/registry.js';
@@ -42,6 +43,16 @@ export interface AdmissionResponse {
   warnings?: string[];
   patch?: string;
   patchType?: 'JSONPatch';
+}
+
+/**
+ * What the callbacks get beside the review: the HTTP request's headers and verified client certificate
+ * (webhook-server.ts reads them), and the operator's memo.
+ */
+export interface ReviewCall {
+  headers: Readonly<Record<string, string>>;
+  sslpeer: ClientCertificate | undefined;
+  memo: Memo;
 }
 
 /** A review the server cannot read: answered with HTTP 400 and this message. */
@@ -126,6 +137,7 @@ function context(
   logger: Logger,
   signal: AbortSignal,
   warnings: string[],
+  call: ReviewCall,
 ): AdmissionContext<unknown> {
   const meta = body.metadata ?? {};
   const base = {
@@ -140,6 +152,9 @@ function context(
     warnings,
     logger,
     signal,
+    memo: call.memo,
+    headers: call.headers,
+    sslpeer: call.sslpeer,
   };
   const old: unknown = request.oldObject ?? undefined;
   switch (request.operation) {
@@ -163,6 +178,7 @@ export async function reviewAdmission(
   request: AdmissionRequest,
   logger: Logger,
   shape?: (object: KubernetesObject) => readonly FieldError[],
+  call: ReviewCall = { headers: {}, sslpeer: undefined, memo: {} },
 ): Promise<AdmissionResponse> {
   const body = request.object ?? request.oldObject ?? {};
   const allowed: AdmissionResponse = { uid: request.uid, allowed: true };
@@ -203,7 +219,7 @@ export async function reviewAdmission(
   let result: unknown;
   try {
     result = await bounded((signal) => {
-      const ctx = context(webhook, request, body, handlerLogger, signal, warnings);
+      const ctx = context(webhook, request, body, handlerLogger, signal, warnings, call);
       return webhook.fn(object === undefined ? ctx : { ...ctx, object });
     }, callBudgetMs(webhook.options.timeoutSeconds));
   } catch (error) {

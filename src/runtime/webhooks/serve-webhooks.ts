@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../api/context.js';
 import type { Registry } from '../api/registry.js';
+import type { Memo } from '../api/memo.js';
 import { messageOf } from '../error-message.js';
 import type { JsonSchema } from '../admission/schema-data.js';
 import { isPlainObject } from '../json.js';
@@ -42,6 +43,12 @@ export interface WebhookOptions {
    * update's old pod, after the new one published) would withdraw the checks the others still serve.
    */
   cleanup?: boolean;
+  /**
+   * PEM CA certificate(s) to verify callers' client certificates with (`--webhook-client-ca <file>`): the
+   * server then asks callers for one, and admission callbacks get the verified one as `ctx.sslpeer` (kopf's
+   * `WebhookServer(cafile=…)`). A caller without one is still served; one that does not verify gets a 401.
+   */
+  clientCa?: string;
 }
 
 /** Replicas of one operator share the name; another operator's registrations give another. */
@@ -64,6 +71,8 @@ export interface WebhookContext {
   logger: Logger;
   /** The operator's own namespace (where the CA Secret lives). */
   namespace: string;
+  /** The operator's memo, given to the admission callbacks. */
+  memo?: Memo;
 }
 
 /**
@@ -137,6 +146,8 @@ export async function serveWebhooks(options: WebhookOptions, context: WebhookCon
     registry,
     certificates: source,
     logger,
+    clientCa: options.clientCa,
+    memo: context.memo,
   });
   const endpoint = options.endpoint;
   const writes = endpoint !== undefined && !('dir' in certs) && registry.webhooks.length > 0;

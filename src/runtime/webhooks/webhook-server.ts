@@ -12,6 +12,9 @@
  */
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { Memo } from '../api/memo.js';
+import { decidePeer, requestHeaders } from './client-certificate.js';
 import type { Logger } from '../api/context.js';
 import type { Registry } from '../api/registry.js';
 import { messageOf } from '../error-message.js';
@@ -59,6 +62,13 @@ export interface WebhookServerOptions {
   schemas?: ReadonlyMap<string, Readonly<Record<string, JsonSchema>>>;
   /** The in-flight budget (default DEFAULT_WEBHOOK_BUDGET). */
   budget?: { conversion: BudgetOptions; admission: BudgetOptions };
+  /**
+   * PEM CA certificate(s) callers' client certificates are verified against (client-certificate.ts):
+   * the server asks for one, the admission callbacks get it as `sslpeer`. Default: none asked.
+   */
+  clientCa?: string;
+  /** The operator's memo, given to the admission callbacks (default an empty one). */
+  memo?: Memo;
 }
 
 export interface WebhookServer {
@@ -148,12 +158,15 @@ function versionOf(apiVersion: unknown): string | undefined {
   return typeof apiVersion === 'string' ? apiVersion.slice(apiVersion.lastIndexOf('/') + 1) : undefined;
 }
 
-function tlsOptions(material: ServingMaterial): https.ServerOptions {
-  return { cert: material.cert, key: material.key, minVersion: 'TLSv1.2' };
+function tlsOptions(material: ServingMaterial, clientCa: string | undefined): https.ServerOptions {
+  const serving = { cert: material.cert, key: material.key, minVersion: 'TLSv1.2' } as const;
+  // Asked, not demanded (kopf's CERT_OPTIONAL): a caller without one is served, a bad one refused in `handle`.
+  return clientCa === undefined ? serving : { ...serving, ca: clientCa, requestCert: true, rejectUnauthorized: false };
 }
 
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
-  const { registry, logger } = options;
+  const { registry, logger, clientCa } = options;
+  const memo = options.memo ?? {};
   const admission = webhooksByPath(registry.webhooks);
   const conversions = new Map([...registry.conversions].map(([crd, c]) => [conversionPath(crd), c]));
   const limits = options.budget ?? DEFAULT_WEBHOOK_BUDGET;
@@ -166,6 +179,16 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     const conversion = conversions.get(path);
     if (!webhook && !conversion) return send(res, 404, `no webhook at ${path}`);
     if (req.method !== 'POST') return send(res, 405, 'POST only');
+    const socket = req.socket as TLSSocket;
+    const peer = decidePeer(clientCa !== undefined, {
+      certificate: clientCa === undefined ? undefined : socket.getPeerCertificate(),
+      authorized: socket.authorized,
+      authorizationError: socket.authorizationError,
+    });
+    if (peer.kind === 'refused') {
+      logger.warn(`webhook request ${path} refused: ${peer.message}`);
+      return send(res, 401, peer.message);
+    }
     const type = String(req.headers['content-type'] ?? '');
     if (!type.startsWith('application/json')) return send(res, 415, `content type ${type} is not application/json`);
     const limit = webhook ? ADMISSION_BODY_LIMIT : CONVERSION_BODY_LIMIT;
@@ -215,7 +238,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
           const schema = schemaOf(crd, versionOf(object.apiVersion));
           return schema ? shapeErrors(object, schema) : [];
         };
-        const response = await reviewAdmission(webhook, request, logger, shape);
+        const response = await reviewAdmission(webhook, request, logger, shape, {
+          headers: requestHeaders(req.headers),
+          sslpeer: peer.kind === 'verified' ? peer.certificate : undefined,
+          memo,
+        });
         return send(res, 200, admissionReview(response));
       }
       if (conversion) {
@@ -236,7 +263,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   };
   const server = https.createServer(
     {
-      ...tlsOptions(options.certificates.current()),
+      ...tlsOptions(options.certificates.current(), clientCa),
       requestTimeout: WEBHOOK_TIMEOUTS.requestMs,
       headersTimeout: WEBHOOK_TIMEOUTS.headersMs,
       connectionsCheckingInterval: 1_000,
@@ -253,7 +280,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   server.keepAliveTimeout = WEBHOOK_TIMEOUTS.keepAliveMs;
   // A client that goes away mid-handshake must not end the operator.
   server.on('tlsClientError', (error) => logger.debug(`webhook TLS: ${messageOf(error)}`));
-  options.certificates.onChange((material) => server.setSecureContext(tlsOptions(material)));
+  options.certificates.onChange((material) => server.setSecureContext(tlsOptions(material, clientCa)));
   const listening = await listen(server, 'https', options.port, options.host);
   logger.info(`serving webhooks on ${listening.url} (${admission.size} admission, ${conversions.size} conversion)`);
   return {

@@ -178,6 +178,13 @@ describe('health server from a worker thread, while the event loop is held', () 
     }
   });
 
+  it("a probe reads the operator's memo (kopf's probes take `memo`)", async () => {
+    const registry = new Registry();
+    onProbe(({ memo }) => (memo as { tasks?: number }).tasks, { id: 'tasks', registry });
+    const logger = createLogger({ write: () => {} });
+    assert.deepEqual(await runProbes(registry.probes, logger, { tasks: 7 }), { tasks: 7 });
+  });
+
   it('fails /healthz once the loop has been silent past the tolerance, naming how long', async () => {
     const server = await startHealthServer({
       thread: { toleranceSeconds: 1, freshWaitMs: 300 },

@@ -398,3 +398,96 @@ describe('certificates from files', () => {
     }
   });
 });
+
+/** A client certificate (extKeyUsage clientAuth, which OpenSSL requires of a client's) signed by `ca`. */
+async function clientCertificate(ca: { cert: string; key: string }, commonName: string) {
+  const forge = (await import('node-forge')).default;
+  const keys = forge.pki.rsa.generateKeyPair(2048);
+  const caCert = forge.pki.certificateFromPem(ca.cert);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = '01';
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
+  cert.setSubject([
+    { name: 'commonName', value: commonName },
+    { name: 'organizationName', value: 'system:masters' },
+  ]);
+  cert.setIssuer(caCert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+    { name: 'extKeyUsage', clientAuth: true },
+  ]);
+  cert.sign(forge.pki.privateKeyFromPem(ca.key), forge.md.sha256.create());
+  return { cert: forge.pki.certificateToPem(cert), key: forge.pki.privateKeyToPem(keys.privateKey) };
+}
+
+describe('webhook server: request headers and client certificates (kopf’s headers, sslpeer)', () => {
+  it('gives the callbacks the headers, the verified client certificate and the memo; refuses one that does not verify', async () => {
+    const clientCa = await createCa('client CA');
+    const otherCa = await createCa('other CA');
+    const alice = await clientCertificate(clientCa, 'alice');
+    const mallory = await clientCertificate(otherCa, 'mallory');
+    const registry = new Registry();
+    const seen: { headers: Readonly<Record<string, string>>; cn: unknown; memo: unknown }[] = [];
+    defineHandler<Widget, never>(widgets, 'peer').onValidate(
+      (ctx) => void seen.push({ headers: ctx.headers, cn: ctx.sslpeer?.subject.CN, memo: ctx.memo }),
+      { registry },
+    );
+    const memo = { tenant: 'blue' };
+    const source = await selfSignedCertificates({ hosts: ['127.0.0.1'], logger });
+    const serverCa = source.current().ca ?? '';
+    const server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry,
+      certificates: source,
+      logger,
+      clientCa: clientCa.cert,
+      memo,
+    });
+    const path = webhookPath(registry.webhooks[0]);
+    const send = (client?: { cert: string; key: string }) =>
+      new Promise<number>((resolve, reject) => {
+        const req = https.request(
+          `${server.url}${path}`,
+          {
+            method: 'POST',
+            ca: serverCa,
+            agent: false,
+            headers: { 'Content-Type': 'application/json', 'X-Audit': 'yes' },
+            ...client,
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify(review('CREATE', widget(1))));
+      });
+    try {
+      const given = [
+        { name: 'no certificate: served, sslpeer undefined', client: undefined, status: 200, cn: undefined },
+        { name: "the client CA's certificate: its subject", client: alice, status: 200, cn: 'alice' },
+        { name: "another CA's certificate: refused", client: mallory, status: 401, cn: undefined },
+      ];
+      for (const row of given) {
+        const before = seen.length;
+        assert.equal(await send(row.client), row.status, row.name);
+        if (row.status !== 200) {
+          assert.equal(seen.length, before, `${row.name}: no callback`);
+          continue;
+        }
+        const call = seen[seen.length - 1];
+        assert.equal(call?.cn, row.cn, row.name);
+        assert.equal(call?.headers['x-audit'], 'yes', row.name);
+        assert.equal(call?.memo, memo, row.name);
+      }
+      assert.ok(lines.some((l) => /WARN.*refused: the client certificate does not verify/.test(l)));
+    } finally {
+      await server.close();
+    }
+  });
+});
