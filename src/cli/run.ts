@@ -164,8 +164,10 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
     if (level === 'debug' && failure.stack) write(failure.stack);
     return 1;
   }
-  const kubeconfig = readKubeconfig({ file: options.kubeconfig });
-  if ('problem' in kubeconfig) {
+  const registry = options.registry ?? defaultRegistry;
+  // A module with login hooks (kopf's on.login) says itself how to reach the API server: no kubeconfig read.
+  const kubeconfig = registry.logins.length > 0 ? undefined : readKubeconfig({ file: options.kubeconfig });
+  if (kubeconfig && 'problem' in kubeconfig) {
     write(`kopfgen run: no usable kubeconfig: ${kubeconfig.problem}`);
     return 1;
   }
@@ -178,7 +180,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
       return 1;
     }
   }
-  const client = new KubeClient(kubeconfig.config);
+  const client = kubeconfig ? new KubeClient(kubeconfig.config) : undefined;
   // pino is loaded only for JSON lines; the text logger is the default.
   const logger =
     options.logFormat === 'json'
@@ -206,7 +208,7 @@ export async function runOperator(modulePath: string, options: RunOptions = {}):
   try {
     await operator.start();
   } catch (error) {
-    client.close();
+    client?.close();
     // One line per problem, each naming the command.
     const message = error instanceof StartupError ? error.message : String((error as Error).stack);
     for (const line of message.split('\n')) write(`kopfgen run: ${line}`);

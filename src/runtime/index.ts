@@ -84,6 +84,8 @@ export type { ChangeFilters, FilterContext, Filters, MetaFilter, Presence, Value
 export type { EventContext, WatchEventType } from './api/event-context.js';
 export type { Memo } from './api/memo.js';
 export { onCleanup, onProbe, onStartup } from './api/hooks.js';
+export { onLogin } from './api/login.js';
+export type { ConnectionInfo, LoginContext, LoginFn, LoginOptions } from './api/login.js';
 export type { HookOptions } from './api/hooks.js';
 export type {
   AdoptOptions,

@@ -21,6 +21,7 @@ import { createLogger, fieldsLogger } from './effects/log.js';
 import type { ResourceEnv } from './env.js';
 import { describe, KubeClient } from './kube/client.js';
 import { TermFence } from './kube/fence.js';
+import { loginClusterConfig } from './kube/login-credentials.js';
 import { digestKey } from './kube/digest-key.js';
 import { Attempts, describeAttempt, type AttemptInfo } from './attempts.js';
 import { decodeJournal, encodeJournal, GUARDED_MS, type CrashGuard } from './crash-journal.js';
@@ -281,6 +282,13 @@ export class Operator {
   private limit?: AdaptiveLimit;
   /** Settles with the error when the operator cannot go on (a term's lists missed the cache-sync bound). */
   readonly failed: Promise<Error>;
+  /**
+   * Resolves once this replica leads and every watch of its term has listed (kopf's `ready_flag` of
+   * `kopf.operator`, `/readyz`'s condition): a program embedding the operator waits for it before acting.
+   * Pending while it stands by.
+   */
+  readonly ready: Promise<void>;
+  private markReady: () => void = () => undefined;
   /** Every handler attempt under way in this process, of every term (the drain, the journal, crash lines). */
   private readonly attempts = new Attempts();
   private terms = 0;
@@ -306,6 +314,7 @@ export class Operator {
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
     this.memo = options.memo ?? {};
     this.failed = new Promise((resolve) => (this.fail = resolve));
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
     setMaxListeners(0, this.abort.signal); // one listener per running handler, by design
   }
 
@@ -327,7 +336,7 @@ export class Operator {
     const marks = resolveMarks(this.options.marks);
     if (typeof marks === 'string') throw new StartupError(marks);
     this.marks = marks;
-    const client = (this.client ??= await KubeClient.fromDefault());
+    const client = (this.client ??= await this.connect());
     const fieldManager = this.options.fieldManager ?? DEFAULT_FIELD_MANAGER;
     // every request names the operator (User-Agent) and every write its field manager, the runtime's own too
     client.identify({ operator: fieldManager, fieldManager });
@@ -404,6 +413,17 @@ export class Operator {
         this.metrics.leader(false);
       },
     });
+  }
+
+  /**
+   * The client of the login hooks (kopf's on.login; kube/login-credentials.ts), which log in again on a 401,
+   * else of the kubeconfig or the in-cluster service account.
+   */
+  private async connect(): Promise<KubeClient> {
+    if (this.registry.logins.length === 0) return KubeClient.fromDefault();
+    const config = await loginClusterConfig(this.registry.logins, this.logger);
+    if (typeof config === 'string') throw new StartupError(config);
+    return new KubeClient(config);
   }
 
   /**
@@ -586,7 +606,10 @@ export class Operator {
     if (range) {
       for (const controller of term.controllers)
         range.routers.get(describe(controller.resource))?.attach(range.range, controller);
-    } else if (!signal.aborted) for (const controller of term.controllers) void watch(controller.resource, controller);
+    } else if (!signal.aborted) {
+      const listings = term.controllers.map((controller) => watch(controller.resource, controller));
+      void Promise.all(listings).then(() => this.markReady());
+    }
     // No reconcile starts once the term ends; the ones running finish (their writes are fenced if the lease is lost).
     const stopped = new Promise<void>((resolve) => {
       const end = () => {

@@ -7,6 +7,7 @@ import type { Client } from './client-api.js';
 import type { Cause, HandlerContext, Logger } from './context.js';
 import type { ConversionFn } from './conversion-fn.js';
 import type { Memo } from './memo.js';
+import type { RegisteredLogin } from './login.js';
 import type { ChangeFilters, Filters } from './filters.js';
 import type { ResourceDescriptor } from './resource.js';
 
@@ -260,6 +261,8 @@ export class Registry {
   readonly cleanup: OperatorHook[] = [];
   /** kopf's @kopf.on.probe: values served at `/probes`, in registration order. */
   readonly probes: RegisteredProbe[] = [];
+  /** kopf's @kopf.on.login (api/login.ts): how to reach the API server instead of the kubeconfig. */
+  readonly logins: RegisteredLogin[] = [];
   /** Validating and mutating callbacks, served by the webhook server of every replica. */
   readonly webhooks: RegisteredWebhook[] = [];
   /** Conversion functions by CRD name (`<plural>.<group>`), served at `/convert`. */

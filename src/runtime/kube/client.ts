@@ -114,6 +114,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Aborts the request, its socket destroyed (a handler's signal: its timeout, the operator's stop). */
   signal?: AbortSignal;
+  /** The request is the retry after a 401 that renewed the credentials: a second 401 stands. */
+  relogged?: boolean;
 }
 
 /** A response body as text; node delivers Buffers when no encoding is set. */
@@ -249,10 +251,10 @@ export class KubeClient {
   }
 
   /** Auth headers and the agent for the next request (credentials.ts caches and refreshes them). */
-  private async auth(): Promise<{ headers: Record<string, string>; agent: http.Agent }> {
+  private async auth(): Promise<{ headers: Record<string, string>; agent: http.Agent; material: AuthMaterial }> {
     const material = await this.config.credentials.get();
     this.connection.material = material;
-    return { headers: material.headers, agent: this.agentFor(material) };
+    return { headers: material.headers, agent: this.agentFor(material), material };
   }
 
   /**
@@ -318,7 +320,7 @@ export class KubeClient {
     method: string,
     path: string,
     options: RequestOptions,
-  ): Promise<{ req: http.ClientRequest; res: Promise<http.IncomingMessage> }> {
+  ): Promise<{ req: http.ClientRequest; res: Promise<http.IncomingMessage>; material: AuthMaterial }> {
     const identity = this.connection.identity;
     const manager =
       MANAGED.has(method) && options.query?.fieldManager === undefined ? identity?.fieldManager : undefined;
@@ -352,7 +354,7 @@ export class KubeClient {
       if (this.fence.signal.aborted) this.abortInFlight();
     }
     req.end(payload);
-    return { req, res };
+    return { req, res, material: auth.material };
   }
 
   /** One request; non-2xx answers throw KubeError with the status and the server's message. */
@@ -363,11 +365,13 @@ export class KubeClient {
     let response: http.IncomingMessage;
     let text: string;
     let opened: http.ClientRequest | undefined;
+    let material: AuthMaterial | undefined;
     const signal = options.signal;
     const abort = () => opened?.destroy(new Error(`${method} ${path}: aborted (${String(signal?.reason)})`));
     try {
-      const { req, res } = await this.open(method, path, { ...options, timeoutMs });
+      const { req, res, material: used } = await this.open(method, path, { ...options, timeoutMs });
       opened = req;
+      material = used;
       if (signal?.aborted) abort();
       else signal?.addEventListener('abort', abort, { once: true });
       response = await res;
@@ -387,6 +391,11 @@ export class KubeClient {
       // not JSON (a proxy's or load balancer's page): keep the text for the message
     }
     const status = response.statusCode ?? 0;
+    if (status === 401 && this.config.credentials.expire && material && !options.relogged) {
+      // Refused credentials (an expired token): renewed once, the request sent again (kopf re-logs in on 401).
+      this.config.credentials.expire(material);
+      return this.request<T>(method, path, { ...options, relogged: true });
+    }
     if (status < 200 || status >= 300) {
       const message = isPlainObject(body) && 'message' in body ? String(body.message) : text.slice(0, 200);
       const retryAfter = Number(response.headers['retry-after']);
@@ -417,7 +426,7 @@ export class KubeClient {
     onOpen?: () => void,
   ): Promise<void> {
     const started = performance.now();
-    const { req, res } = await this.open('GET', path, { query });
+    const { req, res, material } = await this.open('GET', path, { query });
     const abort = () => req.destroy(new Error('aborted'));
     signal.addEventListener('abort', abort, { once: true });
     // The response stream fails with its own 'aborted' error: the reason is kept to be thrown instead.
@@ -434,6 +443,8 @@ export class KubeClient {
       this.report('WATCH', response.statusCode, started);
       if ((response.statusCode ?? 0) >= 300) {
         const status = response.statusCode ?? 0;
+        // the watcher reopens after its backoff, with renewed credentials
+        if (status === 401) this.config.credentials.expire?.(material);
         throw new KubeError(`watch ${path}: ${response.statusCode}`, status, await readText(response));
       }
       onOpen?.();

@@ -24,6 +24,12 @@ export interface AuthMaterial {
 export interface Credentials {
   /** The current headers; may read a file or run the exec plugin (then cached as described above). */
   get(): Promise<AuthMaterial>;
+  /**
+   * The API server refused `refused` (401): if it is still the current material, the next `get()` gets new
+   * (a login hook logs in again, login-credentials.ts); a refusal of material already renewed changes
+   * nothing. Absent: nothing to renew, the refusal stands.
+   */
+  expire?(refused: AuthMaterial): void;
 }
 
 /** Reads `<key>-data` or the file `<key>` of the user entry: bytes, nothing, or a problem. */

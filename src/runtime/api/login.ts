@@ -1,0 +1,60 @@
+/**
+ * The login hook (kopf's `@kopf.on.login`): user code says how to reach the API server instead of the
+ * kubeconfig or the in-cluster service account (a token from a vault, a certificate issued at start). The
+ * operator calls it once before anything else; when the API server answers 401 (the token expired or was
+ * revoked) or the connection's `expiration` has passed, it calls it again and retries with what it returns,
+ * as kopf re-authenticates on 401. The hooks run in registration order, the first that returns a
+ * connection wins (kopf's: the first non-None); none returning one fails the start.
+ *
+ * Deliberately narrower than kopf's `ConnectionInfo`: a re-login renews the credentials (token, basic
+ * auth, client certificate); the server, CA and namespace of the first login stay for the process's life
+ * (the watches and the webhooks' configuration were set up against them).
+ */
+import type { Logger } from './context.js';
+import { defaultRegistry, type Registry } from './registry.js';
+
+/** How to reach and authenticate to the API server (kopf's `kopf.ConnectionInfo`). */
+export interface ConnectionInfo {
+  /** The API server's URL, e.g. `https://10.0.0.1:6443`. */
+  server: string;
+  /** PEM CA certificate(s) the server's certificate is verified against (default: Node's trusted CAs). */
+  ca?: string;
+  /** Skip verifying the server's certificate (kubeconfig's `insecure-skip-tls-verify`). */
+  insecure?: boolean;
+  /** `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Basic auth (`username`/`password`). */
+  username?: string;
+  password?: string;
+  /** A PEM client certificate and its key. */
+  certificate?: { cert: string; key: string };
+  /** The namespace an unnamespaced request defaults to (default `default`). */
+  namespace?: string;
+  /** When these credentials stop working: the next request after it logs in again first. */
+  expiration?: Date;
+}
+
+export interface LoginContext {
+  logger: Logger;
+  /** Logins before this one in this process (0 at the start; kopf's `retry` of an activity). */
+  retry: number;
+}
+
+export type LoginFn = (context: LoginContext) => ConnectionInfo | undefined | Promise<ConnectionInfo | undefined>;
+
+export interface RegisteredLogin {
+  id: string;
+  fn: LoginFn;
+}
+
+export interface LoginOptions {
+  /** Names the hook in logs and errors (default: the function's name, or `login-<n>`). */
+  id?: string;
+  /** The registry to register into (default: `defaultRegistry`). */
+  registry?: Registry;
+}
+
+export function onLogin(fn: LoginFn, options: LoginOptions = {}): void {
+  const registry = options.registry ?? defaultRegistry;
+  registry.logins.push({ id: options.id ?? (fn.name || `login-${registry.logins.length + 1}`), fn });
+}
