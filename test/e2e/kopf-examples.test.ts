@@ -497,6 +497,58 @@ async function admission17(): Promise<void> {
   }
 }
 
+/**
+ * kopf's examples/12-embedded: not a module for `kopfgen run` but a program embedding the operator. kopf
+ * has no e2e test of it (its test_nothing.py), so its README's output is the check: the program starts
+ * the operator, waits until it is ready, creates and deletes three objects, each greeted and seen off by
+ * the handlers from the memo's templates, then stops the operator and exits 0 by itself (no signal).
+ */
+async function runEmbedded(): Promise<void> {
+  const ns = await namespace(suite.client, 'kopf-12');
+  const child = spawn(process.execPath, ['dist/examples/kopf/12-embedded.js'], {
+    env: { ...process.env, KUBECONFIG: suite.cluster.kubeconfig, EXAMPLE_NAMESPACE: ns },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    await untilOutput('12-embedded: the program to stop the operator', () => output, 'Exiting the main app.', 60_000);
+    assert.equal(await exitWithin(exited, 30_000), 0, `12-embedded did not exit 0 by itself:\n${output}`);
+  } finally {
+    child.kill('SIGKILL');
+  }
+  const said = (text: string) => {
+    const at = output.indexOf(text);
+    assert.ok(at >= 0, `12-embedded never said ${JSON.stringify(text)}:\n${output}`);
+    return at;
+  };
+  const order = [
+    'Starting the main app.',
+    ...[0, 1, 2].flatMap((step) => [
+      `Do the main app activity here. Step ${step + 1}/3.`,
+      `Hello, kopf-example-${step}!`,
+      `Good bye, kopf-example-${step}!`,
+    ]),
+    'Exiting the main app.',
+  ].map(said);
+  assert.deepEqual(
+    order,
+    [...order].sort((a, b) => a - b),
+    `12-embedded's lines out of order:\n${output}`,
+  );
+  assert.doesNotMatch(output, /Uncaught|UnhandledPromiseRejection|TypeError|ReferenceError/, output);
+  const handled = { create_fn: 3, delete_fn: 3 };
+  assert.deepEqual(only(counts(output, /succeeded/), handled), handled, output);
+  assert.deepEqual(counts(output, /failed permanently/), {}, output);
+  const left = await suite.client.request<{ items: unknown[] }>(
+    'GET',
+    objectPath('kopf.dev', 'v1', 'kopfexamples', ns),
+  );
+  assert.deepEqual(left.items, [], 'every object deleted, its finalizer removed');
+}
+
 describe("kopf's examples, ported", { skip }, () => {
   suite.hooks();
   describe('side by side', { concurrency: 4 }, () => {
@@ -506,6 +558,7 @@ describe("kopf's examples, ported", { skip }, () => {
     it('09-testing', { timeout: EXAMPLE_TIMEOUT }, testing09);
     it('10-builtins', { timeout: EXAMPLE_TIMEOUT }, builtins10);
     it(SUBHANDLERS.name, { timeout: EXAMPLE_TIMEOUT }, () => runScenario(SUBHANDLERS));
+    it('12-embedded', { timeout: EXAMPLE_TIMEOUT }, runEmbedded);
   });
   // Alone, after the others: its webhook configurations are cluster-wide, so its callbacks would
   // review (and its status check refuse) the other examples' objects in every namespace.

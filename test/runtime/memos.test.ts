@@ -35,7 +35,8 @@ describe('Memos', () => {
   });
 
   it('place makes the object’s memo the given one', () => {
-    const memos = new Memos({ x: 1 });
+    const root: Bag = { x: 1 };
+    const memos = new Memos(root);
     const given: Bag = {};
     memos.place('u', given);
     assert.equal(memos.of('u'), given);

@@ -402,7 +402,7 @@ test('memo: the handlers get the memo given, so the test reads what they stored 
   };
   main.onCreate(bump, { registry });
   main.onUpdate(bump, { registry });
-  const memo: { count?: number } = {};
+  const memo: Record<string, unknown> = {};
   const created = await invoke(main, 'create', thing({ size: 1 }), { registry, memo });
   assert.equal(memo.count, 1);
   await invoke(main, 'update', thing({ size: 2 }), { registry, memo, old: created.object });

@@ -182,7 +182,8 @@ describe('health server from a worker thread, while the event loop is held', () 
     const registry = new Registry();
     onProbe(({ memo }) => (memo as { tasks?: number }).tasks, { id: 'tasks', registry });
     const logger = createLogger({ write: () => {} });
-    assert.deepEqual(await runProbes(registry.probes, logger, { tasks: 7 }), { tasks: 7 });
+    const memo: Record<string, unknown> = { tasks: 7 };
+    assert.deepEqual(await runProbes(registry.probes, logger, memo), { tasks: 7 });
   });
 
   it('fails /healthz once the loop has been silent past the tolerance, naming how long', async () => {

@@ -435,7 +435,7 @@ describe('webhook server: request headers and client certificates (kopf’s head
       (ctx) => void seen.push({ headers: ctx.headers, cn: ctx.sslpeer?.subject.CN, memo: ctx.memo }),
       { registry },
     );
-    const memo = { tenant: 'blue' };
+    const memo: Record<string, unknown> = { tenant: 'blue' };
     const source = await selfSignedCertificates({ hosts: ['127.0.0.1'], logger });
     const serverCa = source.current().ca ?? '';
     const server = await startWebhookServer({
