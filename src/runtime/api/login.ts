@@ -10,42 +10,9 @@
  * auth, client certificate); the server, CA and namespace of the first login stay for the process's life
  * (the watches and the webhooks' configuration were set up against them).
  */
-import type { Logger } from './context.js';
-import { defaultRegistry, type Registry } from './registry.js';
+import { defaultRegistry, type LoginFn, type Registry } from './registry.js';
 
-/** How to reach and authenticate to the API server (kopf's `kopf.ConnectionInfo`). */
-export interface ConnectionInfo {
-  /** The API server's URL, e.g. `https://10.0.0.1:6443`. */
-  server: string;
-  /** PEM CA certificate(s) the server's certificate is verified against (default: Node's trusted CAs). */
-  ca?: string;
-  /** Skip verifying the server's certificate (kubeconfig's `insecure-skip-tls-verify`). */
-  insecure?: boolean;
-  /** `Authorization: Bearer <token>`. */
-  token?: string;
-  /** Basic auth (`username`/`password`). */
-  username?: string;
-  password?: string;
-  /** A PEM client certificate and its key. */
-  certificate?: { cert: string; key: string };
-  /** The namespace an unnamespaced request defaults to (default `default`). */
-  namespace?: string;
-  /** When these credentials stop working: the next request after it logs in again first. */
-  expiration?: Date;
-}
-
-export interface LoginContext {
-  logger: Logger;
-  /** Logins before this one in this process (0 at the start; kopf's `retry` of an activity). */
-  retry: number;
-}
-
-export type LoginFn = (context: LoginContext) => ConnectionInfo | undefined | Promise<ConnectionInfo | undefined>;
-
-export interface RegisteredLogin {
-  id: string;
-  fn: LoginFn;
-}
+export type { ConnectionInfo, LoginContext, LoginFn, RegisteredLogin } from './registry.js';
 
 export interface LoginOptions {
   /** Names the hook in logs and errors (default: the function's name, or `login-<n>`). */

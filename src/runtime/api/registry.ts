@@ -7,7 +7,6 @@ import type { Client } from './client-api.js';
 import type { Cause, HandlerContext, Logger } from './context.js';
 import type { ConversionFn } from './conversion-fn.js';
 import type { Memo } from './memo.js';
-import type { RegisteredLogin } from './login.js';
 import type { ChangeFilters, Filters } from './filters.js';
 import type { ResourceDescriptor } from './resource.js';
 
@@ -204,6 +203,41 @@ export interface RegisteredWebhook {
  * A probe (kopf's @kopf.on.probe): a value the operator reports at `/probes` of its health server,
  * computed when asked (a count of tasks, the objects an index holds).
  */
+/** The login hooks' answer and context (api/login.ts, kopf's `@kopf.on.login`). */
+/** How to reach and authenticate to the API server (kopf's `kopf.ConnectionInfo`). */
+export interface ConnectionInfo {
+  /** The API server's URL, e.g. `https://10.0.0.1:6443`. */
+  server: string;
+  /** PEM CA certificate(s) the server's certificate is verified against (default: Node's trusted CAs). */
+  ca?: string;
+  /** Skip verifying the server's certificate (kubeconfig's `insecure-skip-tls-verify`). */
+  insecure?: boolean;
+  /** `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Basic auth (`username`/`password`). */
+  username?: string;
+  password?: string;
+  /** A PEM client certificate and its key. */
+  certificate?: { cert: string; key: string };
+  /** The namespace an unnamespaced request defaults to (default `default`). */
+  namespace?: string;
+  /** When these credentials stop working: the next request after it logs in again first. */
+  expiration?: Date;
+}
+
+export interface LoginContext {
+  logger: Logger;
+  /** Logins before this one in this process (0 at the start; kopf's `retry` of an activity). */
+  retry: number;
+}
+
+export type LoginFn = (context: LoginContext) => ConnectionInfo | undefined | Promise<ConnectionInfo | undefined>;
+
+export interface RegisteredLogin {
+  id: string;
+  fn: LoginFn;
+}
+
 export interface RegisteredProbe {
   id: string;
   fn: (context: ProbeContext) => unknown;
