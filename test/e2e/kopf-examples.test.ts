@@ -447,6 +447,7 @@ async function admission17(): Promise<void> {
   };
   const all = [
     [
+      'authhook.validate.kopfexamples.kopf.dev',
       'validate-subresources.validate-status.kopfexamples.kopf.dev',
       'validate-subresources.validate.kopfexamples.kopf.dev',
       'validate1.validate.kopfexamples.kopf.dev',
