@@ -71,6 +71,7 @@ const TYPE_CASES: TypeCase[] = [
   },
   { test: 'test/integration/client-types.test.ts', crds: [], stubs: false, cases: [`${HANDLER_CASES}/client.ts`] },
   { test: 'test/integration/builtin-types.test.ts', crds: [], stubs: false, cases: [`${HANDLER_CASES}/builtins.ts`] },
+  { test: 'test/integration/memo-types.test.ts', crds: [], stubs: false, cases: [`${HANDLER_CASES}/memo.ts`] },
   {
     test: 'test/integration/condition-types.test.ts',
     crds: ['test/fixtures/crds/conditions.yaml', TYPED],
