@@ -179,11 +179,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     const conversion = conversions.get(path);
     if (!webhook && !conversion) return send(res, 404, `no webhook at ${path}`);
     if (req.method !== 'POST') return send(res, 405, 'POST only');
-    const socket = req.socket as TLSSocket;
+    const tls = req.socket as TLSSocket;
     const peer = decidePeer(clientCa !== undefined, {
-      certificate: clientCa === undefined ? undefined : socket.getPeerCertificate(),
-      authorized: socket.authorized,
-      authorizationError: socket.authorizationError,
+      certificate: clientCa === undefined ? undefined : tls.getPeerCertificate(),
+      authorized: tls.authorized,
+      authorizationError: tls.authorizationError,
     });
     if (peer.kind === 'refused') {
       logger.warn(`webhook request ${path} refused: ${peer.message}`);
