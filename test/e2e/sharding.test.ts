@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ import { describe, it } from 'node:test';
 import { eventually, skip } from '../helpers/envtest.js';
 import { namespace, myResources as my, myResourceObject, sleep, type Body } from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
+import { overlappingRuns, readRuns, type HandlerRun } from '../helpers/handler-runs.js';
 import { FaultProxy } from '../helpers/proxy.js';
 import { rangeLeaseName } from '../../src/runtime/shard/lease-sightings.js';
 import { rangeOf } from '../../src/runtime/shard/ranges.js';
@@ -99,26 +100,6 @@ function takes(replica: Replica): number[] {
     .map((l) => Date.parse(l.slice(0, l.indexOf(' '))));
 }
 
-interface Run {
-  kind: string;
-  name: string;
-  replica: string;
-  start: number;
-  end: number;
-}
-
-function runs(dir: string): Run[] {
-  const file = join(dir, 'runs');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [kind, name, replica, start, end] = line.split(' ');
-      return { kind, name, replica, start: Number(start), end: Number(end) };
-    });
-}
-
 async function burst(ns: string, prefix: string, count: number): Promise<string[]> {
   const names = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(3, '0')}`);
   for (let i = 0; i < names.length; i += 20) {
@@ -132,30 +113,6 @@ async function burst(ns: string, prefix: string, count: number): Promise<string[
 }
 
 /** Overlapping runs for one object, the frozen replica's runs cut by its freeze (it ran no code then). */
-function overlaps(all: Run[], frozen: string, from: number, to: number): string[] {
-  const found: string[] = [];
-  const byObject = new Map<string, { start: number; end: number; run: Run }[]>();
-  for (const run of all.filter((r) => r.kind === 'create')) {
-    const spans =
-      run.replica === frozen && run.start < to && run.end > from
-        ? [
-            { start: run.start, end: Math.min(run.end, from) },
-            { start: Math.max(run.start, to), end: run.end },
-          ].filter((s) => s.end > s.start)
-        : [{ start: run.start, end: run.end }];
-    byObject.set(run.name, [...(byObject.get(run.name) ?? []), ...spans.map((s) => ({ ...s, run }))]);
-  }
-  for (const [name, spans] of byObject) {
-    spans.sort((a, b) => a.start - b.start);
-    for (let i = 1; i < spans.length; i++) {
-      if (spans[i].run !== spans[i - 1].run && spans[i].start < spans[i - 1].end) {
-        found.push(`${name}: ${JSON.stringify(spans[i - 1].run)} and ${JSON.stringify(spans[i].run)}`);
-      }
-    }
-  }
-  return found;
-}
-
 describe('sharding: replicas share the objects by hash ranges', { skip }, () => {
   suite.hooks();
 
@@ -181,7 +138,7 @@ describe('sharding: replicas share the objects by hash ranges', { skip }, () => 
         );
         await suite.client.request('POST', my(ns), { body: myResourceObject('seed', { image: 'seed' }) });
         const seeded = await eventually('the seed to fail once', async () =>
-          runs(dir).find((r) => r.kind === 'seed-fail'),
+          readRuns(dir).find((r) => r.kind === 'seed-fail'),
         );
         step(`the seed failed once on ${seeded.replica}`);
 
@@ -229,13 +186,13 @@ describe('sharding: replicas share the objects by hash ranges', { skip }, () => 
         await eventually(
           'every object handled',
           async () => {
-            const done = new Set(runs(dir).flatMap((r) => (r.kind === 'create' ? [r.name] : [])));
+            const done = new Set(readRuns(dir).flatMap((r) => (r.kind === 'create' ? [r.name] : [])));
             return names.every((n) => done.has(n)) ? true : undefined;
           },
           90_000,
         );
         await sleep(2_000); // a late or second run would show by now
-        const all = runs(dir);
+        const all = readRuns(dir);
         const created = all.filter((r) => r.kind === 'create');
 
         // the seed's retry finished on the replica that took its range over
@@ -245,7 +202,7 @@ describe('sharding: replicas share the objects by hash ranges', { skip }, () => 
         assert.ok(seedRuns[0].start > killedAt, 'after the kill');
 
         // twice only what was in flight at the kill or the freeze (its result not written)
-        const byName = new Map<string, Run[]>();
+        const byName = new Map<string, HandlerRun[]>();
         for (const run of created) byName.set(run.name, [...(byName.get(run.name) ?? []), run]);
         const doubled = [...byName].filter(([, list]) => list.length > 1);
         for (const [name, list] of doubled) {
@@ -260,7 +217,7 @@ describe('sharding: replicas share the objects by hash ranges', { skip }, () => 
           );
         }
         assert.ok(doubled.length <= 8, `at most the runs in flight (--concurrency 4, twice): ${doubled.length}`);
-        assert.deepEqual(overlaps(all, frozen.name, from, to), []);
+        assert.deepEqual(overlappingRuns(all, frozen.name, from, to), []);
 
         // once thawed, the frozen replica starts nothing and writes nothing for an object until it takes a range
         const retaken = takes(frozen).find((t) => t > to) ?? Infinity;
@@ -301,7 +258,7 @@ describe('sharding: replicas share the objects by hash ranges', { skip }, () => 
             `${JSON.stringify(Object.fromEntries(replicas.map((r) => [r.name, created.filter((x) => x.replica === r.name).length])))}\n`,
         );
       } catch (error) {
-        const done = new Set(runs(dir).flatMap((r) => (r.kind === 'create' ? [r.name] : [])));
+        const done = new Set(readRuns(dir).flatMap((r) => (r.kind === 'create' ? [r.name] : [])));
         const missing = names.filter((n) => !done.has(n));
         const list = await suite.client.request<{ items: Body[] }>('GET', my(ns)).catch(() => ({ items: [] }));
         const rangeOfName = new Map(

@@ -9,13 +9,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { eventually, skip } from '../helpers/envtest.js';
 import { namespace, myResources as my, myResourceObject, sleep, type Body } from '../helpers/e2e-objects.js';
 import { E2eSuite, MYRESOURCES_CRD } from '../helpers/e2e-suite.js';
+import { overlappingRuns, readRuns, type HandlerRun } from '../helpers/handler-runs.js';
 
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD] });
 
@@ -73,26 +74,6 @@ function acquired(replica: Replica): number[] {
     .map((l) => Date.parse(l.slice(0, l.indexOf(' '))));
 }
 
-interface Run {
-  kind: 'create' | 'timer';
-  name: string;
-  replica: string;
-  start: number;
-  end: number;
-}
-
-function runs(dir: string): Run[] {
-  const file = join(dir, 'runs');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [kind, name, replica, start, end] = line.split(' ');
-      return { kind: kind === 'timer' ? 'timer' : 'create', name, replica, start: Number(start), end: Number(end) };
-    });
-}
-
 async function createAll(ns: string, spin: boolean): Promise<void> {
   const bodies: Body[] = [];
   for (let i = 0; i < OBJECTS; i++) bodies.push(myResourceObject(`c-${String(i).padStart(3, '0')}`, { image: 'v1' }));
@@ -112,33 +93,6 @@ async function createAll(ns: string, spin: boolean): Promise<void> {
  * What a paused replica ran is cut by the pause (it ran no code then), except the run that paused it (a
  * CPU-bound handler's run does run throughout); then no two runs for one object may overlap.
  */
-function overlaps(all: Run[], paused: string, from: number, to: number, pauser?: string): string[] {
-  const found: string[] = [];
-  const byObject = new Map<string, { start: number; end: number; run: Run }[]>();
-  for (const run of all.filter((r) => r.kind === 'create')) {
-    const spans =
-      run.replica === paused && run.name !== pauser && run.start < to && run.end > from
-        ? [
-            { start: run.start, end: Math.min(run.end, from) },
-            { start: Math.max(run.start, to), end: run.end },
-          ].filter((s) => s.end > s.start)
-        : [{ start: run.start, end: run.end }];
-    const list = byObject.get(run.name) ?? [];
-    list.push(...spans.map((s) => ({ ...s, run })));
-    byObject.set(run.name, list);
-  }
-  for (const [name, spans] of byObject) {
-    if (name === pauser) continue; // nothing can stop a handler that holds the event loop
-    spans.sort((a, b) => a.start - b.start);
-    for (let i = 1; i < spans.length; i++) {
-      if (spans[i].run !== spans[i - 1].run && spans[i].start < spans[i - 1].end) {
-        found.push(`${name}: ${JSON.stringify(spans[i - 1].run)} and ${JSON.stringify(spans[i].run)}`);
-      }
-    }
-  }
-  return found;
-}
-
 describe('the start gate: a leader paused past its lease starts nothing once it runs again', { skip }, () => {
   suite.hooks();
 
@@ -163,7 +117,7 @@ describe('the start gate: a leader paused past its lease starts nothing once it 
           // The leader reaches the CPU-bound handler; the other takes over while it holds the loop.
           const spun = await eventually(
             'the spinning handler to end',
-            async () => runs(dir).find((r) => r.name === 'spin'),
+            async () => readRuns(dir).find((r) => r.name === 'spin'),
             90_000,
           );
           assert.equal(spun.replica, leader.name, 'the leader ran the CPU-bound handler');
@@ -171,7 +125,7 @@ describe('the start gate: a leader paused past its lease starts nothing once it 
           to = spun.end;
         } else {
           await eventually('the leader to be part way through', async () =>
-            runs(dir).filter((r) => r.kind === 'create').length >= 30 ? true : undefined,
+            readRuns(dir).filter((r) => r.kind === 'create').length >= 30 ? true : undefined,
           );
           from = Date.now();
           leader.child.kill('SIGSTOP');
@@ -189,16 +143,16 @@ describe('the start gate: a leader paused past its lease starts nothing once it 
         await eventually(
           'every object handled',
           async () => {
-            const done = new Set(runs(dir).map((r) => (r.kind === 'create' ? r.name : '')));
+            const done = new Set(readRuns(dir).map((r) => (r.kind === 'create' ? r.name : '')));
             return names.every((n) => done.has(n)) ? true : undefined;
           },
           120_000,
         );
         await eventually('timer ticks on the new leader', async () =>
-          runs(dir).some((r) => r.kind === 'timer' && r.replica === other.name && r.start > to) ? true : undefined,
+          readRuns(dir).some((r) => r.kind === 'timer' && r.replica === other.name && r.start > to) ? true : undefined,
         );
         await sleep(3_000); // a late start would show by now
-        const all = runs(dir);
+        const all = readRuns(dir);
 
         // Nothing started by the paused replica once it ran again, unless it led again first.
         const leadsAgain = acquired(leader).find((t) => t > to) ?? Infinity;
@@ -207,7 +161,7 @@ describe('the start gate: a leader paused past its lease starts nothing once it 
 
         // Twice only what was in flight at the pause (started before it, its result not written then).
         const created = all.filter((r) => r.kind === 'create');
-        const count = new Map<string, Run[]>();
+        const count = new Map<string, HandlerRun[]>();
         for (const run of created) count.set(run.name, [...(count.get(run.name) ?? []), run]);
         const doubled = [...count].filter(([, list]) => list.length > 1);
         for (const [name, list] of doubled) {
@@ -222,7 +176,7 @@ describe('the start gate: a leader paused past its lease starts nothing once it 
           doubled.length <= 4 + (spin ? 1 : 0),
           `at most the runs in flight (--concurrency 4): ${doubled.length}`,
         );
-        assert.deepEqual(overlaps(all, leader.name, from, to, spin ? 'spin' : undefined), []);
+        assert.deepEqual(overlappingRuns(all, leader.name, from, to, spin ? 'spin' : undefined), []);
 
         const lost = leader
           .output()
