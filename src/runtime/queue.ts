@@ -32,6 +32,31 @@ export class Slots {
     }
     await new Promise<void>((resolve) => this.waiting.push(resolve));
   }
+  /**
+   * `acquire` that can be taken back while it waits: `granted` settles true with the slot, or false
+   * once `withdraw` took the request out of line (it answers whether it did). A stopped queue withdraws
+   * its waiting keys, so a hash range being handed over does not wait its turn behind the replica's
+   * other ranges only to start nothing (controller-runtime's workqueue likewise drops what is queued on
+   * shutdown).
+   */
+  request(): { granted: Promise<boolean>; withdraw: () => boolean } {
+    if (this.active < this.limit.value) {
+      this.active++;
+      return { granted: Promise.resolve(true), withdraw: () => false };
+    }
+    let answer: (granted: boolean) => void = () => undefined;
+    const granted = new Promise<boolean>((resolve) => (answer = resolve));
+    const waiter = () => answer(true);
+    this.waiting.push(waiter);
+    const withdraw = () => {
+      const at = this.waiting.indexOf(waiter);
+      if (at < 0) return false;
+      this.waiting.splice(at, 1);
+      answer(false);
+      return true;
+    };
+    return { granted, withdraw };
+  }
   release(): void {
     if (this.active <= this.limit.value) {
       const next = this.waiting.shift();
@@ -107,6 +132,8 @@ export class Queue {
   private readonly running = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Queued keys' way out of the slots' line (`Slots.request`), for `stop`. */
+  private readonly waiting = new Map<string, () => boolean>();
   private stopping = false;
   /** Waiting for `idle`. */
   private idlers: (() => void)[] = [];
@@ -125,7 +152,12 @@ export class Queue {
     }
     if (this.queued.has(key)) return;
     this.queued.add(key);
-    void this.slots.acquire().then(() => this.run(key));
+    const { granted, withdraw } = this.slots.request();
+    this.waiting.set(key, withdraw);
+    void granted.then((slot) => {
+      if (this.waiting.get(key) === withdraw) this.waiting.delete(key);
+      if (slot) void this.run(key);
+    });
   }
 
   private async run(key: string): Promise<void> {
@@ -179,11 +211,18 @@ export class Queue {
     return new Set([...this.queued, ...this.dirty, ...this.timers.keys()]).size;
   }
 
-  /** No new reconciles; running ones finish (wait for them with the slots' `drained`). */
+  /**
+   * No new reconciles; running ones finish (wait for them with the slots' `drained`). Keys still
+   * waiting for a slot leave the line and are not reconciled: their objects are the next holder's,
+   * which lists them anew.
+   */
   stop(): void {
     this.stopping = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    for (const [key, withdraw] of this.waiting) if (withdraw()) this.queued.delete(key);
+    this.waiting.clear();
+    if (this.queued.size === 0 && this.running.size === 0) for (const idle of this.idlers.splice(0)) idle();
   }
 
   /** Keys waiting for a slot (the queue depth metric). */

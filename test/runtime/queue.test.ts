@@ -188,7 +188,7 @@ describe('Queue', () => {
     assert.deepEqual(r.runs, []);
     assert.equal(queue.stopped, true);
   });
-  it("idle waits for this queue's own runs, not for the shared slots' other queues", async () => {
+  it("idle waits for this queue's own runs, not for the shared slots' other queues; stop takes its waiting keys out of line", async () => {
     const slots = new Slots(2);
     const ended: string[] = [];
     const work =
@@ -203,12 +203,14 @@ describe('Queue', () => {
     await short.idle(); // nothing ran: idle at once
     long.add('slow');
     short.add('a');
-    short.add('b'); // waits for a's slot
-    short.stop();
+    short.add('b'); // waits for a slot: both are taken
+    long.add('after'); // waits behind b
+    short.stop(); // b leaves the line: a stopped queue starts nothing new
     await short.idle();
-    assert.deepEqual(ended, ['a', 'b'], 'both of its runs ended, the other queue still runs');
+    assert.deepEqual(ended, ['a'], 'its running key ended, its waiting one never starts, the other queue still runs');
     await long.idle();
-    assert.deepEqual(ended, ['a', 'b', 'slow']);
+    assert.deepEqual(ended, ['a', 'slow', 'after'], "b's place went to the other queue's next key");
+    assert.equal(short.depth, 0);
   });
 });
 
