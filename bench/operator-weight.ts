@@ -16,11 +16,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { messageOf } from '../src/runtime/error-message.js';
 import { applyCrd, skip, startCluster, stopCluster, type Cluster } from '../test/helpers/envtest.js';
+import { freePort } from '../test/helpers/free-port.js';
 
 const RUNS = Number(process.env.KOPFGEN_BENCH_RUNS ?? 3);
 const IDLE_SECONDS = 30;
@@ -54,18 +54,6 @@ function project(root: string): { dir: string; modules: { name: string; file: st
       { name: 'TypeScript module (.ts, through tsx)', file: join(dir, 'operator.ts') },
     ],
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 function cpuSeconds(pid: number): number {

@@ -21,11 +21,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { messageOf } from '../src/runtime/error-message.js';
 import { applyCrd, skip, startCluster, stopCluster, type Cluster } from '../test/helpers/envtest.js';
+import { freePort } from '../test/helpers/free-port.js';
 
 const OBJECTS = Number(process.env.KOPFGEN_BENCH_SCALE_OBJECTS ?? 1_000);
 const SHARDS = 32;
@@ -66,18 +66,6 @@ const CASES = [
 function runHasShards(): boolean {
   const help = spawnSync(process.execPath, [join(ROOT, 'bin/kopfgen.js'), 'run', '--help'], { encoding: 'utf8' });
   return /--shards\b/.test(help.stdout ?? '');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 /** Peak RSS (VmHWM) of a live process, in MB. */

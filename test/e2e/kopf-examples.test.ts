@@ -10,13 +10,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { eventually, skip } from '../helpers/envtest.js';
 import { create, events, exitWithin, namespace, objectPath, untilOutput, type Body } from '../helpers/e2e-objects.js';
 import { E2eSuite } from '../helpers/e2e-suite.js';
 import { startOperator } from '../../src/testing/start-operator.js';
 import { KopfExampleDescriptor } from '../../examples/kopf/generated/index.js';
+import { freePort } from '../helpers/free-port.js';
 
 const KOPFEXAMPLES_CRD = {
   file: 'examples/kopf/kopfexamples.yaml',
@@ -206,16 +206,6 @@ const SUBHANDLERS: Scenario = {
 const EXAMPLE_TIMEOUT = 150_000;
 
 /** A port free now, for an operator's health server. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Counts of `handler <id> <what>` lines per id. */
 function counts(output: string, what: RegExp): Record<string, number> {

@@ -14,7 +14,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -25,6 +24,7 @@ import { overlappingRuns, readRuns, type HandlerRun } from '../helpers/handler-r
 import { FaultProxy } from '../helpers/proxy.js';
 import { rangeLeaseName } from '../../src/runtime/shard/lease-sightings.js';
 import { rangeOf } from '../../src/runtime/shard/ranges.js';
+import { freePort } from '../helpers/free-port.js';
 
 const suite = new E2eSuite({ crds: [MYRESOURCES_CRD] });
 
@@ -42,13 +42,6 @@ interface Replica {
 }
 
 /** A port free now (the replica's health server takes it a moment later). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function startReplica(name: string, ns: string, dir: string): Promise<Replica> {
   const proxy = await FaultProxy.start(suite.cluster.kubeconfig);

@@ -19,7 +19,6 @@ import { X509Certificate } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { connect } from 'node:tls';
 import { pathToFileURL } from 'node:url';
@@ -35,6 +34,7 @@ import { captureLogger, type Body } from '../helpers/e2e-objects.js';
 import { E2eSuite } from '../helpers/e2e-suite.js';
 import { eventually, skip, TEST_TIMEOUT } from '../helpers/envtest.js';
 import { tempDir } from '../helpers/temp-dirs.js';
+import { freePort } from '../helpers/free-port.js';
 
 const WIDGETS_CRD = { file: 'examples/widgets/widgets.yaml', group: 'example.com', version: 'v1', plural: 'widgets' };
 const suite = new E2eSuite({ crds: [WIDGETS_CRD] });
@@ -50,14 +50,6 @@ const WidgetDescriptor = defineResource<Body>({
 const NS = 'default';
 const path = (version: string, name?: string) =>
   `/apis/example.com/${version}/namespaces/${NS}/widgets${name === undefined ? '' : `/${name}`}`;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /**
  * `kubectl apply -f <file>` of one object; the exit status and both outputs (kubectl prints the denial

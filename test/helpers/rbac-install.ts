@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { MANIFEST_FILES } from '../../src/manifests/render-manifests.js';
@@ -15,6 +14,7 @@ import type { KubeClient } from '../../src/runtime/kube/client.js';
 import { kopfgen, REPO, tempProject } from './cli-support.js';
 import type { E2eSuite } from './e2e-suite.js';
 import type { Body } from './e2e-objects.js';
+import { freePort } from './free-port.js';
 
 /** One installation of the generated manifests (minus the Deployment) and its ServiceAccount's kubeconfig. */
 export interface Install {
@@ -83,13 +83,6 @@ export async function install(suite: E2eSuite, module: string, name: string, fla
 }
 
 /** A port nothing listens on now (the health server's; 8080 may be taken by a test running beside this one). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface Run {
   child: ChildProcess;
